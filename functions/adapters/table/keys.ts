@@ -1,0 +1,35 @@
+/**
+ * Every table key is built here and nowhere else. Every partition key starts with the account
+ * (`ACCT#<id>`), so a lookup can never cross accounts; the one exception is the API-key lookup,
+ * which is how a request finds its account in the first place.
+ */
+export interface TableKey {
+  PK: string;
+  SK: string;
+}
+
+const account = (accountId: string): string => `ACCT#${accountId}`;
+
+/** Zero-padded so that lexical SK order is numeric version order. */
+const versionSegment = (version: number): string => String(version).padStart(10, '0');
+
+export const keys = {
+  apiKey: (keyHash: string): TableKey => ({ PK: `APIKEY#${keyHash}`, SK: 'APIKEY' }),
+  account: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'ACCOUNT' }),
+  scanner: (accountId: string, scannerId: string): TableKey => ({ PK: account(accountId), SK: `SCN#${scannerId}` }),
+  scannerVersion: (accountId: string, scannerId: string, version: number): TableKey => ({
+    PK: account(accountId),
+    SK: `SCNV#${scannerId}#${versionSegment(version)}`,
+  }),
+  ledgerEntry: (accountId: string, entryId: string): TableKey => ({ PK: account(accountId), SK: `LEDGER#${entryId}` }),
+  /** Idempotency records of one account; `scopedKey` already names the operation. */
+  idempotency: (accountId: string, scopedKey: string): TableKey => ({ PK: account(accountId), SK: `IDEM#${scopedKey}` }),
+} as const;
+
+/** Partition plus sort-key prefix of each account-scoped collection, for Query. */
+export const collections = {
+  scanners: (accountId: string) => ({ PK: account(accountId), prefix: 'SCN#' }),
+  scannerVersions: (accountId: string, scannerId: string) => ({ PK: account(accountId), prefix: `SCNV#${scannerId}#` }),
+} as const;
+
+export type Collection = ReturnType<(typeof collections)[keyof typeof collections]>;

@@ -1,0 +1,83 @@
+import { ApiError, notFound } from './errors.js';
+import { apiKeyPattern, generateApiKey, hashApiKey } from './api-keys.js';
+import { newId } from './ids.js';
+import { nowIso } from './clock.js';
+import { plans, type PlanLimits, type PlanName } from './plans.js';
+import type { Account, AccountStore, LedgerEntry } from './ports.js';
+
+export const limitsOf = (account: Account): PlanLimits => ({ ...plans[account.plan], ...account.limitOverrides });
+
+/** The lower of the deployment cap and the account's own cap (SPEC: accounts may set lower). */
+export const effectiveMaxObservations = (account: Account, deploymentCap: number): number =>
+  Math.min(deploymentCap, account.maxObservations ?? deploymentCap);
+
+/** Resolves a Bearer header to an account id; every failure is the same 401. */
+export async function authenticate(store: AccountStore, authorization: string | undefined): Promise<string> {
+  const match = /^Bearer ([^\s]+)$/.exec(authorization?.trim() ?? '');
+  const apiKey = match?.[1];
+  if (!apiKey || !apiKeyPattern.test(apiKey)) throw unauthorized();
+  const record = await store.findApiKey(hashApiKey(apiKey));
+  if (!record || record.revoked) throw unauthorized();
+  return record.accountId;
+}
+
+const unauthorized = (): ApiError =>
+  new ApiError('unauthorized', 'Send a valid API key as "Authorization: Bearer <key>".');
+
+export async function requireAccount(store: AccountStore, accountId: string): Promise<Account> {
+  const account = await store.getAccount(accountId);
+  // A key whose account is gone is as good as revoked.
+  if (!account) throw unauthorized();
+  return account;
+}
+
+export interface NewAccount {
+  plan: PlanName;
+  credits: number;
+  /** Use this key instead of generating one (the local host's LOCAL_API_KEY). */
+  apiKey?: string | undefined;
+  maxObservations?: number | undefined;
+}
+
+export async function createAccount(store: AccountStore, input: NewAccount): Promise<{ account: Account; apiKey: string }> {
+  const apiKey = input.apiKey ?? generateApiKey();
+  if (!apiKeyPattern.test(apiKey)) throw new ApiError('validation_failed', 'API keys look like sk_live_ or sk_test_ plus 40 base62 characters.', 'api_key');
+  const now = nowIso();
+  const account: Account = {
+    accountId: newId('account'),
+    plan: input.plan,
+    creditsBalance: input.credits,
+    limitOverrides: {},
+    maxObservations: input.maxObservations ?? null,
+    trustedHosts: [],
+    concurrencyInUse: 0,
+    queuedRuns: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const opening: LedgerEntry = { entryId: newId('ledger'), credits: input.credits, reason: 'account_opened', createdAt: now };
+  await store.createAccount(account, { keyHash: hashApiKey(apiKey), accountId: account.accountId, revoked: false, createdAt: now }, opening);
+  return { account, apiKey };
+}
+
+export async function revokeApiKey(store: AccountStore, apiKey: string): Promise<void> {
+  if (!(await store.revokeApiKey(hashApiKey(apiKey)))) throw notFound('API key');
+}
+
+export async function addCredits(store: AccountStore, accountId: string, credits: number): Promise<number> {
+  if (!Number.isInteger(credits) || credits <= 0) throw new ApiError('validation_failed', 'Credits must be a positive integer.', 'credits');
+  if (!(await store.getAccount(accountId))) throw notFound('account');
+  return store.addCredits(accountId, { entryId: newId('ledger'), credits, reason: 'credits_added', createdAt: nowIso() });
+}
+
+/** Exact public DNS names only (SPEC: "exact trusted custom hostname"); never an IP literal. */
+const hostnamePattern = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.[a-z]{2,63}$/;
+
+export async function trustHost(store: AccountStore, accountId: string, hostname: string): Promise<string[]> {
+  const host = hostname.trim().toLowerCase();
+  if (!hostnamePattern.test(host) || host === 'localhost' || host.endsWith('.localhost')) {
+    throw new ApiError('validation_failed', `"${hostname}" is not an exact public DNS hostname.`, 'hostname');
+  }
+  if (!(await store.getAccount(accountId))) throw notFound('account');
+  return store.addTrustedHost(accountId, host);
+}

@@ -1,0 +1,56 @@
+/**
+ * The one error-to-HTTP mapping (DESIGN §4). Domain code throws `ApiError` with a code; the
+ * HTTP layer turns it into the envelope. Nothing else decides a status code for an error.
+ */
+export const errorCatalog = {
+  validation_failed: { status: 400, type: 'invalid_request_error' },
+  upload_not_found: { status: 400, type: 'invalid_request_error' },
+  upload_not_ready: { status: 400, type: 'invalid_request_error' },
+  window_not_supported: { status: 400, type: 'invalid_request_error' },
+  idempotency_key_required: { status: 400, type: 'invalid_request_error' },
+  invalid_cursor: { status: 400, type: 'invalid_request_error' },
+  unauthorized: { status: 401, type: 'authentication_error' },
+  insufficient_credits: { status: 402, type: 'billing_error' },
+  not_found: { status: 404, type: 'not_found_error' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  analysis_not_completed: { status: 409, type: 'conflict_error' },
+  run_not_completed: { status: 409, type: 'conflict_error' },
+  analysis_not_cancelable: { status: 409, type: 'conflict_error' },
+  batch_not_cancelable: { status: 409, type: 'conflict_error' },
+  idempotency_key_reused: { status: 409, type: 'idempotency_error' },
+  idempotency_request_in_progress: { status: 409, type: 'idempotency_error' },
+  upload_object_missing: { status: 409, type: 'conflict_error' },
+  payload_too_large: { status: 413, type: 'invalid_request_error' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  untrusted_source_url: { status: 422, type: 'invalid_request_error' },
+  rate_limited: { status: 429, type: 'rate_limit_error' },
+  internal_error: { status: 500, type: 'api_error' },
+  queue_unavailable: { status: 503, type: 'service_unavailable_error' },
+  uploads_unavailable: { status: 503, type: 'service_unavailable_error' },
+  scanner_batch_service_unavailable: { status: 503, type: 'service_unavailable_error' },
+} as const satisfies Record<string, { status: number; type: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+
+  constructor(code: ErrorCode, message: string, param?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.param = param;
+  }
+
+  get status(): number {
+    return errorCatalog[this.code].status;
+  }
+
+  get type(): string {
+    return errorCatalog[this.code].type;
+  }
+}
+
+/** Unknown and foreign resources are indistinguishable (SPEC Authentication). */
+export const notFound = (what: string): ApiError => new ApiError('not_found', `No such ${what}.`);

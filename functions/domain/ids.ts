@@ -1,0 +1,25 @@
+import { v7 as uuidv7 } from 'uuid';
+
+/** Resource prefixes (DESIGN §3); an id is `<prefix>_<32 lowercase hex of a UUIDv7>`. */
+export const idPrefixes = {
+  account: 'acct',
+  scanner: 'scn',
+  upload: 'upl',
+  run: 'run',
+  observation: 'obs',
+  moment: 'mom',
+  analysis: 'ana',
+  batch: 'bat',
+  render: 'rnd',
+  webhookEndpoint: 'whe',
+  delivery: 'dlv',
+  event: 'evt',
+  ledger: 'led',
+} as const;
+
+export type IdKind = keyof typeof idPrefixes;
+
+export const newId = (kind: IdKind): string => `${idPrefixes[kind]}_${uuidv7().replaceAll('-', '')}`;
+
+/** Matches exactly the ids `newId(kind)` makes. */
+export const idPattern = (kind: IdKind): RegExp => new RegExp(`^${idPrefixes[kind]}_[0-9a-f]{32}$`);

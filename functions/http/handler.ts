@@ -1,0 +1,107 @@
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { ApiError } from '../domain/errors.js';
+import { routeFor, type Route, type RouteDefinition } from '../routes.js';
+import { getServices, type Services } from '../wiring.js';
+import { requestFingerprint } from './idempotency.js';
+import { errorEnvelope, requestLogging } from './middlewares.js';
+import { jsonResponse, validationError } from './responses.js';
+import type { ApiEvent, ApiResponse, HttpResult } from './types.js';
+
+export interface RequestSchemas<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  params?: P;
+  query?: Q;
+  body?: B;
+}
+
+export interface ApiRequest<P, Q, B> {
+  accountId: string;
+  requestId: string;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Builds a route's Lambda handler: authenticate, parse with zod, run the use case (through
+ * idempotency when the route table says so), shape the JSON response. Handlers stay thin.
+ */
+export function httpHandler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  handlerName: Route['handler'],
+  schemas: RequestSchemas<P, Q, B>,
+  action: (request: ApiRequest<z.infer<P>, z.infer<Q>, z.infer<B>>, services: Services) => Promise<HttpResult>,
+) {
+  const route = routeFor(handlerName);
+
+  return middy<ApiEvent, ApiResponse, Error, Context>()
+    .use(requestLogging())
+    .use(errorEnvelope())
+    .handler(async (event, context) => {
+      const requestId = event.requestContext.requestId;
+      const accountId = event.requestContext.authorizer?.lambda?.accountId;
+      if (!accountId) throw new ApiError('unauthorized', event.requestContext.authorizer?.lambda?.authError ?? 'Missing API key.');
+
+      const rawBody = schemas.body ? readJsonBody(event) : undefined;
+      const request = {
+        accountId,
+        requestId,
+        params: parse(schemas.params, event.pathParameters ?? {}, 'path'),
+        query: parse(schemas.query, event.queryStringParameters ?? {}, 'query'),
+        body: parse(schemas.body, rawBody),
+      };
+      const services = await getServices();
+      const execute = () => action(request, services);
+
+      const key = idempotencyKeyOf(event, route);
+      if (!key) return toResponse(await execute(), requestId);
+      const { result, replayed } = await services.idempotent(
+        { accountId, idempotencyKey: key, fingerprint: requestFingerprint(route.method, event.rawPath, rawBody), requestId, execute },
+        context,
+      );
+      return toResponse(result, requestId, replayed ? { 'idempotent-replayed': 'true' } : {});
+    });
+}
+
+function toResponse(result: HttpResult, requestId: string, headers: Record<string, string> = {}): ApiResponse {
+  return jsonResponse(result.status, result.body, requestId, headers);
+}
+
+function parse<S extends z.ZodType>(schema: S | undefined, input: unknown, location?: 'query' | 'path'): z.infer<S> {
+  if (!schema) return undefined as z.infer<S>;
+  const result = schema.safeParse(input);
+  if (!result.success) throw validationError(result.error, location);
+  return result.data;
+}
+
+function readJsonBody(event: ApiEvent): unknown {
+  const contentType = event.headers['content-type'];
+  if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
+    throw new ApiError('unsupported_media_type', 'Send the body as JSON with content-type: application/json.', 'content-type');
+  }
+  const text = event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (!text) throw new ApiError('validation_failed', 'A JSON body is required.', 'body');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError('validation_failed', 'The body is not valid JSON.', 'body');
+  }
+}
+
+function idempotencyKeyOf(event: ApiEvent, route: RouteDefinition): string | undefined {
+  const key = event.headers[IDEMPOTENCY_HEADER];
+  if (route.idempotency === 'none' || route.idempotency === 'ignored') return undefined;
+  if (key === undefined) {
+    if (route.idempotency === 'required') {
+      throw new ApiError('idempotency_key_required', 'This endpoint requires an Idempotency-Key header.', 'Idempotency-Key');
+    }
+    return undefined;
+  }
+  if (!idempotencyKeyPattern.test(key)) {
+    throw new ApiError('validation_failed', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', 'Idempotency-Key');
+  }
+  return key;
+}

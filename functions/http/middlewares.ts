@@ -1,0 +1,27 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { logger } from './logger.js';
+import { errorResponse } from './responses.js';
+import { ApiError } from '../domain/errors.js';
+import type { ApiEvent, ApiResponse } from './types.js';
+
+type Middleware = MiddlewareObj<ApiEvent, ApiResponse, Error, Context>;
+
+/** Adds the request's context to every log line of this invocation. */
+export const requestLogging = (): Middleware => ({
+  before: ({ event, context }) => {
+    logger.addContext(context);
+    logger.appendKeys({ request_id: event.requestContext.requestId, route: event.routeKey });
+  },
+  after: () => logger.resetKeys(),
+});
+
+/** Any error becomes the DESIGN §4 envelope; an unexpected one is logged, never shown. */
+export const errorEnvelope = (): Middleware => ({
+  onError: (request) => {
+    const { error, event } = request;
+    if (!(error instanceof ApiError)) logger.error('Unhandled error', error as Error);
+    request.response = errorResponse(error, event.requestContext.requestId);
+    logger.resetKeys();
+  },
+});

@@ -1,0 +1,75 @@
+/**
+ * The route table: the single source of truth for every HTTP route.
+ * CDK creates one Lambda and one HTTP API route per entry; the local host dispatches from it.
+ * `handler` is the entry module under functions/ (without extension) exporting `handler`.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * How a route treats the Idempotency-Key header (SPEC "Idempotency"):
+ * - accepted: honoured when present
+ * - required: 400 idempotency_key_required when absent
+ * - ignored: never stored (SPEC: uploads, webhook endpoints)
+ * - none: reads; the header has no meaning
+ */
+export type IdempotencyRule = 'accepted' | 'required' | 'ignored' | 'none';
+
+/** Which table access a route's Lambda needs; CDK grants from this, nothing more. */
+export type TableAccess = 'read' | 'readWrite';
+
+export interface RouteDefinition {
+  readonly method: HttpMethod;
+  readonly path: `/v1/${string}`;
+  readonly handler: `api/${string}`;
+  readonly idempotency: IdempotencyRule;
+  readonly table: TableAccess;
+}
+
+export const routes = [
+  { method: 'GET', path: '/v1/account', handler: 'api/account/get', idempotency: 'none', table: 'read' },
+  { method: 'POST', path: '/v1/scanners', handler: 'api/scanners/create', idempotency: 'accepted', table: 'readWrite' },
+  { method: 'GET', path: '/v1/scanners', handler: 'api/scanners/list', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/scanners/{scanner_id}', handler: 'api/scanners/get', idempotency: 'none', table: 'read' },
+  { method: 'PATCH', path: '/v1/scanners/{scanner_id}', handler: 'api/scanners/update', idempotency: 'accepted', table: 'readWrite' },
+  { method: 'GET', path: '/v1/scanners/{scanner_id}/versions', handler: 'api/scanners/list-versions', idempotency: 'none', table: 'read' },
+] as const satisfies readonly RouteDefinition[];
+
+export type Route = (typeof routes)[number];
+export type RouteKey = `${Route['method']} ${Route['path']}`;
+
+export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;
+
+/** The route whose entry module is `handler`; handlers read their own rules from the table. */
+export function routeFor(handler: Route['handler']): Route {
+  const route = routes.find((r) => r.handler === handler);
+  if (!route) throw new Error(`No route for handler ${handler}`);
+  return route;
+}
+
+/** Entry module of the catch-all that answers unknown routes with the error envelope. */
+export const notFoundHandler = 'api/not-found' as const;
+
+export type RouteMatch =
+  | { kind: 'route'; route: Route; pathParameters: Record<string, string> }
+  | { kind: 'method_not_allowed'; allowed: HttpMethod[] }
+  | { kind: 'not_found' };
+
+const compiled = routes.map((route) => ({
+  route,
+  pattern: new RegExp(`^${route.path.replace(/\{([a-z_]+)\}/g, '(?<$1>[^/]+)')}$`),
+}));
+
+/** Resolves a request the way API Gateway does; the local host and the catch-all both use it. */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const allowed: HttpMethod[] = [];
+  for (const { route, pattern } of compiled) {
+    const match = pattern.exec(path);
+    if (!match) continue;
+    if (route.method === method) {
+      const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+      return { kind: 'route', route, pathParameters };
+    }
+    allowed.push(route.method);
+  }
+  return allowed.length ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
+}
