@@ -7,11 +7,10 @@ import type { ApiResponse } from '../http/types.js';
 /** The catch-all route: unknown paths get the same JSON envelope as every other error. */
 export const handler = (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
   const match = matchRoute(event.requestContext.http.method, event.rawPath);
-  const error =
-    match.kind === 'method_not_allowed'
-      ? new ApiError('method_not_allowed', `${event.requestContext.http.method} is not supported here; use ${match.allowed.join(', ')}.`)
-      : new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}.`);
-  const response = errorResponse(error, event.requestContext.requestId);
+  const { method } = event.requestContext.http;
+  // A known path with another method is still an unknown route (as on API Gateway): 404, with a hint.
+  const hint = match.kind === 'method_not_allowed' ? ` This path supports ${match.allowed.join(', ')}.` : '';
+  const response = errorResponse(new ApiError('not_found', `No route ${method} ${event.rawPath}.${hint}`), event.requestContext.requestId);
   if (match.kind === 'method_not_allowed') response.headers.allow = match.allowed.join(', ');
   return Promise.resolve(response);
 };

@@ -1,0 +1,99 @@
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { addCredits, createAccount, revokeApiKey, trustHost } from '../domain/accounts.js';
+import { ApiError } from '../domain/errors.js';
+import { planNames } from '../domain/plans.js';
+import { dynamoAccountStore } from '../adapters/table/account-store.js';
+import { CursorCodec } from '../adapters/table/cursor.js';
+import { localDocumentClient, readRunningHost, stateFile } from '../local/host.js';
+import { readFile } from 'node:fs/promises';
+
+/**
+ * Operator CLI (key creation is not an API operation). By default it works on the running local
+ * host under LOCAL_DATA_DIR; with --table and --region, on a deployed table.
+ */
+const usage = `Usage: npm run admin -- accounts <command> [options]
+  create --plan <${planNames.join('|')}> --credits <n> [--max-observations <n>]
+  revoke-key --api-key <sk_...>
+  add-credits --account <acct_...> --credits <n>
+  trust-host <hostname> [--account <acct_...>]
+Targets the running local host (LOCAL_DATA_DIR, default .local) unless --table NAME --region R is given.`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    plan: { type: 'string' },
+    credits: { type: 'string' },
+    'max-observations': { type: 'string' },
+    'api-key': { type: 'string' },
+    account: { type: 'string' },
+    table: { type: 'string' },
+    region: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+const dataDir = process.env.LOCAL_DATA_DIR ?? '.local';
+const positiveInt = (name: string) => z.coerce.number({ error: `--${name} must be a number` }).int().positive(`--${name} must be a positive integer`);
+
+async function target(): Promise<{ doc: DynamoDBDocumentClient; tableName: string }> {
+  if (values.table) {
+    if (!values.region) throw new Error('--table needs --region');
+    return { doc: DynamoDBDocumentClient.from(new DynamoDBClient({ region: values.region })), tableName: values.table };
+  }
+  const running = await readRunningHost(dataDir);
+  if (!running) throw new Error(`No local host is running under ${dataDir}: start it with \`npm start\`, or pass --table NAME --region R.`);
+  return { doc: localDocumentClient(running.dynamodb_endpoint), tableName: running.table };
+}
+
+async function defaultAccount(): Promise<string> {
+  if (values.account) return values.account;
+  if (values.table) throw new Error('--account is required with --table');
+  const state = JSON.parse(await readFile(stateFile(dataDir), 'utf8')) as { account_id: string };
+  return state.account_id;
+}
+
+async function main(): Promise<unknown> {
+  const [group, command, argument] = positionals;
+  if (values.help || group !== 'accounts' || !command) throw new Error(usage);
+  const { doc, tableName } = await target();
+  // Admin commands never list anything, so cursors are never issued here.
+  const store = dynamoAccountStore({ doc, tableName, cursors: new CursorCodec('admin-cli-issues-no-cursors-at-all') });
+  switch (command) {
+    case 'create': {
+      const plan = z.enum(planNames, { error: `--plan must be one of ${planNames.join(', ')}` }).parse(values.plan);
+      const credits = z.coerce.number().int().min(0, '--credits must be 0 or more').parse(values.credits ?? '0');
+      const maxObservations = values['max-observations'] ? positiveInt('max-observations').max(50).parse(values['max-observations']) : undefined;
+      const { account, apiKey } = await createAccount(store, { plan, credits, maxObservations });
+      return { account_id: account.accountId, api_key: apiKey };
+    }
+    case 'revoke-key': {
+      if (!values['api-key']) throw new Error('revoke-key needs --api-key');
+      await revokeApiKey(store, values['api-key']);
+      return { revoked: true };
+    }
+    case 'add-credits': {
+      const accountId = await defaultAccount();
+      const balance = await addCredits(store, accountId, positiveInt('credits').parse(values.credits));
+      return { account_id: accountId, balance_credits: balance };
+    }
+    case 'trust-host': {
+      if (!argument) throw new Error('trust-host needs a hostname');
+      const accountId = await defaultAccount();
+      return { account_id: accountId, trusted_hosts: await trustHost(store, accountId, argument) };
+    }
+    default:
+      throw new Error(usage);
+  }
+}
+
+try {
+  console.log(JSON.stringify(await main()));
+} catch (error) {
+  const message =
+    error instanceof z.ZodError ? error.issues.map((i) => i.message).join('; ') : error instanceof ApiError || error instanceof Error ? error.message : String(error);
+  console.error(message);
+  process.exit(1);
+}

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { createAccount } from '../domain/accounts.js';
+import { hashApiKey } from '../domain/api-keys.js';
+import { nowIso } from '../domain/clock.js';
+import type { AccountStore } from '../domain/ports.js';
+import { dynamoAccountStore } from '../adapters/table/account-store.js';
+import { CursorCodec } from '../adapters/table/cursor.js';
+import { ensureBucket, ensureTable } from './bootstrap.js';
+import { createApiServer } from './server.js';
+import { startDynamoDbLocal, startS3rver, type StandIn } from './stand-ins.js';
+
+export const LOCAL_TABLE = 'media-scanner-local';
+export const LOCAL_BUCKET = 'media-scanner-local-media';
+/** s3rver's built-in credentials; DynamoDB Local (sharedDb) accepts any. */
+const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+const LOCAL_REGION = 'us-east-1';
+
+export interface LocalHostOptions {
+  dataDir: string;
+  port: number;
+  /** The default account's key; generated once and kept when absent. */
+  apiKey?: string | undefined;
+}
+
+export interface LocalHost {
+  baseUrl: string;
+  apiKey: string;
+  accountId: string;
+  dataDir: string;
+  stop: () => Promise<void>;
+}
+
+/** Kept across restarts: the default account and the cursor signing key. */
+interface PersistedState {
+  account_id: string;
+  api_key: string;
+  cursor_secret: string;
+}
+
+/** Written while the host runs, so the admin CLI can find its DynamoDB. */
+export interface RunningHost {
+  base_url: string;
+  dynamodb_endpoint: string;
+  s3_endpoint: string;
+  table: string;
+  bucket: string;
+  pid: number;
+}
+
+export const stateFile = (dataDir: string) => join(dataDir, 'local-host.json');
+export const runningFile = (dataDir: string) => join(dataDir, 'running.json');
+
+async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+export const readRunningHost = (dataDir: string) => readJson<RunningHost>(runningFile(dataDir));
+
+/** A document client for the host's DynamoDB Local, as the admin CLI and tests reach it. */
+export function localDocumentClient(endpoint: string): DynamoDBDocumentClient {
+  const dynamo = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  return DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+async function seedDefaultAccount(store: AccountStore, previous: PersistedState | undefined, wantedKey: string | undefined) {
+  if (previous && (await store.getAccount(previous.account_id))) {
+    const apiKey = wantedKey ?? previous.api_key;
+    if (!(await store.findApiKey(hashApiKey(apiKey)))) {
+      await store.addApiKey({ keyHash: hashApiKey(apiKey), accountId: previous.account_id, revoked: false, createdAt: nowIso() });
+    }
+    return { accountId: previous.account_id, apiKey };
+  }
+  const { account, apiKey } = await createAccount(store, { plan: 'creator', credits: 10_000, apiKey: wantedKey });
+  return { accountId: account.accountId, apiKey };
+}
+
+/**
+ * Starts the embedded host: DynamoDB Local and s3rver on loopback with state under dataDir,
+ * the same table and bucket CDK defines, a default account, and the API on 127.0.0.1.
+ */
+export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const previous = await readJson<PersistedState>(stateFile(dataDir));
+  const cursorSecret = previous?.cursor_secret ?? randomBytes(32).toString('base64url');
+
+  const started: StandIn[] = [];
+  const stopAll = async () => {
+    for (const standIn of started.reverse()) await standIn.stop().catch(() => undefined);
+  };
+  try {
+    const dynamoDb = await startDynamoDbLocal(dataDir);
+    started.push(dynamoDb);
+    const s3 = await startS3rver(dataDir);
+    started.push(s3);
+
+    // The route handlers read these through the one config reader, exactly as on Lambda.
+    Object.assign(process.env, {
+      TABLE_NAME: LOCAL_TABLE,
+      MEDIA_BUCKET: LOCAL_BUCKET,
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      DYNAMODB_ENDPOINT: dynamoDb.endpoint,
+      S3_ENDPOINT: s3.endpoint,
+      CURSOR_SECRET: cursorSecret,
+    });
+    delete process.env.AWS_SESSION_TOKEN;
+    delete process.env.AWS_PROFILE;
+
+    const doc = localDocumentClient(dynamoDb.endpoint);
+    await ensureTable(doc, LOCAL_TABLE);
+    const s3Client = new S3Client({ endpoint: s3.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
+    await ensureBucket(s3Client, LOCAL_BUCKET);
+    s3Client.destroy();
+
+    const store = dynamoAccountStore({ doc, tableName: LOCAL_TABLE, cursors: new CursorCodec(cursorSecret) });
+    const { accountId, apiKey } = await seedDefaultAccount(store, previous, options.apiKey);
+    await writeFile(stateFile(dataDir), JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2), { mode: 0o600 });
+    doc.destroy();
+
+    const server = createApiServer();
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, '127.0.0.1', () => resolveListen());
+    });
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    started.push({
+      endpoint: baseUrl,
+      stop: () => new Promise<void>((done) => server.close(() => done()).closeAllConnections()),
+    });
+    const running: RunningHost = {
+      base_url: baseUrl,
+      dynamodb_endpoint: dynamoDb.endpoint,
+      s3_endpoint: s3.endpoint,
+      table: LOCAL_TABLE,
+      bucket: LOCAL_BUCKET,
+      pid: process.pid,
+    };
+    await writeFile(runningFile(dataDir), JSON.stringify(running, null, 2));
+
+    return {
+      baseUrl,
+      apiKey,
+      accountId,
+      dataDir,
+      stop: async () => {
+        await rm(runningFile(dataDir), { force: true });
+        await stopAll();
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

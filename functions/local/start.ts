@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { startLocalHost } from './host.js';
+
+/** `npm start`: the embedded local host. Settings come from the environment, checked here. */
+const settings = z
+  .object({
+    LOCAL_DATA_DIR: z.string().min(1).default('.local'),
+    PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
+    LOCAL_API_KEY: z.string().optional(),
+  })
+  .parse(process.env);
+
+try {
+  const host = await startLocalHost({ dataDir: settings.LOCAL_DATA_DIR, port: settings.PORT, apiKey: settings.LOCAL_API_KEY });
+  console.log(`Media Scanner Service (local host) listening on ${host.baseUrl}`);
+  console.log(`Data directory: ${host.dataDir}`);
+  console.log(`Default account: ${host.accountId}`);
+  console.log(`API key: ${host.apiKey}`);
+  console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the local host...`);
+    host.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}
