@@ -14,15 +14,21 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  */
 export type IdempotencyRule = 'accepted' | 'required' | 'ignored' | 'none';
 
-/** Which table access a route's Lambda needs; CDK grants from this, nothing more. */
-export type TableAccess = 'read' | 'readWrite';
+/** Which table or bucket access a route's Lambda needs; CDK grants from this, nothing more. */
+export type DataAccess = 'read' | 'readWrite';
 
 export interface RouteDefinition {
   readonly method: HttpMethod;
   readonly path: `/v1/${string}`;
   readonly handler: `api/${string}`;
   readonly idempotency: IdempotencyRule;
-  readonly table: TableAccess;
+  readonly table: DataAccess;
+  /** Media bucket access (presigning a PUT needs write). Absent: no bucket access at all. */
+  readonly bucket?: DataAccess;
+  /** The route runs ffprobe (CDK attaches the ffmpeg layer and sets FFPROBE_PATH). */
+  readonly ffprobe?: boolean;
+  /** The route publishes events (CDK grants events:PutEvents on the bus). */
+  readonly events?: boolean;
 }
 
 export const routes = [
