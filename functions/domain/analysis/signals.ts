@@ -1,0 +1,73 @@
+/**
+ * What the signal stage measures of one source (DESIGN §7 stage 1). Analyzers answer only from
+ * this, so it is the whole evidence an observation can cite. All times are milliseconds from
+ * the start of the source (not of the window).
+ */
+export interface Span {
+  startMs: number;
+  endMs: number;
+}
+
+/** A measured level over a span, normalised to 0..1 (0 = none, 1 = the strongest seen). */
+export interface LevelSpan extends Span {
+  level: number;
+}
+
+export interface VideoSignals {
+  width: number;
+  height: number;
+  frameRate: number;
+  /** Hard cuts: where the scene-change score crossed the threshold. */
+  sceneCuts: { atMs: number; score: number }[];
+  /** Motion per bucket (about 1 s): mean frame-to-frame difference, normalised. */
+  motion: LevelSpan[];
+  /** Spans of (near) black picture. */
+  black: Span[];
+  /** Spans where the picture did not change. */
+  frozen: Span[];
+  /** Mean colour of the analysed picture, `#rrggbb`. */
+  dominantColor: string | null;
+}
+
+export interface AudioSignals {
+  /** Loudness per bucket (about 0.5 s) in LUFS (momentary, EBU R128); -120 for digital silence. */
+  loudness: { atMs: number; lufs: number }[];
+  integratedLufs: number | null;
+  /** Short spans clearly louder than their surroundings (bursts, peaks). */
+  loudPeaks: LevelSpan[];
+  silence: Span[];
+  /** Speech-like activity: voiced energy concentrated in the speech band, with syllable-rate modulation. */
+  speech: Span[];
+  /** Sustained tonal content (music-like tone). */
+  music: Span[];
+}
+
+export interface TranscriptWord extends Span {
+  text: string;
+}
+
+export interface TranscriptSegment extends Span {
+  text: string;
+  speaker: string | null;
+  words: TranscriptWord[];
+}
+
+export interface SourceSignals {
+  mediaKind: 'video' | 'audio';
+  durationMs: number;
+  /** The analysed range (a find_moments window, a chunk, or the whole source). */
+  window: Span;
+  video: VideoSignals | null;
+  audio: AudioSignals | null;
+  transcript: TranscriptSegment[] | null;
+}
+
+/** Port: measures a source. The ffmpeg adapter reads it over a (signed) URL. */
+export interface SignalExtractor {
+  extract(input: { url: string; mediaKind: 'video' | 'audio'; durationMs: number; window: Span }): Promise<SourceSignals>;
+}
+
+/** Port: speech to text. `none` (the local default) answers null. */
+export interface Transcriber {
+  transcribe(input: { url: string; window: Span }): Promise<TranscriptSegment[] | null>;
+}
