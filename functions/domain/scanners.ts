@@ -2,11 +2,10 @@ import { ApiError, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { nowIso } from './clock.js';
 import { effectiveMaxObservations } from './accounts.js';
+import { FALLBACK_LABEL } from './analysis/observation-types.js';
 import type { Account, Page, PageRequest, ScannerRecord, ScannerStore } from './ports.js';
 import type { ScannerDefinition, ScannerPatch } from '../schemas/scanner.js';
 
-/** `other` is the fallback every classifier may answer; configuring it would make it ambiguous. */
-const RESERVED_LABEL = 'other';
 
 /**
  * Cross-field rules of a whole scanner definition. They run on the merged definition of a
@@ -22,8 +21,9 @@ export function assertValidDefinition(definition: ScannerDefinition, account: Ac
     const seen = new Set<string>();
     labels.forEach((label, i) => {
       const folded = label.toLowerCase();
-      if (folded === RESERVED_LABEL) {
-        throw new ApiError('validation_failed', `"${RESERVED_LABEL}" is reserved: it is answered when no label fits.`, `output.labels[${i}]`);
+      // The fallback answer cannot also be a configured label: it would make answers ambiguous.
+      if (folded === FALLBACK_LABEL) {
+        throw new ApiError('validation_failed', `"${FALLBACK_LABEL}" is reserved: it is answered when no label fits.`, `output.labels[${i}]`);
       }
       if (seen.has(folded)) throw new ApiError('validation_failed', `Duplicate label "${label}".`, `output.labels[${i}]`);
       seen.add(folded);

@@ -1,0 +1,22 @@
+import type { ScannerType } from '../../schemas/scanner.js';
+
+/** SPEC "Scanner types and the observation value they fix": one row per type, nothing else decides it. */
+export const observationTypes = {
+  monitor: { value_type: 'boolean', semantics: 'match_found' },
+  summarizer: { value_type: 'string', semantics: 'moment_summary' },
+  classifier: { value_type: 'string', semantics: 'classification_label' },
+  scorer: { value_type: 'number', semantics: 'relevance_score' },
+  extractor: { value_type: 'object', semantics: 'extracted_fields' },
+  find_moments: { value_type: 'object', semantics: 'timestamped_moment' },
+} as const satisfies Record<ScannerType, { value_type: string; semantics: string }>;
+
+export const evidenceKinds = {
+  video: ['visual'],
+  audio: ['transcript', 'audio', 'audio_and_transcript'],
+} as const;
+
+export type MediaKind = keyof typeof evidenceKinds;
+export type EvidenceKind = (typeof evidenceKinds)[MediaKind][number];
+
+/** The label every classifier may answer when no configured label fits. */
+export const FALLBACK_LABEL = 'other';
