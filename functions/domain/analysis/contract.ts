@@ -174,7 +174,7 @@ function defaultTitle(type: ScannerDefinition['type'], value: ObservationDraft['
     case 'monitor':
       return value === true ? 'Match found' : 'No match';
     case 'classifier':
-      return `Classified as ${String(value)}`;
+      return `Classified as ${value as string}`;
     case 'scorer':
       return `Score ${(value as number).toFixed(2)}`;
     case 'summarizer':
