@@ -71,15 +71,17 @@ function rangeOf(finding: Record<string, unknown>, bounds: Span): Span | null {
   return range.endMs > range.startMs ? range : null;
 }
 
-/** find_moments: grow a short moment to min_seconds and cut a long one to max_seconds, about its centre, inside the window. */
+/**
+ * find_moments: grow a short moment to min_seconds and cut a long one to max_seconds, keeping
+ * its start (a clip begins where the event begins) unless that would run past the window.
+ */
 function shapeMoment(range: Span, window: Span, minSeconds?: number, maxSeconds?: number): Span {
   const windowLength = window.endMs - window.startMs;
   const length = range.endMs - range.startMs;
-  const target = clamp(length, Math.min(windowLength, (minSeconds ?? 0) * 1000), (maxSeconds ?? Infinity) * 1000);
+  const target = Math.round(clamp(length, Math.min(windowLength, (minSeconds ?? 0) * 1000), (maxSeconds ?? Infinity) * 1000));
   if (target === length) return range;
-  const centre = (range.startMs + range.endMs) / 2;
-  const startMs = Math.round(clamp(centre - target / 2, window.startMs, window.endMs - target));
-  return { startMs, endMs: startMs + Math.round(target) };
+  const startMs = Math.min(range.startMs, window.endMs - target);
+  return { startMs, endMs: startMs + target };
 }
 
 function evidenceKindOf(claimed: unknown, ctx: ContractContext, hasExcerpt: boolean): EvidenceKind {

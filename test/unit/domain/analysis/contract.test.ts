@@ -222,17 +222,17 @@ describe('enforceContract', () => {
       {
         status: 'answered',
         findings: [
-          { value: { event_type: 'cut' }, relevance_score: 0.9, start_ms: 20_000, end_ms: 22_000 }, // grows to 10 s
+          { value: { event_type: 'cut' }, relevance_score: 0.9, start_ms: 20_000, end_ms: 22_000 }, // grows to 10 s from its start
           { value: { event_type: 'cut' }, relevance_score: 0.8, start_ms: 20_500, end_ms: 22_500 }, // duplicate of the first
-          { value: { event_type: 'loud' }, relevance_score: 0.7, start_ms: 25_000, end_ms: 70_000 }, // clamped to the window's end, cut to 20 s
+          { value: { event_type: 'loud' }, relevance_score: 0.7, start_ms: 30_000, end_ms: 70_000 }, // clamped to the window's end, cut to 20 s from its start
           { value: { event_type: 'none' }, relevance_score: 0.6 }, // no range: dropped
         ],
       },
       ctx,
     );
     expect(out.map((o) => [o.evidence.start_ms, o.evidence.end_ms, o.evidence.evidence_kind])).toEqual([
-      [16_000, 26_000, 'visual'],
-      [27_500, 47_500, 'visual'],
+      [20_000, 30_000, 'visual'],
+      [30_000, 50_000, 'visual'],
     ]);
   });
 });

@@ -1,0 +1,223 @@
+import type { Analyzer } from '../../domain/analysis/analyzer.js';
+import type { AnalyzerResult } from '../../domain/analysis/contract.js';
+import type { SourceSignals, Span, TranscriptSegment } from '../../domain/analysis/signals.js';
+import type { ScannerDefinition } from '../../schemas/scanner.js';
+import { conceptsIn, transcriptTerms, type Occurrence } from './vocabulary.js';
+
+/**
+ * The `local` analyzer (DESIGN §7): deterministic, honest, built only on measured signals and
+ * lexical matching of the instructions against the transcript. It answers only what its
+ * signals support and lists the signals it used; anything else is `unsupported`.
+ */
+export const localAnalyzer: Analyzer = {
+  name: 'local',
+  analyze({ scanner, signals }) {
+    return Promise.resolve(answer(scanner, signals));
+  },
+};
+
+interface Grounding {
+  label: string;
+  signals: string[];
+  occurrences: Occurrence[];
+  /** Whether the transcript (not an audio/visual signal) grounded it. */
+  fromTranscript: boolean;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const unsupported = (reason: string): AnalyzerResult => ({ status: 'unsupported', reason });
+const inWindow = (o: Span, window: Span) => o.endMs > window.startMs && o.startMs < window.endMs;
+
+/** Every way the text can be grounded in this source: vocabulary concepts, then transcript words. */
+function ground(text: string, signals: SourceSignals): Grounding[] {
+  const groundings: Grounding[] = [];
+  for (const concept of conceptsIn(text)) {
+    const occurrences = concept.occurrences(signals);
+    // The concept's signal does not exist for this media (e.g. "black" in audio): not grounded.
+    if (occurrences) groundings.push({ label: concept.name, signals: concept.signals, occurrences: within(occurrences, signals.window), fromTranscript: false });
+  }
+  if (signals.transcript) {
+    const terms = transcriptTerms(text);
+    if (terms.length) groundings.push({ label: 'transcript', signals: ['transcript'], occurrences: transcriptHits(signals.transcript, terms, signals.window), fromTranscript: true });
+  }
+  return groundings;
+}
+
+const within = (occurrences: Occurrence[], window: Span) => occurrences.filter((o) => inWindow(o, window));
+
+function transcriptHits(transcript: TranscriptSegment[], terms: string[], window: Span): Occurrence[] {
+  return transcript
+    .filter((segment) => inWindow(segment, window))
+    .flatMap((segment) => {
+      const words = new Set(segment.text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []);
+      const matched = terms.filter((t) => words.has(t)).length;
+      return matched ? [{ startMs: segment.startMs, endMs: segment.endMs, strength: matched / terms.length }] : [];
+    });
+}
+
+/** The share of the window a grounding covers (0..1): how present the concept is. */
+function presence(grounding: Grounding, window: Span): number {
+  const covered = grounding.occurrences.reduce((sum, o) => sum + Math.min(o.endMs, window.endMs) - Math.max(o.startMs, window.startMs), 0);
+  return Math.min(1, covered / Math.max(1, window.endMs - window.startMs));
+}
+
+function excerptFor(signals: SourceSignals, span: Span): { transcript_excerpt?: string; speaker?: string } {
+  const segment = signals.transcript?.find((s) => inWindow(s, span));
+  return segment ? { transcript_excerpt: segment.text, ...(segment.speaker ? { speaker: segment.speaker } : {}) } : {};
+}
+
+function evidenceKind(signals: SourceSignals, fromTranscript: boolean): string {
+  if (signals.mediaKind === 'video') return 'visual';
+  return fromTranscript ? 'transcript' : 'audio';
+}
+
+function occurrenceFindings(groundings: Grounding[], signals: SourceSignals, value: (g: Grounding) => unknown): unknown[] {
+  return groundings.flatMap((g) =>
+    g.occurrences.map((o) => ({
+      value: value(g),
+      event_type: g.label,
+      relevance_score: o.strength,
+      start_ms: o.startMs,
+      end_ms: o.endMs,
+      title: `${g.label.replace('_', ' ')} at ${seconds(o.startMs)}`,
+      summary: `${g.label.replace('_', ' ')} from ${seconds(o.startMs)} to ${seconds(o.endMs)}, strength ${o.strength.toFixed(2)}.`,
+      evidence_kind: evidenceKind(signals, g.fromTranscript),
+      signals: g.signals,
+      ...(g.fromTranscript ? excerptFor(signals, o) : {}),
+    })),
+  );
+}
+
+function answer(scanner: ScannerDefinition, signals: SourceSignals): AnalyzerResult {
+  switch (scanner.type) {
+    case 'find_moments':
+    case 'monitor': {
+      const groundings = ground(scanner.instructions, signals);
+      if (!groundings.length) return unsupported('The instructions name nothing the local analyzer can measure.');
+      const value = scanner.type === 'monitor' ? () => true : (g: Grounding) => ({ event_type: g.label });
+      return { status: 'answered', findings: occurrenceFindings(groundings, signals, value) };
+    }
+    case 'scorer': {
+      const groundings = ground(scanner.instructions, signals);
+      if (!groundings.length) return unsupported('The instructions name nothing the local analyzer can measure.');
+      const best = groundings.map((g) => ({ g, share: presence(g, signals.window) })).sort((a, b) => b.share - a.share)[0]!;
+      return {
+        status: 'answered',
+        findings: [
+          {
+            value: best.share,
+            title: `${best.g.label.replace('_', ' ')} presence`,
+            summary: `${best.g.label.replace('_', ' ')} covers ${(best.share * 100).toFixed(0)}% of the analysed range.`,
+            evidence_kind: evidenceKind(signals, best.g.fromTranscript),
+            signals: best.g.signals,
+          },
+        ],
+      };
+    }
+    case 'classifier':
+      return classify(scanner, signals);
+    case 'summarizer':
+      return { status: 'answered', findings: [{ value: summarize(signals), relevance_score: 1, title: 'Summary of the recording', signals: signalsPresent(signals) }] };
+    case 'extractor':
+      return extract(scanner, signals);
+  }
+}
+
+function classify(scanner: ScannerDefinition, signals: SourceSignals): AnalyzerResult {
+  const labels = scanner.output?.labels ?? [];
+  const scored = labels.flatMap((label) => {
+    const groundings = ground(label, signals);
+    if (!groundings.length) return [];
+    const best = groundings.map((g) => ({ g, share: presence(g, signals.window) })).sort((a, b) => b.share - a.share)[0]!;
+    return [{ label, ...best }];
+  });
+  if (!scored.length) return unsupported('None of the labels names something the local analyzer can measure.');
+  const winner = scored.sort((a, b) => b.share - a.share)[0]!;
+  const present = winner.share > 0;
+  return {
+    status: 'answered',
+    findings: [
+      {
+        value: present ? winner.label : 'other',
+        relevance_score: present ? winner.share : 1 - Math.max(...scored.map((s) => s.share)),
+        summary: present
+          ? `${winner.g.label.replace('_', ' ')} covers ${(winner.share * 100).toFixed(0)}% of the recording.`
+          : 'None of the configured labels was observed.',
+        evidence_kind: evidenceKind(signals, winner.g.fromTranscript),
+        signals: [...new Set(scored.flatMap((s) => s.g.signals))],
+      },
+    ],
+  };
+}
+
+function signalsPresent(signals: SourceSignals): string[] {
+  return [
+    ...(signals.video ? ['scene_cuts', 'motion', 'black', 'frozen', 'dominant_color'] : []),
+    ...(signals.audio ? ['loudness', 'silence', 'speech_activity', 'music_tone'] : []),
+    ...(signals.transcript ? ['transcript'] : []),
+  ];
+}
+
+const share = (spans: Span[], total: number) => spans.reduce((sum, s) => sum + (s.endMs - s.startMs), 0) / Math.max(1, total);
+
+/** A factual summary of what was measured, nothing more. */
+function summarize(signals: SourceSignals): string {
+  const { video, audio, window } = signals;
+  const length = window.endMs - window.startMs;
+  const parts = [`${seconds(length)} of ${signals.mediaKind}`];
+  if (video) {
+    parts.push(`${video.width}x${video.height} at ${video.frameRate.toFixed(0)} fps`);
+    parts.push(video.sceneCuts.length ? `${video.sceneCuts.length} scene cut(s) at ${video.sceneCuts.slice(0, 10).map((c) => seconds(c.atMs)).join(', ')}` : 'no scene cuts');
+    if (video.black.length) parts.push(`black picture for ${seconds(video.black.reduce((s, b) => s + b.endMs - b.startMs, 0))}`);
+    if (video.frozen.length) parts.push(`frozen picture for ${seconds(video.frozen.reduce((s, b) => s + b.endMs - b.startMs, 0))}`);
+    if (video.dominantColor) parts.push(`dominant colour ${video.dominantColor}`);
+  }
+  if (audio) {
+    const loudest = loudestMoment(signals);
+    if (loudest) parts.push(`loudest moment at ${seconds(loudest.atMs)} (${loudest.lufs.toFixed(1)} LUFS)`);
+    if (audio.integratedLufs !== null) parts.push(`integrated loudness ${audio.integratedLufs.toFixed(1)} LUFS`);
+    parts.push(`silence ${(share(audio.silence, length) * 100).toFixed(0)}%`, `speech-like activity ${(share(audio.speech, length) * 100).toFixed(0)}%`);
+    if (audio.music.length) parts.push(`music-like tone ${(share(audio.music, length) * 100).toFixed(0)}%`);
+  }
+  if (signals.transcript?.length) parts.push(`transcript of ${signals.transcript.length} segment(s)`);
+  return `${parts.join('; ')}.`;
+}
+
+function loudestMoment(signals: SourceSignals) {
+  return signals.audio?.loudness.reduce<{ atMs: number; lufs: number } | null>((max, l) => (!max || l.lufs > max.lufs ? l : max), null) ?? null;
+}
+
+type Measure = (signals: SourceSignals) => string | number | null | undefined;
+
+/** Fields the local analyzer can measure, by the names an integrator is likely to use. */
+const measures: [RegExp, Measure][] = [
+  [/^(duration|length)(_seconds|_s)?$/, (s) => (s.window.endMs - s.window.startMs) / 1000],
+  [/^(duration|length)_ms$/, (s) => s.window.endMs - s.window.startMs],
+  [/^(scene_count|scenes|shot_count|shots)$/, (s) => (s.video ? s.video.sceneCuts.length + 1 : null)],
+  [/^(cut_count|cuts|scene_cuts|scene_changes)$/, (s) => s.video?.sceneCuts.length],
+  [/^(loudest_moment|loudest_moment_ms|peak_time_ms|loudest_time_ms)$/, (s) => loudestMoment(s)?.atMs],
+  [/^(loudest_moment_seconds|peak_time|peak_time_seconds|loudest_time)$/, (s) => { const l = loudestMoment(s); return l ? l.atMs / 1000 : null; }],
+  [/^(speech_share|speech_ratio|speech_fraction)$/, (s) => (s.audio ? share(s.audio.speech, s.window.endMs - s.window.startMs) : null)],
+  [/^(silence_share|silence_ratio|silence_fraction)$/, (s) => (s.audio ? share(s.audio.silence, s.window.endMs - s.window.startMs) : null)],
+  [/^(music_share|music_ratio)$/, (s) => (s.audio ? share(s.audio.music, s.window.endMs - s.window.startMs) : null)],
+  [/^(black_share|black_ratio)$/, (s) => (s.video ? share(s.video.black, s.window.endMs - s.window.startMs) : null)],
+  [/^(frozen_share|frozen_ratio)$/, (s) => (s.video ? share(s.video.frozen, s.window.endMs - s.window.startMs) : null)],
+  [/^(dominant_colou?r|main_colou?r|average_colou?r)$/, (s) => s.video?.dominantColor],
+  [/^(loudness|average_loudness|integrated_loudness|loudness_lufs)$/, (s) => s.audio?.integratedLufs],
+  [/^width$/, (s) => s.video?.width],
+  [/^height$/, (s) => s.video?.height],
+  [/^resolution$/, (s) => (s.video ? `${s.video.width}x${s.video.height}` : null)],
+  [/^(frame_rate|fps)$/, (s) => s.video?.frameRate],
+];
+
+function extract(scanner: ScannerDefinition, signals: SourceSignals): AnalyzerResult {
+  const fields = scanner.output?.fields ?? [];
+  const value = Object.fromEntries(fields.map((field) => [field, measures.find(([name]) => name.test(field))?.[1](signals) ?? null]));
+  const measured = Object.values(value).filter((v) => v !== null).length;
+  if (!measured) return unsupported('None of the requested fields is something the local analyzer can measure.');
+  return {
+    status: 'answered',
+    findings: [{ value, relevance_score: measured / fields.length, title: 'Measured fields', summary: `${measured} of ${fields.length} requested fields measured.`, signals: signalsPresent(signals) }],
+  };
+}
+
