@@ -1,0 +1,115 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { DataAccess } from '../../functions/routes.js';
+import type { ServiceTable } from './service-table.js';
+
+const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
+
+export interface ServiceFunctionProps {
+  /** Entry module under functions/ without extension, e.g. `api/scanners/create`; it exports `handler`. */
+  readonly handler: string;
+  readonly description?: string;
+  /** @default 29 seconds: just under the HTTP API integration limit of 30 seconds. */
+  readonly timeout?: Duration;
+  readonly environment?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A Node.js Lambda function with the service's defaults: nodejs24.x on arm64, an ESM bundle built by
+ * the locally installed esbuild, its own log group and a role that holds nothing but what the
+ * bind methods grant.
+ */
+export class ServiceFunction extends Construct {
+  public readonly fn: NodejsFunction;
+
+  public constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+
+    const logGroup = new LogGroup(this, 'LogGroup', { retention: RetentionDays.ONE_MONTH });
+
+    // Our own role instead of the default one, whose AWSLambdaBasicExecutionRole managed policy
+    // may write to any log group in the account (cdk-nag IAM4): this one writes only to its own.
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: `${functionsDir}${props.handler}.ts`,
+      handler: 'handler',
+      description: props.description ?? props.handler,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      timeout: props.timeout ?? Duration.seconds(29),
+      role,
+      logGroup,
+      environment: {
+        // Stack traces point at the TypeScript sources through the bundled source maps.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        // Minified class names would garble the error names we log and map to responses.
+        keepNames: true,
+        mainFields: ['module', 'main'],
+        // Ship the SDK versions we test with rather than whichever the runtime carries.
+        bundleAwsSDK: true,
+        // Some CommonJS dependencies call require() at run time, which ESM does not define.
+        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      },
+    });
+  }
+
+  /** Grants the table access a route needs and tells the function the table's name. */
+  public bindTable(table: ServiceTable, access: DataAccess): void {
+    if (access === 'readWrite') table.grantReadWriteData(this.fn);
+    else table.grantReadData(this.fn);
+    this.fn.addEnvironment('TABLE_NAME', table.tableName);
+
+    if (table.hasIndexes) {
+      const tableId = Stack.of(table).getLogicalId(table.node.defaultChild as CfnElement);
+      Validations.of(this).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+        reason: 'Queries may use any index of the service table; the wildcard covers only the indexes of that table.',
+      });
+    }
+  }
+
+  /**
+   * Grants object access in the media bucket and tells the function the bucket's name. Reads cover
+   * GET/HEAD (and presigned GETs); writes add presigned PUTs and multipart uploads, tagging and deletes.
+   */
+  public bindBucket(bucket: Bucket, access: DataAccess): void {
+    const objectActions = ['s3:GetObject'];
+    if (access === 'readWrite') {
+      objectActions.push('s3:PutObject', 's3:PutObjectTagging', 's3:AbortMultipartUpload', 's3:DeleteObject');
+    }
+    Grant.addToPrincipal({ grantee: this.fn, actions: objectActions, resourceArns: [bucket.arnForObjects('*')] });
+    // Without ListBucket, HEAD on a missing key answers 403 instead of 404.
+    Grant.addToPrincipal({ grantee: this.fn, actions: ['s3:ListBucket'], resourceArns: [bucket.bucketArn] });
+    this.fn.addEnvironment('MEDIA_BUCKET', bucket.bucketName);
+
+    const bucketId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement);
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
+      reason: 'Media object keys are generated per upload, so access is granted on the objects of this one bucket.',
+    });
+  }
+
+  /** Grants read access to the cursor HMAC key and tells the function where to find it. */
+  public bindCursorSecret(secret: ISecret): void {
+    secret.grantRead(this.fn);
+    this.fn.addEnvironment('CURSOR_SECRET_ARN', secret.secretArn);
+  }
+}

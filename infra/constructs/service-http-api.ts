@@ -1,0 +1,103 @@
+import { Duration } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  LogGroupLogDestination,
+  type CfnAuthorizer,
+  type HttpStage,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { HttpMethod as RouteMethod } from '../../functions/routes.js';
+
+export interface ServiceHttpApiProps {
+  /** Lambda REQUEST authorizer attached to every route, the catch-all included. */
+  readonly authorizer: IFunction;
+  /** Answers every request that matches no route (the `$default` route). */
+  readonly fallback: IFunction;
+}
+
+/** One access-log line per request, as JSON so it can be queried with CloudWatch Logs Insights. */
+const accessLogFormat = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    requestTime: '$context.requestTime',
+    sourceIp: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+    httpMethod: '$context.httpMethod',
+    path: '$context.path',
+    routeKey: '$context.routeKey',
+    status: '$context.status',
+    protocol: '$context.protocol',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    integrationError: '$context.integrationErrorMessage',
+    authorizerError: '$context.authorizer.error',
+    accountId: '$context.authorizer.accountId',
+  }),
+);
+
+/** The public HTTP API: every route behind the Lambda authorizer, with JSON access logs. */
+export class ServiceHttpApi extends Construct {
+  private readonly api: HttpApi;
+  private readonly stage: HttpStage;
+
+  public constructor(scope: Construct, id: string, props: ServiceHttpApiProps) {
+    super(scope, id);
+
+    /*
+     * The authorizer never rejects: it always answers isAuthorized=true with a context of either
+     * {accountId} or {authError}, and the route handler turns authError into our 401 JSON error
+     * envelope (API Gateway's own 401/403 bodies are not). With an identity source configured,
+     * API Gateway itself answers 401 without calling the authorizer when that source (the
+     * Authorization header) is missing, so there is none: for a REQUEST authorizer it is optional.
+     * Identity sources are also the cache key, so results cannot be cached without one: the TTL
+     * is 0 and every request is authorized afresh.
+     */
+    const authorizer = new HttpLambdaAuthorizer('Authorizer', props.authorizer, {
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      identitySource: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Media Scanner Service public API',
+      defaultAuthorizer: authorizer,
+      // The $default route catches whatever no route matches, so it too answers with our envelope.
+      defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', props.fallback),
+      // Created below instead, since the default stage offers no access log settings.
+      createDefaultStage: false,
+    });
+    // HttpLambdaAuthorizer renders `IdentitySource: []`; leave the property out instead, which is how
+    // CloudFormation and API Gateway document a REQUEST authorizer without identity source.
+    const cfnAuthorizer = this.api.node.findChild('Authorizer').node.defaultChild as CfnAuthorizer;
+    cfnAuthorizer.addPropertyDeletionOverride('IdentitySource');
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH });
+    this.stage = this.api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat },
+    });
+  }
+
+  /** Routes `method path` to `handler`, behind the API's authorizer. */
+  public addRoute(id: string, method: RouteMethod, path: string, handler: IFunction): HttpRoute {
+    return new HttpRoute(this, id, {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.with(path, HttpMethod[method]),
+      integration: new HttpLambdaIntegration(`${id}Integration`, handler),
+    });
+  }
+
+  public get url(): string {
+    return this.stage.url;
+  }
+}

@@ -1,0 +1,35 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import { tableDefinition } from '../../functions/adapters/table/definition.js';
+
+/**
+ * The service's single DynamoDB table, built from the definition the local host also uses, so
+ * both hosts create the same keys, TTL attribute and indexes.
+ */
+export class ServiceTable extends Table {
+  /** Whether grants on the table also cover `index/*` (cdk-nag IAM5 must then be acknowledged). */
+  public readonly hasIndexes = tableDefinition.globalSecondaryIndexes.length > 0;
+
+  public constructor(scope: Construct, id: string) {
+    super(scope, id, {
+      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      // Accounts, wallets and ledgers live here: deleting the stack must never delete them.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    for (const index of tableDefinition.globalSecondaryIndexes) {
+      this.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { notFoundHandler, routeKey, routes, type RouteDefinition } from '../functions/routes.js';
+import { MediaBucket } from './constructs/media-bucket.js';
+import { ServiceFunction } from './constructs/service-function.js';
+import { ServiceHttpApi } from './constructs/service-http-api.js';
+import { ServiceTable } from './constructs/service-table.js';
+
+export interface MediaScannerStackProps extends StackProps {
+  /** Deployment-wide cap on observations per run (SPEC: at most 50). @default 50 */
+  readonly maxObservationsCap?: number;
+}
+
+/** `api/scanners/list-versions` -> `ApiScannersListVersions`: a construct id that follows the handler path. */
+const constructIdFor = (handler: string): string =>
+  handler
+    .split(/[/-]/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+
+export class MediaScannerStack extends Stack {
+  public constructor(scope: Construct, id: string, props: MediaScannerStackProps = {}) {
+    super(scope, id, props);
+
+    const table = new ServiceTable(this, 'Table');
+    const media = new MediaBucket(this, 'Media');
+
+    const cursorSecret = new Secret(this, 'CursorSecret', {
+      description: 'HMAC key that signs list cursors',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    Validations.of(cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Static HMAC key for list cursors: rotating it would invalidate every cursor clients hold, and no credential to a system is behind it.',
+    });
+
+    // functions/config.ts validates these at start-up in every function, whatever access it is granted.
+    const environment = {
+      TABLE_NAME: table.tableName,
+      MEDIA_BUCKET: media.bucket.bucketName,
+      CURSOR_SECRET_ARN: cursorSecret.secretArn,
+      LOG_LEVEL: 'INFO',
+      MAX_OBSERVATIONS_CAP: String(props.maxObservationsCap ?? 50),
+      POWERTOOLS_SERVICE_NAME: 'media-scanner',
+    };
+
+    const authorizer = new ServiceFunction(this, 'Authorizer', {
+      handler: 'authorizer/handler',
+      description: 'Resolves the API key to an account for every request',
+      // It runs before every request; a slow key lookup should fail fast, not hold the client.
+      timeout: Duration.seconds(10),
+      environment,
+    });
+    authorizer.bindTable(table, 'read');
+
+    const notFound = new ServiceFunction(this, constructIdFor(notFoundHandler), {
+      handler: notFoundHandler,
+      description: 'Answers requests that match no route',
+      environment,
+    });
+
+    const api = new ServiceHttpApi(this, 'HttpApi', { authorizer: authorizer.fn, fallback: notFound.fn });
+
+    // One function and one route per entry of the route table; nothing here names a route.
+    for (const route of routes as readonly RouteDefinition[]) {
+      // Deploying such a route without its layer or grant would only fail at request time.
+      if (route.ffprobe || route.events) {
+        throw new Error(`${routeKey(route)} needs ffprobe or events, which this stack does not provide yet`);
+      }
+      const id = constructIdFor(route.handler);
+      const fn = new ServiceFunction(this, id, { handler: route.handler, description: routeKey(route), environment });
+      fn.bindTable(table, route.table);
+      if (route.bucket) fn.bindBucket(media.bucket, route.bucket);
+      fn.bindCursorSecret(cursorSecret);
+      api.addRoute(id, route.method, route.path, fn.fn);
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: api.url });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'MediaBucketName', { value: media.bucket.bucketName });
+  }
+}

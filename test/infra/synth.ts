@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { BUNDLING_STACKS, FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT, VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
+import { createApp, type ServiceApp } from '../../infra/create-app.js';
+
+/** The parts of CDK's validation-report.json the tests read. */
+export interface ValidationReport {
+  readonly pluginReports: readonly {
+    readonly pluginName: string;
+    readonly metadata?: { readonly error?: string };
+    readonly violations: readonly {
+      readonly ruleName: string;
+      readonly severity: string;
+      readonly description: string;
+      readonly violatingConstructs: readonly { readonly constructPath: string }[];
+    }[];
+  }[];
+}
+
+export interface Synthesized extends ServiceApp {
+  readonly template: Template;
+  readonly validationReport: ValidationReport;
+  /** Removes the cloud assembly (bundled functions included) from the temporary directory. */
+  readonly dispose: () => void;
+}
+
+// The feature flags `cdk synth` reads from cdk.json, so the tests see the template the CLI deploys.
+const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+  context: Record<string, unknown>;
+}).context;
+
+export interface SynthesizeOptions {
+  /** Changes the app before synthesis. */
+  readonly modify?: (app: ServiceApp) => void;
+  /** Run esbuild for every function (slow); off when only the template's shape matters. @default true */
+  readonly bundle?: boolean;
+}
+
+/**
+ * Builds the app exactly as infra/app.ts does and synthesizes it into a temporary directory.
+ * Validation failures (cdk-nag) are left in the report for the tests to inspect instead of
+ * aborting synthesis, which is what makes `cdk synth` fail.
+ */
+export function synthesize({ modify, bundle = true }: SynthesizeOptions = {}): Synthesized {
+  const outdir = mkdtempSync(join(tmpdir(), 'media-scanner-cdk-'));
+  const serviceApp = createApp({
+    outdir,
+    context: {
+      ...cdkContext,
+      [FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false,
+      ...(bundle ? {} : { [BUNDLING_STACKS]: [] }),
+    },
+  });
+  modify?.(serviceApp);
+  const assembly = serviceApp.app.synth();
+  return {
+    ...serviceApp,
+    template: Template.fromStack(serviceApp.stack),
+    validationReport: JSON.parse(readFileSync(join(assembly.directory, VALIDATION_REPORT_FILE), 'utf8')) as ValidationReport,
+    dispose: () => rmSync(outdir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * One line per violation a validation plugin reported at `severities`, plus the plugin's own crash
+ * if it had one. Acknowledged violations are not reported.
+ */
+export function violations(report: ValidationReport, pluginName: string, severities: readonly string[]): string[] {
+  return report.pluginReports
+    .filter((plugin) => plugin.pluginName === pluginName)
+    .flatMap((plugin) => [
+      ...(plugin.metadata?.error ? [plugin.metadata.error] : []),
+      ...plugin.violations
+        .filter((violation) => severities.includes(violation.severity))
+        .flatMap((violation) =>
+          violation.violatingConstructs.map((c) => `${violation.ruleName} at ${c.constructPath}: ${violation.description}`),
+        ),
+    ]);
+}
+
+/** Unacknowledged cdk-nag AwsSolutions errors: any of them makes `cdk synth` fail. */
+export const awsSolutionsErrors = (report: ValidationReport): string[] => violations(report, 'AwsSolutions', ['error']);
