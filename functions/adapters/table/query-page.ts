@@ -9,8 +9,8 @@ export interface TableContext {
 }
 
 /**
- * One page of an account-scoped collection, newest first (ids are UUIDv7, so SK order is
- * creation order). Every list in the service goes through here.
+ * One page of an account-scoped collection in sort-key order: newest first by default (ids are
+ * UUIDv7, so SK order is creation order), or oldest first (ranked items). Every list goes through here.
  */
 export async function queryPage<T>(
   table: TableContext,
@@ -18,6 +18,7 @@ export async function queryPage<T>(
   collection: { PK: string; prefix: string },
   page: PageRequest,
   toRecord: (item: Record<string, unknown>) => T,
+  order: 'newestFirst' | 'oldestFirst' = 'newestFirst',
 ): Promise<Page<T>> {
   const startKey = page.cursor ? table.cursors.decode(accountId, collection, page.cursor) : undefined;
   const result = await table.doc.send(
@@ -25,7 +26,7 @@ export async function queryPage<T>(
       TableName: table.tableName,
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
-      ScanIndexForward: false,
+      ScanIndexForward: order === 'oldestFirst',
       // One extra item tells whether another page exists, so the last page says null exactly.
       Limit: page.limit + 1,
       ExclusiveStartKey: startKey,

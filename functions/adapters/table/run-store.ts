@@ -1,0 +1,211 @@
+import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { collections, keys } from './keys.js';
+import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { transact } from './transact.js';
+import type { LedgerEntry } from '../../domain/ports.js';
+import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../domain/runs/model.js';
+import type { RunStore } from '../../domain/runs/ports.js';
+
+const BATCH_WRITE_SIZE = 25;
+
+const ledgerPut = (table: TableContext, accountId: string, entry: LedgerEntry) => ({
+  Put: {
+    TableName: table.tableName,
+    Item: { ...keys.ledgerEntry(accountId, entry.entryId), entity: 'ledger', accountId, ...entry },
+    ConditionExpression: 'attribute_not_exists(PK)',
+  },
+});
+
+export function dynamoRunStore(table: TableContext): RunStore {
+  const { doc, tableName } = table;
+  const get = async <T>(key: { PK: string; SK: string }) => {
+    const item = (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    return item ? (stripKeys(item) as T) : undefined;
+  };
+  /** A conditional update that reports a failed condition as false. */
+  const update = async (input: ConstructorParameters<typeof UpdateCommand>[0]) => {
+    try {
+      await doc.send(new UpdateCommand(input));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  };
+
+  return {
+    async createWithReservation(run, analysis, entry) {
+      const outcome = await transact(table, [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.account(run.accountId),
+            // The balance can never go below zero: the debit only happens if it covers the run.
+            UpdateExpression: 'SET creditsBalance = creditsBalance - :credits, updatedAt = :now',
+            ConditionExpression: 'creditsBalance >= :credits',
+            ExpressionAttributeValues: { ':credits': run.credits, ':now': run.createdAt },
+          },
+        },
+        { Put: { TableName: tableName, Item: { ...keys.run(run.accountId, run.runId), entity: 'run', ...run }, ConditionExpression: 'attribute_not_exists(PK)' } },
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...keys.analysis(run.accountId, analysis.analysisId), entity: 'analysis', ...analysis },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        ledgerPut(table, run.accountId, entry),
+      ]);
+      if (outcome.ok) return 'created';
+      if (outcome.failedIndex === 0) return 'insufficient_credits';
+      throw new Error(`Run ${run.runId} could not be created (item ${outcome.failedIndex} exists)`);
+    },
+
+    getRun: (accountId, runId) => get<RunRecord>(keys.run(accountId, runId)),
+    getAnalysis: (accountId, analysisId) => get<AnalysisRecord>(keys.analysis(accountId, analysisId)),
+
+    async markProcessing(ref, now) {
+      const outcome = await transact(table, [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.run(ref.accountId, ref.runId),
+            UpdateExpression: 'SET #status = :processing, updatedAt = :now, startedAt = if_not_exists(startedAt, :now)',
+            // A retried step finds it processing already, which is fine; a terminal run is not restarted.
+            ConditionExpression: '#status IN (:queued, :dispatched, :processing)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':dispatched': 'dispatched', ':now': now },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.analysis(ref.accountId, ref.analysisId),
+            UpdateExpression: 'SET #status = :processing, updatedAt = :now',
+            ConditionExpression: '#status IN (:queued, :processing)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':now': now },
+          },
+        },
+      ]);
+      return outcome.ok;
+    },
+
+    async recordChunkPlan(ref, chunksTotal, now) {
+      await update({
+        TableName: tableName,
+        Key: keys.analysis(ref.accountId, ref.analysisId),
+        UpdateExpression: 'SET chunksTotal = :total, chunksDone = :zero, updatedAt = :now',
+        ExpressionAttributeValues: { ':total': chunksTotal, ':zero': 0, ':now': now },
+      });
+    },
+
+    async recordChunkDone(ref, now) {
+      // Bounded by chunksTotal so a retried chunk cannot push progress past 100%.
+      await update({
+        TableName: tableName,
+        Key: keys.analysis(ref.accountId, ref.analysisId),
+        UpdateExpression: 'SET chunksDone = chunksDone + :one, updatedAt = :now',
+        ConditionExpression: 'chunksDone < chunksTotal',
+        ExpressionAttributeValues: { ':one': 1, ':now': now },
+      });
+    },
+
+    async putResults(ref, observations, moments) {
+      const puts = [
+        ...observations.map((o, rank) => ({ ...keys.runObservation(ref.accountId, ref.runId, rank), entity: 'observation', ...o })),
+        ...moments.map((m) => ({ ...keys.moment(ref.accountId, ref.analysisId, m.rank), entity: 'moment', ...m })),
+      ];
+      for (let i = 0; i < puts.length; i += BATCH_WRITE_SIZE) {
+        let requests = { [tableName]: puts.slice(i, i + BATCH_WRITE_SIZE).map((Item) => ({ PutRequest: { Item } })) };
+        for (let attempt = 0; Object.keys(requests).length; attempt++) {
+          const result = await doc.send(new BatchWriteCommand({ RequestItems: requests }));
+          requests = (result.UnprocessedItems ?? {}) as typeof requests;
+          if (attempt > 8) throw new Error('DynamoDB kept items unprocessed');
+          if (Object.keys(requests).length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+        }
+      }
+    },
+
+    async complete(ref, observationCount, now) {
+      const outcome = await transact(table, [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.run(ref.accountId, ref.runId),
+            UpdateExpression: 'SET #status = :completed, observationCount = :count, updatedAt = :now, completedAt = :now',
+            ConditionExpression: '#status = :processing',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':completed': 'completed', ':processing': 'processing', ':count': observationCount, ':now': now },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.analysis(ref.accountId, ref.analysisId),
+            // Settlement: the reservation made at submission becomes the charge.
+            UpdateExpression: 'SET #status = :completed, billing = :charged, updatedAt = :now',
+            ConditionExpression: 'billing = :reserved',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':completed': 'completed', ':charged': 'charged', ':reserved': 'reserved', ':now': now },
+          },
+        },
+      ]);
+      return outcome.ok;
+    },
+
+    async failAndRefund(run, error, refund, now) {
+      const outcome = await transact(table, [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.run(run.accountId, run.runId),
+            UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :now, completedAt = :now',
+            ConditionExpression: 'NOT #status IN (:completed, :failed)',
+            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+            ExpressionAttributeValues: { ':failed': 'failed', ':completed': 'completed', ':error': error, ':now': now },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.analysis(run.accountId, run.analysisId),
+            // Exactly once: the refund happens only while the reservation is still held.
+            UpdateExpression: 'SET #status = :failed, billing = :refunded, #error = :error, updatedAt = :now',
+            ConditionExpression: 'billing = :reserved',
+            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+            ExpressionAttributeValues: { ':failed': 'failed', ':refunded': 'refunded', ':reserved': 'reserved', ':error': error, ':now': now },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.account(run.accountId),
+            UpdateExpression: 'SET creditsBalance = creditsBalance + :credits, updatedAt = :now',
+            ExpressionAttributeValues: { ':credits': run.credits, ':now': now },
+          },
+        },
+        ledgerPut(table, run.accountId, refund),
+      ]);
+      return outcome.ok;
+    },
+
+    listRunObservations: (accountId, runId, page) =>
+      queryPage(table, accountId, collections.runObservations(accountId, runId), page, (item) => stripKeys(item) as unknown as ObservationRecord, 'oldestFirst'),
+
+    async listMoments(accountId, analysisId) {
+      const { PK, prefix } = collections.moments(accountId, analysisId);
+      const result = await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': PK, ':prefix': prefix },
+          ConsistentRead: true,
+        }),
+      );
+      return (result.Items ?? []).map((item) => stripKeys(item) as unknown as MomentRecord);
+    },
+  };
+}
+

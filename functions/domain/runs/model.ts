@@ -1,0 +1,108 @@
+import type { Metadata } from '../../schemas/common.js';
+import type { ScannerDefinition } from '../../schemas/scanner.js';
+import type { Span } from '../analysis/signals.js';
+import type { MediaKind, EvidenceKind } from '../analysis/observation-types.js';
+
+export type RunStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed';
+export type AnalysisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
+export type BillingState = 'reserved' | 'charged' | 'refunded';
+
+export interface TerminalError {
+  code: string;
+  message: string;
+}
+
+export interface RunRecord {
+  runId: string;
+  accountId: string;
+  analysisId: string;
+  scannerId: string;
+  scannerVersion: number;
+  /** The definition snapshot the run pinned at submission. */
+  scanner: ScannerDefinition;
+  uploadId: string;
+  /** Internal: where the source bytes are; never in a response. */
+  objectKey: string;
+  mediaKind: MediaKind;
+  sourceDurationMs: number;
+  window: Span | null;
+  metadata: Metadata;
+  status: RunStatus;
+  credits: number;
+  error: TerminalError | null;
+  observationCount: number | null;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+/** Every run owns an analysis: the record that carries lifecycle, chunk progress and billing. */
+export interface AnalysisRecord {
+  analysisId: string;
+  accountId: string;
+  runId: string;
+  kind: 'scanner_run';
+  status: AnalysisStatus;
+  reservedCredits: number;
+  billing: BillingState;
+  chunksTotal: number | null;
+  chunksDone: number;
+  error: TerminalError | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ObservationRecord {
+  object: 'observation';
+  observation_id: string;
+  scanner_id: string;
+  scanner_version: number;
+  run_id: string;
+  analysis_id: string;
+  type: ScannerDefinition['type'];
+  value_type: string;
+  semantics: string;
+  value: boolean | string | number | Record<string, unknown>;
+  title: string;
+  summary: string;
+  relevance_score: number;
+  evidence: {
+    media_kind: MediaKind;
+    evidence_kind: EvidenceKind;
+    start_ms: number;
+    end_ms: number;
+    duration_ms: number;
+    transcript_excerpt: string | null;
+    speaker: string | null;
+    signals: string[];
+  };
+  source_metadata: Metadata;
+  created_at: string;
+}
+
+export interface MomentRecord {
+  object: 'moment';
+  id: string;
+  analysis_id: string;
+  run_id: string;
+  observation_id: string;
+  rank: number;
+  start_ms: number;
+  end_ms: number;
+  duration_ms: number;
+  score: number;
+  title: string;
+  event_type: string;
+  transcript_excerpt: string;
+  edit: { mode: 'continuous'; subclips: { start_ms: number; end_ms: number }[] };
+}
+
+export interface Chunk {
+  index: number;
+  startMs: number;
+  endMs: number;
+}
+
+/** 1 credit per analyzed minute, rounded up (SPEC Billing). */
+export const creditsFor = (billedMs: number): number => Math.max(1, Math.ceil(billedMs / 60_000));

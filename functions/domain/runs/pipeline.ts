@@ -1,0 +1,186 @@
+import { createHash } from 'node:crypto';
+import { enforceContract, type AnalyzerResult } from '../analysis/contract.js';
+import type { Analyzer } from '../analysis/analyzer.js';
+import type { SignalExtractor, SourceSignals, Span, Transcriber } from '../analysis/signals.js';
+import { effectiveMaxObservations, requireAccount } from '../accounts.js';
+import { nowIso } from '../clock.js';
+import { newId } from '../ids.js';
+import type { AccountStore, EventType, ServiceEvent } from '../ports.js';
+import type { Chunk, MomentRecord, ObservationRecord, RunRecord } from './model.js';
+import type { AnalysisRef, ArtifactStore, RunStore, SourceUrlSigner } from './ports.js';
+import { getRun, refundEntry } from './submit.js';
+
+/**
+ * The analysis workflow's steps (statemachines/analysis.asl.json). Each is one Task state and
+ * is safe to retry: it reads its inputs from the store and writes its outputs at fixed keys.
+ */
+export interface PipelineDeps {
+  runs: RunStore;
+  accounts: AccountStore;
+  artifacts: ArtifactStore;
+  signSourceUrl: SourceUrlSigner;
+  extractor: SignalExtractor;
+  transcriber: Transcriber;
+  analyzer: Analyzer;
+  deploymentMaxObservations: number;
+  /** Sources longer than this are analysed as bounded chunks (DESIGN §7). */
+  chunkMs: number;
+}
+
+export interface ChunkSignalsRef {
+  signalsKey: string;
+}
+
+export interface ChunkResult {
+  chunk: Chunk;
+  findingsKey: string;
+}
+
+interface StoredFindings {
+  result: AnalyzerResult;
+  hasTranscript: boolean;
+}
+
+/** Under `artifacts/`, which the bucket's lifecycle expires after a day: they matter only while a run is in flight. */
+const artifactPrefix = (ref: AnalysisRef) => `artifacts/${ref.accountId}/${ref.analysisId}`;
+const analysedRange = (run: RunRecord): Span => run.window ?? { startMs: 0, endMs: run.sourceDurationMs };
+
+export class RunNotStartable extends Error {
+  override readonly name = 'RunNotStartable';
+}
+
+export async function markProcessing(deps: PipelineDeps, ref: AnalysisRef): Promise<{ status: 'processing' }> {
+  if (!(await deps.runs.markProcessing(ref, nowIso()))) throw new RunNotStartable(`Run ${ref.runId} is not startable`);
+  return { status: 'processing' };
+}
+
+/** Splits the analysed range into chunks of at most chunkMs, the last one taking the rest. */
+export function chunksOf(range: Span, chunkMs: number): Chunk[] {
+  const chunks: Chunk[] = [];
+  for (let startMs = range.startMs, index = 0; startMs < range.endMs; startMs += chunkMs, index++) {
+    chunks.push({ index, startMs, endMs: Math.min(range.endMs, startMs + chunkMs) });
+  }
+  return chunks;
+}
+
+export async function planChunks(deps: PipelineDeps, ref: AnalysisRef): Promise<{ chunks: Chunk[] }> {
+  const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  const chunks = chunksOf(analysedRange(run), deps.chunkMs);
+  await deps.runs.recordChunkPlan(ref, chunks.length, nowIso());
+  return { chunks };
+}
+
+export async function extractChunkSignals(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk): Promise<ChunkSignalsRef> {
+  const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  const url = await deps.signSourceUrl(run.objectKey);
+  const window = { startMs: chunk.startMs, endMs: chunk.endMs };
+  const [signals, transcript] = await Promise.all([
+    deps.extractor.extract({ url, mediaKind: run.mediaKind, durationMs: run.sourceDurationMs, window }),
+    deps.transcriber.transcribe({ url, window }),
+  ]);
+  const signalsKey = `${artifactPrefix(ref)}/chunks/${chunk.index}/signals.json`;
+  await deps.artifacts.putJson(signalsKey, { ...signals, transcript } satisfies SourceSignals);
+  return { signalsKey };
+}
+
+export async function analyzeChunk(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk, signalsRef: ChunkSignalsRef): Promise<ChunkResult> {
+  const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  const signals = await deps.artifacts.getJson<SourceSignals>(signalsRef.signalsKey);
+  const result = await deps.analyzer.analyze({ scanner: run.scanner, signals });
+  const findingsKey = `${artifactPrefix(ref)}/chunks/${chunk.index}/findings.json`;
+  await deps.artifacts.putJson(findingsKey, { result, hasTranscript: Boolean(signals.transcript?.length) } satisfies StoredFindings);
+  await deps.runs.recordChunkDone(ref, nowIso());
+  return { chunk, findingsKey };
+}
+
+/** One result from all chunks: unsupported only when no chunk could answer. */
+function mergeChunkResults(results: AnalyzerResult[]): AnalyzerResult {
+  const answered = results.filter((r) => r.status === 'answered');
+  if (!answered.length) return results[0] ?? { status: 'unsupported', reason: 'Nothing was analysed.' };
+  return { status: 'answered', findings: answered.flatMap((r) => r.findings) };
+}
+
+export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunkResults: ChunkResult[]): Promise<{ observationCount: number }> {
+  const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  const account = await requireAccount(deps.accounts, ref.accountId);
+  const stored = await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<StoredFindings>(c.findingsKey)));
+  const drafts = enforceContract(mergeChunkResults(stored.map((s) => s.result)), {
+    scanner: run.scanner,
+    mediaKind: run.mediaKind,
+    source: { startMs: 0, endMs: run.sourceDurationMs },
+    window: analysedRange(run),
+    maxObservations: effectiveMaxObservations(account, deps.deploymentMaxObservations),
+    hasTranscript: stored.some((s) => s.hasTranscript),
+  });
+
+  const createdAt = nowIso();
+  const withMoments = run.scanner.type === 'find_moments' && run.mediaKind === 'video';
+  const observations: ObservationRecord[] = [];
+  const moments: MomentRecord[] = [];
+  drafts.forEach((draft, rank) => {
+    const observationId = newId('observation');
+    let value = draft.value;
+    if (withMoments) {
+      const momentId = newId('moment');
+      const eventType = String((draft.value as { event_type: string }).event_type);
+      value = { moment_id: momentId, event_type: eventType };
+      const { start_ms, end_ms, duration_ms } = draft.evidence;
+      moments.push({
+        object: 'moment',
+        id: momentId,
+        analysis_id: run.analysisId,
+        run_id: run.runId,
+        observation_id: observationId,
+        rank,
+        start_ms,
+        end_ms,
+        duration_ms,
+        score: draft.relevance_score,
+        title: draft.title,
+        event_type: eventType,
+        transcript_excerpt: draft.evidence.transcript_excerpt ?? '',
+        edit: { mode: 'continuous', subclips: [{ start_ms, end_ms }] },
+      });
+    }
+    observations.push({
+      object: 'observation',
+      observation_id: observationId,
+      scanner_id: run.scannerId,
+      scanner_version: run.scannerVersion,
+      run_id: run.runId,
+      analysis_id: run.analysisId,
+      ...draft,
+      value,
+      source_metadata: run.metadata,
+      created_at: createdAt,
+    });
+  });
+  await deps.runs.putResults(ref, observations, moments);
+  return { observationCount: observations.length };
+}
+
+/** Settles billing and completes the run; a retry after success finds it completed and says so. */
+export async function completeRun(deps: PipelineDeps, ref: AnalysisRef, observationCount: number): Promise<RunRecord> {
+  await deps.runs.complete(ref, observationCount, nowIso());
+  return getRun(deps.runs, ref.accountId, ref.runId);
+}
+
+/** Stable, sanitised failure for the run record: internal causes never reach a response. */
+function failureOf(error: { Error?: string; Cause?: string } | undefined): { code: string; message: string } {
+  if (error?.Error === 'SignalExtractionError') return { code: 'source_unreadable', message: 'The source could not be decoded for analysis.' };
+  if (error?.Error === 'States.Timeout') return { code: 'analysis_timeout', message: 'The analysis took too long and was stopped.' };
+  return { code: 'analysis_failed', message: 'The analysis failed on our side.' };
+}
+
+/** Marks the run failed and refunds it exactly once (a repeat finds it terminal and refunds nothing). */
+export async function failRun(deps: PipelineDeps, ref: AnalysisRef, failure: { Error?: string; Cause?: string } | undefined): Promise<RunRecord> {
+  const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  await deps.runs.failAndRefund(run, failureOf(failure), refundEntry(run), nowIso());
+  return getRun(deps.runs, ref.accountId, ref.runId);
+}
+
+/** Terminal events get ids derived from what they announce, so a retried step re-sends the same id (consumers dedupe). */
+export function terminalEvent(type: EventType, subjectId: string, object: unknown): ServiceEvent {
+  const id = `evt_${createHash('sha256').update(`${type}:${subjectId}`).digest('hex').slice(0, 32)}`;
+  return { id, type, created_at: nowIso(), data: { object } };
+}

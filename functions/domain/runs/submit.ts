@@ -1,0 +1,114 @@
+import { ApiError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { nowIso } from '../clock.js';
+import { definitionOf, getScanner, type ScannerDeps } from '../scanners.js';
+import type { Account } from '../ports.js';
+import type { RunCreate } from '../../schemas/run.js';
+import type { Span } from '../analysis/signals.js';
+import { creditsFor, type AnalysisRecord, type RunRecord } from './model.js';
+import type { RunStore, RunnableSource, RunnableSourceLookup, WorkflowStarter } from './ports.js';
+
+export interface SubmitRunDeps extends ScannerDeps {
+  runs: RunStore;
+  findSource: RunnableSourceLookup;
+  workflows: WorkflowStarter;
+}
+
+/** SPEC: a window only for video find_moments runs, both bounds or neither, inside the source. */
+function windowOf(input: RunCreate, type: string, source: RunnableSource): Span | null {
+  const { analysis_start_seconds: start, analysis_end_seconds: end } = input;
+  if (start === undefined && end === undefined) return null;
+  if (type !== 'find_moments' || source.mediaKind !== 'video') {
+    throw new ApiError('window_not_supported', 'A window applies only to find_moments runs on video uploads.', start !== undefined ? 'analysis_start_seconds' : 'analysis_end_seconds');
+  }
+  if (start === undefined || end === undefined) {
+    const missing = start === undefined ? 'analysis_start_seconds' : 'analysis_end_seconds';
+    throw new ApiError('validation_failed', 'Send both analysis_start_seconds and analysis_end_seconds, or neither.', missing);
+  }
+  const window = { startMs: Math.round(start * 1000), endMs: Math.round(end * 1000) };
+  if (window.startMs >= window.endMs) throw new ApiError('validation_failed', 'analysis_start_seconds must be before analysis_end_seconds.', 'analysis_start_seconds');
+  if (window.endMs > source.durationMs) {
+    throw new ApiError('validation_failed', `analysis_end_seconds is past the end of the upload (${source.durationMs / 1000} s).`, 'analysis_end_seconds');
+  }
+  return window;
+}
+
+/**
+ * Accepts a run: pins the scanner version, checks the source, reserves credits atomically with
+ * the run record, then starts the workflow. If the workflow cannot be started the run fails and
+ * is refunded at once, so no credits are ever held by work that will not happen.
+ */
+export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId: string, input: RunCreate): Promise<RunRecord> {
+  const scanner = await getScanner(deps, account.accountId, scannerId);
+  const source = await deps.findSource(account.accountId, input.upload_id);
+  const window = windowOf(input, scanner.type, source);
+  const credits = creditsFor(window ? window.endMs - window.startMs : source.durationMs);
+
+  const now = nowIso();
+  const run: RunRecord = {
+    runId: newId('run'),
+    accountId: account.accountId,
+    analysisId: newId('analysis'),
+    scannerId,
+    scannerVersion: scanner.version,
+    scanner: definitionOf(scanner),
+    uploadId: source.uploadId,
+    objectKey: source.objectKey,
+    mediaKind: source.mediaKind,
+    sourceDurationMs: source.durationMs,
+    window,
+    metadata: input.metadata ?? {},
+    status: 'queued',
+    credits,
+    error: null,
+    observationCount: null,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+    completedAt: null,
+  };
+  const analysis: AnalysisRecord = {
+    analysisId: run.analysisId,
+    accountId: account.accountId,
+    runId: run.runId,
+    kind: 'scanner_run',
+    status: 'queued',
+    reservedCredits: credits,
+    billing: 'reserved',
+    chunksTotal: null,
+    chunksDone: 0,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const outcome = await deps.runs.createWithReservation(run, analysis, {
+    entryId: newId('ledger'),
+    credits: -credits,
+    reason: `run_reserved:${run.runId}`,
+    createdAt: now,
+  });
+  if (outcome === 'insufficient_credits') {
+    throw new ApiError('insufficient_credits', `This run needs ${credits} credit(s); the wallet cannot cover it.`);
+  }
+
+  try {
+    await deps.workflows.startAnalysis({ accountId: account.accountId, runId: run.runId, analysisId: run.analysisId });
+  } catch {
+    await deps.runs.failAndRefund(run, { code: 'queue_unavailable', message: 'The run could not be queued.' }, refundEntry(run), nowIso());
+    throw new ApiError('queue_unavailable', 'The run could not be queued; its credits were refunded. Retry with backoff.');
+  }
+  return run;
+}
+
+export const refundEntry = (run: RunRecord) => ({
+  entryId: newId('ledger'),
+  credits: run.credits,
+  reason: `run_refunded:${run.runId}`,
+  createdAt: nowIso(),
+});
+
+export async function getRun(runs: RunStore, accountId: string, runId: string): Promise<RunRecord> {
+  const run = await runs.getRun(accountId, runId);
+  if (!run) throw notFound('run');
+  return run;
+}

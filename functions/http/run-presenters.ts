@@ -1,0 +1,69 @@
+import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../domain/runs/model.js';
+
+const seconds = (ms: number) => ms / 1000;
+
+/** A run as GET /v1/runs/{run_id} returns it (and as run events carry it). */
+export const presentRun = (run: RunRecord) => ({
+  object: 'run' as const,
+  run_id: run.runId,
+  status: run.status,
+  source_kind: 'upload' as const,
+  media_kind: run.mediaKind,
+  analysis_id: run.analysisId,
+  scanner_id: run.scannerId,
+  scanner_version: run.scannerVersion,
+  upload_id: run.uploadId,
+  source: { kind: 'upload' as const, upload_id: run.uploadId, media_kind: run.mediaKind, duration_ms: run.sourceDurationMs },
+  window: run.window ? { analysis_start_seconds: seconds(run.window.startMs), analysis_end_seconds: seconds(run.window.endMs) } : null,
+  metadata: run.metadata,
+  billed_credits: run.credits,
+  observation_count: run.observationCount,
+  error: run.error,
+  provenance: { scanner: { scanner_id: run.scannerId, version: run.scannerVersion, definition: run.scanner } },
+  created_at: run.createdAt,
+  updated_at: run.updatedAt,
+  started_at: run.startedAt,
+  completed_at: run.completedAt,
+});
+
+/** Stored observations are already in their public shape; this strips nothing but guards the field list. */
+export const presentObservation = (o: ObservationRecord): ObservationRecord => ({
+  object: 'observation',
+  observation_id: o.observation_id,
+  scanner_id: o.scanner_id,
+  scanner_version: o.scanner_version,
+  run_id: o.run_id,
+  analysis_id: o.analysis_id,
+  type: o.type,
+  value_type: o.value_type,
+  semantics: o.semantics,
+  value: o.value,
+  title: o.title,
+  summary: o.summary,
+  relevance_score: o.relevance_score,
+  evidence: o.evidence,
+  source_metadata: o.source_metadata,
+  created_at: o.created_at,
+});
+
+export const presentMoment = (m: MomentRecord) => ({
+  object: 'moment' as const,
+  id: m.id,
+  start_ms: m.start_ms,
+  end_ms: m.end_ms,
+  duration_ms: m.duration_ms,
+  score: m.score,
+  title: m.title,
+  event_type: m.event_type,
+  transcript_excerpt: m.transcript_excerpt,
+  edit: m.edit,
+  run_id: m.run_id,
+  observation_id: m.observation_id,
+});
+
+export const presentMoments = (analysis: AnalysisRecord, moments: MomentRecord[]) => ({
+  object: 'moment_list' as const,
+  analysis_id: analysis.analysisId,
+  count: moments.length,
+  moments: [...moments].sort((a, b) => a.rank - b.rank).map(presentMoment),
+});

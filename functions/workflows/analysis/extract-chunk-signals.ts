@@ -1,0 +1,6 @@
+import { extractChunkSignals } from '../../domain/runs/pipeline.js';
+import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
+
+export const handler = taskHandler(analysisRefSchema.extend({ chunk: chunkSchema }), ({ chunk, ...ref }, { pipeline }) =>
+  extractChunkSignals(pipeline, ref, chunk),
+);

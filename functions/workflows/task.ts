@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { logger } from '../http/logger.js';
+import { getServices, type Services } from '../wiring.js';
+
+/** The input every analysis task receives from the state machine. */
+export const analysisRefSchema = z.object({
+  accountId: z.string().min(1),
+  runId: z.string().min(1),
+  analysisId: z.string().min(1),
+});
+
+export const chunkSchema = z.object({ index: z.int().min(0), startMs: z.int().min(0), endMs: z.int().min(1) });
+
+/**
+ * Builds a workflow task's Lambda handler: parse the state's input, run one pipeline step.
+ * Errors propagate so the state machine's Retry and Catch decide what happens next.
+ */
+export function taskHandler<S extends z.ZodType, R>(schema: S, step: (input: z.infer<S>, services: Services) => Promise<R>) {
+  return async (event: unknown): Promise<R> => {
+    const input = schema.parse(event);
+    try {
+      return await step(input, await getServices());
+    } catch (error) {
+      logger.error('Workflow task failed', { error: error as Error });
+      throw error;
+    }
+  };
+}
