@@ -20,7 +20,8 @@ const ledgerPut = (table: TableContext, accountId: string, entry: LedgerEntry) =
 
 export function dynamoAccountStore(table: TableContext): AccountStore {
   const { doc, tableName } = table;
-  const get = async (key: { PK: string; SK: string }) => (await doc.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
+  // Strongly consistent: balances and revocations must be read as just written.
+  const get = async (key: { PK: string; SK: string }) => (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 
   return {
     async findApiKey(keyHash) {

@@ -9,7 +9,7 @@ const toScanner = (item: Record<string, unknown>): ScannerRecord => stripKeys(it
 export function dynamoScannerStore(table: TableContext): ScannerStore {
   const { doc, tableName } = table;
   const get = async (key: { PK: string; SK: string }) => {
-    const item = (await doc.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
+    const item = (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
     return item ? toScanner(item) : undefined;
   };
   const snapshotPut = (accountId: string, scanner: ScannerRecord) => ({

@@ -1,0 +1,128 @@
+/**
+ * Shared fixtures of the unit tests: domain records, API Gateway v2 events and the environment
+ * the route handlers read through config(). Nothing here touches the network.
+ */
+import { vi } from 'vitest';
+import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
+import type { Account } from '../../functions/domain/ports.js';
+import type { ApiEvent } from '../../functions/http/types.js';
+import { lambdaContext } from '../../functions/local/lambda-context.js';
+
+export const ACCOUNT_ID = 'acct_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b';
+export const OTHER_ACCOUNT_ID = 'acct_0190a0b0c0d07e0f8a9b0c1d2e3f4a5c';
+export const TABLE_NAME = 'unit-table';
+export const CURSOR_SECRET = 'unit-test-cursor-secret-of-at-least-32-chars';
+
+export function testAccount(overrides: Partial<Account> = {}): Account {
+  return {
+    accountId: ACCOUNT_ID,
+    plan: 'creator',
+    creditsBalance: 100,
+    limitOverrides: {},
+    maxObservations: null,
+    trustedHosts: [],
+    concurrencyInUse: 0,
+    queuedRuns: 0,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** What every route Lambda finds in its environment on AWS (see infra/stack.ts). */
+export const serviceEnv = {
+  TABLE_NAME,
+  MEDIA_BUCKET: 'unit-media',
+  AWS_REGION: 'eu-west-1',
+  CURSOR_SECRET,
+  LOG_LEVEL: 'SILENT',
+  AWS_ACCESS_KEY_ID: 'AKIAUNITTEST',
+  AWS_SECRET_ACCESS_KEY: 'unit-test-secret',
+} as const;
+
+/**
+ * Sets the service environment and forgets every loaded module, so the next dynamic import of
+ * a handler builds its config() and services from this environment.
+ */
+export function stubServiceEnv(extra: Record<string, string | undefined> = {}): void {
+  for (const [name, value] of Object.entries({ ...serviceEnv, ...extra })) vi.stubEnv(name, value);
+  vi.stubEnv('DYNAMODB_ENDPOINT', undefined);
+  vi.stubEnv('S3_ENDPOINT', undefined);
+  vi.stubEnv('CURSOR_SECRET_ARN', undefined);
+  vi.resetModules();
+}
+
+export interface EventOptions {
+  method?: string;
+  path?: string;
+  routeKey?: string;
+  pathParameters?: Record<string, string>;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: string;
+  isBase64Encoded?: boolean;
+  /** The authorizer's verdict; `null` leaves the authorizer context out entirely. */
+  auth?: { accountId?: string; authError?: string } | null;
+  requestId?: string;
+}
+
+/** An API Gateway HTTP API (payload 2.0) event as a route Lambda receives it. */
+export function apiEvent(options: EventOptions = {}): ApiEvent {
+  const method = options.method ?? 'GET';
+  const path = options.path ?? '/v1/account';
+  const requestId = options.requestId ?? 'req-unit-0001';
+  const auth = options.auth === undefined ? { accountId: ACCOUNT_ID } : options.auth;
+  const event = {
+    version: '2.0',
+    routeKey: options.routeKey ?? `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: new URLSearchParams(options.query ?? {}).toString(),
+    headers: options.headers ?? {},
+    ...(options.query ? { queryStringParameters: options.query } : {}),
+    ...(options.pathParameters ? { pathParameters: options.pathParameters } : {}),
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    isBase64Encoded: options.isBase64Encoded ?? false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'unit',
+      domainName: 'api.example.test',
+      domainPrefix: 'api',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'unit' },
+      requestId,
+      routeKey: options.routeKey ?? `${method} ${path}`,
+      stage: '$default',
+      time: '01/Jan/2026:00:00:00 +0000',
+      timeEpoch: 1767225600000,
+      ...(auth ? { authorizer: { lambda: auth } } : {}),
+    },
+  };
+  return event as ApiEvent;
+}
+
+/** The event the Lambda authorizer receives (REQUEST type, payload 2.0). */
+export function authorizerEvent(headers: Record<string, string> | undefined): APIGatewayRequestAuthorizerEventV2 {
+  const base = apiEvent({ auth: null });
+  return {
+    version: '2.0',
+    type: 'REQUEST',
+    routeArn: 'arn:aws:execute-api:eu-west-1:123456789012:unit/$default/GET/v1/account',
+    identitySource: [],
+    routeKey: base.routeKey,
+    rawPath: base.rawPath,
+    rawQueryString: base.rawQueryString,
+    cookies: [],
+    ...(headers ? { headers } : {}),
+    requestContext: base.requestContext,
+  };
+}
+
+export const unitContext = (name = 'unit-function', requestId = 'req-unit-0001'): Context => lambdaContext(name, requestId);
+
+/** Parses a handler's JSON body without `any` leaking into the assertions. */
+export function jsonBody<T = Record<string, unknown>>(response: { body?: string | undefined }): T {
+  return JSON.parse(response.body ?? 'null') as T;
+}
+
+export interface ErrorBody {
+  error: { type: string; code: string; message: string; param?: string; request_id: string };
+}
