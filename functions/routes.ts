@@ -29,6 +29,8 @@ export interface RouteDefinition {
   readonly ffprobe?: boolean;
   /** The route publishes events (CDK grants events:PutEvents on the bus). */
   readonly events?: boolean;
+  /** The route starts workflows (CDK grants states:StartExecution and sets their ARNs). */
+  readonly workflows?: boolean;
 }
 
 export const routes = [
@@ -38,6 +40,25 @@ export const routes = [
   { method: 'GET', path: '/v1/scanners/{scanner_id}', handler: 'api/scanners/get', idempotency: 'none', table: 'read' },
   { method: 'PATCH', path: '/v1/scanners/{scanner_id}', handler: 'api/scanners/update', idempotency: 'accepted', table: 'readWrite' },
   { method: 'GET', path: '/v1/scanners/{scanner_id}/versions', handler: 'api/scanners/list-versions', idempotency: 'none', table: 'read' },
+  // SPEC: Idempotency-Key is not honoured on upload creation, and completion is idempotent by itself.
+  { method: 'POST', path: '/v1/uploads', handler: 'api/uploads/create', idempotency: 'ignored', table: 'readWrite', bucket: 'readWrite' },
+  { method: 'GET', path: '/v1/uploads', handler: 'api/uploads/list', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/uploads/{upload_id}', handler: 'api/uploads/get', idempotency: 'none', table: 'read' },
+  {
+    method: 'POST',
+    path: '/v1/uploads/{upload_id}/complete',
+    handler: 'api/uploads/complete',
+    idempotency: 'ignored',
+    table: 'readWrite',
+    bucket: 'readWrite',
+    ffprobe: true,
+    events: true,
+  },
+  // A run starts the analysis workflow (DESIGN §1); the started state machine is named by config.
+  { method: 'POST', path: '/v1/scanners/{scanner_id}/runs', handler: 'api/runs/create', idempotency: 'accepted', table: 'readWrite', workflows: true },
+  { method: 'GET', path: '/v1/runs/{run_id}', handler: 'api/runs/get', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/analyses/{analysis_id}/moments', handler: 'api/analyses/list-moments', idempotency: 'none', table: 'read' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof routes)[number];
@@ -65,6 +86,14 @@ const compiled = routes.map((route) => ({
   pattern: new RegExp(`^${route.path.replace(/\{([a-z_]+)\}/g, '(?<$1>[^/]+)')}$`),
 }));
 
+function decodeParameters(groups: Record<string, string>): Record<string, string> | undefined {
+  try {
+    return Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, decodeURIComponent(v)]));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resolves a request the way API Gateway does; the local host and the catch-all both use it. */
 export function matchRoute(method: string, path: string): RouteMatch {
   const allowed: HttpMethod[] = [];
@@ -72,7 +101,9 @@ export function matchRoute(method: string, path: string): RouteMatch {
     const match = pattern.exec(path);
     if (!match) continue;
     if (route.method === method) {
-      const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+      const pathParameters = decodeParameters(match.groups ?? {});
+      // A malformed percent-escape names no resource: an unknown route, never a crash.
+      if (!pathParameters) continue;
       return { kind: 'route', route, pathParameters };
     }
     allowed.push(route.method);

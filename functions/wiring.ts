@@ -6,7 +6,24 @@ import { dynamoAccountStore } from './adapters/table/account-store.js';
 import { dynamoScannerStore } from './adapters/table/scanner-store.js';
 import { AccountScopedPersistenceLayer } from './adapters/idempotency-store.js';
 import { createIdempotentExecutor, type IdempotentExecutor } from './http/idempotency.js';
-import type { AccountStore, ScannerStore } from './domain/ports.js';
+import { dynamoUploadStore } from './adapters/table/upload-store.js';
+import { s3MediaStore } from './adapters/media/s3-media-store.js';
+import { ffprobeInspector, spawnFfprobe } from './adapters/media/ffprobe-inspector.js';
+import { ffprobePath } from './adapters/media/binaries.js';
+import { eventPublisherFor } from './adapters/events/publisher.js';
+import type { AccountStore, EventPublisher, MediaInspector, MediaStore, ScannerStore, UploadStore } from './domain/ports.js';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { dynamoRunStore } from './adapters/table/run-store.js';
+import { s3ArtifactStore } from './adapters/s3-artifact-store.js';
+import { sfnWorkflowStarter } from './adapters/workflows/sfn-starter.js';
+import { FfmpegSignalExtractor } from './adapters/signals/ffmpeg-signal-extractor.js';
+import { resolveFfmpegPath, resolveFfprobePath } from './adapters/signals/ffmpeg-paths.js';
+import { noTranscriber } from './adapters/signals/no-transcriber.js';
+import { localAnalyzer } from './adapters/analyzers/local-analyzer.js';
+import { findRunnableUpload } from './domain/uploads.js';
+import type { PipelineDeps } from './domain/runs/pipeline.js';
+import type { SignalExtractor } from './domain/analysis/signals.js';
+import type { RunStore, RunnableSourceLookup, WorkflowStarter } from './domain/runs/ports.js';
 
 /** Everything a handler may call, built once per process (Lambda cold start or local host). */
 export interface Services {
@@ -14,6 +31,28 @@ export interface Services {
   accounts: AccountStore;
   scanners: ScannerStore;
   idempotent: IdempotentExecutor;
+  uploads: UploadStore;
+  media: MediaStore;
+  inspector: MediaInspector;
+  events: EventPublisher;
+  runs: RunStore;
+  findRunnableSource: RunnableSourceLookup;
+  /** The workflow starter: Step Functions on AWS, or the one the local host installed. */
+  workflows: () => WorkflowStarter;
+  pipeline: PipelineDeps;
+}
+
+/** Presigned GETs that ffmpeg reads sources through live as long as the longest chunk may take. */
+const SOURCE_URL_TTL_SECONDS = 6 * 60 * 60;
+
+let hostWorkflows: WorkflowStarter | undefined;
+
+/**
+ * The local host runs workflows in-process and installs its runner here, so that Lambda
+ * bundles never carry the local Step Functions interpreter.
+ */
+export function useHostWorkflows(starter: WorkflowStarter): void {
+  hostWorkflows = starter;
 }
 
 let services: Promise<Services> | undefined;
@@ -29,10 +68,50 @@ export function getServices(): Promise<Services> {
 async function buildServices(cfg: Config): Promise<Services> {
   const clients = createAwsClients(cfg);
   const table = { doc: clients.doc, tableName: cfg.TABLE_NAME, cursors: new CursorCodec(await resolveCursorSecret(cfg, clients.secrets)) };
+  const accounts = dynamoAccountStore(table);
+  const uploads = dynamoUploadStore(table);
+  const media = s3MediaStore(clients.s3, cfg.MEDIA_BUCKET);
+  const runs = dynamoRunStore(table);
+  const sfn = cfg.ANALYSIS_STATE_MACHINE_ARN ? sfnWorkflowStarter(new SFNClient({ region: cfg.AWS_REGION }), cfg.ANALYSIS_STATE_MACHINE_ARN) : undefined;
+  // Built on first use: only the functions that carry the ffmpeg layer ever extract signals.
+  let extractor: SignalExtractor | undefined;
+  const lazyExtractor: SignalExtractor = {
+    extract: (input) => {
+      extractor ??= new FfmpegSignalExtractor({ ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH), ffprobePath: resolveFfprobePath(cfg.FFPROBE_PATH) });
+      return extractor.extract(input);
+    },
+  };
+
   return {
     config: cfg,
-    accounts: dynamoAccountStore(table),
+    accounts,
     scanners: dynamoScannerStore(table),
     idempotent: createIdempotentExecutor(new AccountScopedPersistenceLayer(clients.dynamo, cfg.TABLE_NAME), cfg.IDEMPOTENCY_TTL_SECONDS),
+    uploads,
+    media,
+    // The binary is resolved on first use: on AWS only the complete route carries the ffmpeg layer.
+    inspector: ffprobeInspector(spawnFfprobe(ffprobePath(cfg.FFPROBE_PATH)), cfg.PROBE_TIMEOUT_MS),
+    events: eventPublisherFor(cfg),
+    runs,
+    findRunnableSource: async (accountId, uploadId) => {
+      const upload = await findRunnableUpload(uploads, accountId, uploadId);
+      return { uploadId: upload.uploadId, mediaKind: upload.mediaKind, durationMs: upload.durationMs ?? 0, objectKey: upload.objectKey };
+    },
+    workflows: () => {
+      const starter = hostWorkflows ?? sfn;
+      if (!starter) throw new Error('Invalid configuration: ANALYSIS_STATE_MACHINE_ARN is not set');
+      return starter;
+    },
+    pipeline: {
+      runs,
+      accounts,
+      artifacts: s3ArtifactStore(clients.s3, cfg.MEDIA_BUCKET),
+      signSourceUrl: (objectKey) => media.signGet(objectKey, SOURCE_URL_TTL_SECONDS),
+      extractor: lazyExtractor,
+      transcriber: noTranscriber,
+      analyzer: localAnalyzer,
+      deploymentMaxObservations: cfg.MAX_OBSERVATIONS_CAP,
+      chunkMs: cfg.CHUNK_SECONDS * 1000,
+    },
   };
 }

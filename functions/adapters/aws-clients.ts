@@ -20,6 +20,9 @@ export function createAwsClients(config: Config): AwsClients {
   });
   const s3 = new S3Client({
     region,
+    // Without this the SDK signs a CRC32 of an empty body into presigned PUT/UploadPart URLs
+    // (x-amz-checksum-crc32=AAAAAA==) and S3 rejects the client's real bytes.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
     ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true } : {}),
   });
   return { dynamo, doc, s3, secrets: new SecretsManagerClient({ region }) };

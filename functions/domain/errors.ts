@@ -34,8 +34,8 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly param: string | undefined;
 
-  constructor(code: ErrorCode, message: string, param?: string) {
-    super(message);
+  constructor(code: ErrorCode, message: string, param?: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'ApiError';
     this.code = code;
     this.param = param;

@@ -20,7 +20,8 @@ export const requestLogging = (): Middleware => ({
 export const errorEnvelope = (): Middleware => ({
   onError: (request) => {
     const { error, event } = request;
-    if (!(error instanceof ApiError)) logger.error('Unhandled error', error as Error);
+    // Our own 5xx answers (e.g. queue_unavailable) carry the cause worth logging too.
+    if (!(error instanceof ApiError) || error.status >= 500) logger.error('Request failed', error as Error);
     request.response = errorResponse(error, event.requestContext.requestId);
     logger.resetKeys();
   },

@@ -14,6 +14,8 @@ import { CursorCodec } from '../adapters/table/cursor.js';
 import { ensureBucket, ensureTable } from './bootstrap.js';
 import { createApiServer } from './server.js';
 import { startDynamoDbLocal, startS3rver, type StandIn } from './stand-ins.js';
+import { LocalWorkflows } from './local-workflows.js';
+import { useHostWorkflows } from '../wiring.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
 export const LOCAL_BUCKET = 'media-scanner-local-media';
@@ -30,6 +32,8 @@ export interface LocalHostOptions {
 
 export interface LocalHost {
   baseUrl: string;
+  /** The in-process workflow runner (tests may wait for it to settle). */
+  workflows: LocalWorkflows;
   apiKey: string;
   accountId: string;
   dataDir: string;
@@ -114,9 +118,15 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       DYNAMODB_ENDPOINT: dynamoDb.endpoint,
       S3_ENDPOINT: s3.endpoint,
       CURSOR_SECRET: cursorSecret,
+      // Terminal events are appended to <dataDir>/events.ndjson by the in-process bus.
+      LOCAL_DATA_DIR: dataDir,
     });
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
+    // Workflows run in this process from the same ASL files Step Functions runs on AWS.
+    const workflows = new LocalWorkflows();
+    useHostWorkflows(workflows);
+    started.push({ endpoint: 'workflows', stop: () => Promise.resolve(workflows.abortAll()) });
 
     const doc = localDocumentClient(dynamoDb.endpoint);
     await ensureTable(doc, LOCAL_TABLE);
@@ -151,6 +161,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
     return {
       baseUrl,
+      workflows,
       apiKey,
       accountId,
       dataDir,

@@ -18,13 +18,13 @@ interface AslState {
 const repoRoot = join(import.meta.dirname, '..', '..');
 const functionsDir = join(repoRoot, 'functions');
 
-/** Every Task state, nested ones included, with the `${Placeholder}` its Resource names. */
+/** Every Task state, nested ones included, with the placeholder its (substituted) Resource names. */
 function taskStates(states: Record<string, AslState>): [stateName: string, placeholder: string][] {
   return Object.entries(states).flatMap(([name, state]) => {
     const nested = [state.ItemProcessor?.States, state.Iterator?.States, ...(state.Branches ?? []).map((b) => b.States)]
       .filter((s) => s !== undefined)
       .flatMap(taskStates);
-    const placeholder = state.Type === 'Task' ? /^\$\{(\w+)\}$/.exec(state.Resource ?? '')?.[1] : undefined;
+    const placeholder = state.Type === 'Task' ? /^arn:aws:lambda:[^:]+:\d+:function:(\w+)$/.exec(state.Resource ?? '')?.[1] : undefined;
     return placeholder ? [[name, placeholder] as [string, string], ...nested] : nested;
   });
 }
@@ -43,7 +43,13 @@ export class LocalWorkflows implements WorkflowStarter {
     if (!loaded) {
       loaded = (async () => {
         const workflow = workflows[name];
-        const definition = JSON.parse(await readFile(join(repoRoot, workflow.definitionFile), 'utf8')) as { States: Record<string, AslState> };
+        // As CDK's DefinitionSubstitutions do on AWS: every ${Placeholder} becomes a function ARN
+        // (here a local one; the task overrides below run the handler instead of calling it).
+        const asl = (await readFile(join(repoRoot, workflow.definitionFile), 'utf8')).replace(
+          /\$\{(\w+)\}/g,
+          (_, placeholder: string) => `arn:aws:lambda:us-east-1:000000000000:function:${placeholder}`,
+        );
+        const definition = JSON.parse(asl) as { States: Record<string, AslState> };
         const tasks: Record<string, { handler: string }> = workflow.tasks;
         const handlers: Record<string, TaskHandler> = {};
         for (const [stateName, placeholder] of taskStates(definition.States)) {
@@ -53,7 +59,7 @@ export class LocalWorkflows implements WorkflowStarter {
           handlers[stateName] = module.handler;
         }
         // Built once, run many times (construction is the slow part).
-        const machine = new StateMachine(definition as ConstructorParameters<typeof StateMachine>[0], { validationOptions: { checkArn: false } });
+        const machine = new StateMachine(definition as ConstructorParameters<typeof StateMachine>[0]);
         return { machine, handlers };
       })();
       this.machines.set(name, loaded);

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import S3rver from 's3rver';
+import { addMultipartListing } from './s3rver-multipart.js';
 
 export interface StandIn {
   endpoint: string;
@@ -78,6 +79,7 @@ export async function startS3rver(dataDir: string): Promise<StandIn> {
   const directory = join(dataDir, 's3');
   await mkdir(directory, { recursive: true });
   const server = new S3rver({ address: LOOPBACK, port: 0, directory, silent: true });
+  addMultipartListing(server);
   const address = await server.run();
   return { endpoint: `http://${LOOPBACK}:${address.port}`, stop: () => server.close() };
 }

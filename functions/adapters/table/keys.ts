@@ -12,6 +12,7 @@ const account = (accountId: string): string => `ACCT#${accountId}`;
 
 /** Zero-padded so that lexical SK order is numeric version order. */
 const versionSegment = (version: number): string => String(version).padStart(10, '0');
+const rankSegment = (rank: number): string => String(rank).padStart(4, '0');
 
 export const keys = {
   apiKey: (keyHash: string): TableKey => ({ PK: `APIKEY#${keyHash}`, SK: 'APIKEY' }),
@@ -22,7 +23,20 @@ export const keys = {
     SK: `SCNV#${scannerId}#${versionSegment(version)}`,
   }),
   ledgerEntry: (accountId: string, entryId: string): TableKey => ({ PK: account(accountId), SK: `LEDGER#${entryId}` }),
-  /** Idempotency records of one account; `scopedKey` already names the operation. */
+  upload: (accountId: string, uploadId: string): TableKey => ({ PK: account(accountId), SK: `UPL#${uploadId}` }),
+  run: (accountId: string, runId: string): TableKey => ({ PK: account(accountId), SK: `RUN#${runId}` }),
+  analysis: (accountId: string, analysisId: string): TableKey => ({ PK: account(accountId), SK: `ANA#${analysisId}` }),
+  /** A run's observations in rank order, read back strongly consistent right after completion. */
+  runObservation: (accountId: string, runId: string, rank: number): TableKey => ({
+    PK: account(accountId),
+    SK: `RUNOBS#${runId}#${rankSegment(rank)}`,
+  }),
+  /** An analysis's moments in rank order. */
+  moment: (accountId: string, analysisId: string, rank: number): TableKey => ({
+    PK: account(accountId),
+    SK: `MOM#${analysisId}#${rankSegment(rank)}`,
+  }),
+  /** Idempotency records of one account: one key space per account across endpoints (as Stripe). */
   idempotency: (accountId: string, scopedKey: string): TableKey => ({ PK: account(accountId), SK: `IDEM#${scopedKey}` }),
 } as const;
 
@@ -30,6 +44,10 @@ export const keys = {
 export const collections = {
   scanners: (accountId: string) => ({ PK: account(accountId), prefix: 'SCN#' }),
   scannerVersions: (accountId: string, scannerId: string) => ({ PK: account(accountId), prefix: `SCNV#${scannerId}#` }),
+  uploads: (accountId: string) => ({ PK: account(accountId), prefix: 'UPL#' }),
+  runs: (accountId: string) => ({ PK: account(accountId), prefix: 'RUN#' }),
+  runObservations: (accountId: string, runId: string) => ({ PK: account(accountId), prefix: `RUNOBS#${runId}#` }),
+  moments: (accountId: string, analysisId: string) => ({ PK: account(accountId), prefix: `MOM#${analysisId}#` }),
 } as const;
 
 export type Collection = ReturnType<(typeof collections)[keyof typeof collections]>;

@@ -93,9 +93,9 @@ export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId
 
   try {
     await deps.workflows.startAnalysis({ accountId: account.accountId, runId: run.runId, analysisId: run.analysisId });
-  } catch {
+  } catch (cause) {
     await deps.runs.failAndRefund(run, { code: 'queue_unavailable', message: 'The run could not be queued.' }, refundEntry(run), nowIso());
-    throw new ApiError('queue_unavailable', 'The run could not be queued; its credits were refunded. Retry with backoff.');
+    throw new ApiError('queue_unavailable', 'The run could not be queued; its credits were refunded. Retry with backoff.', undefined, { cause });
   }
   return run;
 }

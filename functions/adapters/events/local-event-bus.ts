@@ -1,0 +1,57 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { logger } from '../../http/logger.js';
+import type { EventPublisher, ServiceEvent } from '../../domain/ports.js';
+
+export type EventListener = (accountId: string, event: ServiceEvent) => void | Promise<void>;
+
+export interface LocalEventBus extends EventPublisher {
+  /** In-process delivery (the local webhook sender subscribes here); returns the unsubscribe. */
+  subscribe(listener: EventListener): () => void;
+}
+
+/** What each line of events.ndjson holds: the account it belongs to and the payload as delivered. */
+export interface EventLogLine {
+  account_id: string;
+  event: ServiceEvent;
+}
+
+const buses = new Map<string, LocalEventBus>();
+
+/**
+ * The local host's event bus: every event is appended as one JSON line to `file` (so developers
+ * and tests see exactly what would be delivered) and then handed to in-process subscribers. One
+ * bus per file per process, so every handler of the local host shares it.
+ */
+export function localEventBus(file: string): LocalEventBus {
+  let bus = buses.get(file);
+  if (bus) return bus;
+  const listeners = new Set<EventListener>();
+  // Appends are chained so concurrent publishes never interleave within a line.
+  let tail: Promise<void> = mkdir(dirname(file), { recursive: true }).then(() => undefined);
+  bus = {
+    async publish(accountId, event) {
+      const line: EventLogLine = { account_id: accountId, event };
+      const written = tail.then(() => appendFile(file, `${JSON.stringify(line)}\n`, 'utf8'));
+      tail = written.catch(() => undefined);
+      await written;
+      // Delivered after the call returns, like EventBridge: a slow subscriber never holds up the publisher.
+      for (const listener of listeners) {
+        setImmediate(() => {
+          Promise.resolve()
+            .then(() => listener(accountId, event))
+            .catch((error: unknown) => logger.error('Local event bus: a subscriber failed', error as Error));
+        });
+      }
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  buses.set(file, bus);
+  return bus;
+}
+
+/** Event delivery is optional per deployment (SPEC Events): with no bus configured, events go nowhere. */
+export const disabledEventPublisher: EventPublisher = { publish: () => Promise.resolve() };

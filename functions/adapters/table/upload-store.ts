@@ -1,0 +1,67 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { collections, keys } from './keys.js';
+import { tableDefinition } from './definition.js';
+import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryFilteredPage } from './query-filtered-page.js';
+import type { UploadRecord, UploadStore } from '../../domain/ports.js';
+
+const toUpload = (item: Record<string, unknown>): UploadRecord => stripKeys(item) as unknown as UploadRecord;
+
+export function dynamoUploadStore(table: TableContext): UploadStore {
+  const { doc, tableName } = table;
+  const ttl = tableDefinition.timeToLiveAttribute;
+
+  return {
+    async create(accountId, upload, expireAtEpochSeconds) {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.upload(accountId, upload.uploadId), entity: 'upload', ...upload, [ttl]: expireAtEpochSeconds },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    },
+
+    async get(accountId, uploadId) {
+      const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.upload(accountId, uploadId) }))).Item;
+      return item ? toUpload(item) : undefined;
+    },
+
+    async finish(accountId, next, expireAtEpochSeconds) {
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...keys.upload(accountId, next.uploadId), entity: 'upload', ...next, [ttl]: expireAtEpochSeconds },
+            // The whole transition is this one write: only a still-pending upload moves.
+            ConditionExpression: '#status = :pending',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':pending': 'pending' },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+
+    async markEventPublished(accountId, uploadId) {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.upload(accountId, uploadId),
+          UpdateExpression: 'SET eventPublished = :true',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':true': true },
+        }),
+      );
+    },
+
+    list: (accountId, page, keep) =>
+      keep
+        ? queryFilteredPage(table, accountId, collections.uploads(accountId), page, toUpload, keep)
+        : queryPage(table, accountId, collections.uploads(accountId), page, toUpload),
+  };
+}

@@ -1,0 +1,129 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { mockClient } from 'aws-sdk-client-mock';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CursorCodec } from '../../../functions/adapters/table/cursor.js';
+import { dynamoUploadStore } from '../../../functions/adapters/table/upload-store.js';
+import { keys } from '../../../functions/adapters/table/keys.js';
+import type { UploadRecord } from '../../../functions/domain/ports.js';
+import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID, TABLE_NAME } from '../../helpers/unit-fixtures.js';
+
+const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
+const ddb = mockClient(DynamoDBDocumentClient);
+const cursors = new CursorCodec(CURSOR_SECRET);
+const store = dynamoUploadStore({ doc, tableName: TABLE_NAME, cursors });
+
+beforeEach(() => ddb.reset());
+afterAll(() => ddb.restore());
+
+const upload = (n: number, status: UploadRecord['status'] = 'pending'): UploadRecord => ({
+  uploadId: `upl_${String(n).padStart(32, '0')}`,
+  status,
+  mediaKind: 'audio',
+  filename: `f${n}.mp3`,
+  contentType: 'audio/mpeg',
+  sizeBytes: n,
+  objectKey: `accounts/${ACCOUNT_ID}/uploads/upl_${n}`,
+  multipart: null,
+  expiresAt: '2026-03-01T10:15:00.000Z',
+  retentionDays: 7,
+  retentionExpiresAt: null,
+  durationMs: null,
+  streams: null,
+  error: null,
+  readyAt: null,
+  failedAt: null,
+  eventId: null,
+  eventPublished: false,
+  createdAt: '2026-03-01T10:00:00.000Z',
+  updatedAt: '2026-03-01T10:00:00.000Z',
+});
+const item = (u: UploadRecord) => ({ ...keys.upload(ACCOUNT_ID, u.uploadId), entity: 'upload', ttl: 123, ...u });
+
+describe('dynamoUploadStore', () => {
+  it('creates under ACCT#<account>/UPL#<id> with the table TTL, never overwriting', async () => {
+    ddb.on(PutCommand).resolves({});
+    await store.create(ACCOUNT_ID, upload(1), 1_800_000_000);
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input).toEqual({
+      TableName: TABLE_NAME,
+      Item: { PK: `ACCT#${ACCOUNT_ID}`, SK: `UPL#${upload(1).uploadId}`, entity: 'upload', ...upload(1), ttl: 1_800_000_000 },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    });
+  });
+
+  it('reads without the table attributes', async () => {
+    ddb.on(GetCommand).resolves({ Item: item(upload(2)) });
+    await expect(store.get(ACCOUNT_ID, upload(2).uploadId)).resolves.toEqual(upload(2));
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(keys.upload(ACCOUNT_ID, upload(2).uploadId));
+  });
+
+  it('moves pending to terminal in one conditional write, and reports a lost race', async () => {
+    ddb.on(PutCommand).resolvesOnce({}).rejectsOnce(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
+    const ready = { ...upload(3), status: 'ready' as const };
+    await expect(store.finish(ACCOUNT_ID, ready, 99)).resolves.toBe(true);
+    await expect(store.finish(ACCOUNT_ID, ready, 99)).resolves.toBe(false);
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input).toMatchObject({
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pending': 'pending' },
+      Item: { status: 'ready', ttl: 99 },
+    });
+  });
+
+  it('marks the event published', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    await store.markEventPublished(ACCOUNT_ID, 'upl_x');
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toMatchObject({ Key: keys.upload(ACCOUNT_ID, 'upl_x'), UpdateExpression: 'SET eventPublished = :true' });
+  });
+
+  it('lists newest first with the plain paging when there is no filter', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [item(upload(9)), item(upload(8))] });
+    const page = await store.list(ACCOUNT_ID, { limit: 5 });
+    expect(page).toEqual({ items: [upload(9), upload(8)], nextCursor: null });
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      ExpressionAttributeValues: { ':pk': `ACCT#${ACCOUNT_ID}`, ':prefix': 'UPL#' },
+      ScanIndexForward: false,
+      Limit: 6,
+    });
+  });
+
+  describe('filtered lists', () => {
+    const ready = (n: number) => upload(n, 'ready');
+    const keep = (u: UploadRecord) => u.status === 'ready';
+
+    it('fills a page across query rounds and resumes after the last item returned', async () => {
+      ddb
+        .on(QueryCommand)
+        .resolvesOnce({ Items: [item(upload(20)), item(ready(19)), item(upload(18))], LastEvaluatedKey: keys.upload(ACCOUNT_ID, upload(18).uploadId) })
+        .resolvesOnce({ Items: [item(ready(17)), item(upload(16)), item(ready(15)), item(ready(14))], LastEvaluatedKey: keys.upload(ACCOUNT_ID, upload(14).uploadId) });
+      const page = await store.list(ACCOUNT_ID, { limit: 2 }, keep);
+      expect(page.items.map((u) => u.sizeBytes)).toEqual([19, 17]);
+      // The match beyond the page (15) is not skipped: the cursor resumes after the last item read before it.
+      const resume = cursors.decode(ACCOUNT_ID, { PK: `ACCT#${ACCOUNT_ID}`, prefix: 'UPL#' }, page.nextCursor ?? '');
+      expect(resume).toEqual(keys.upload(ACCOUNT_ID, upload(16).uploadId));
+      expect(ddb.commandCalls(QueryCommand)[1]?.args[0].input.ExclusiveStartKey).toEqual(keys.upload(ACCOUNT_ID, upload(18).uploadId));
+    });
+
+    it('says null when the collection ends, even on a short page', async () => {
+      ddb.on(QueryCommand).resolves({ Items: [item(ready(3)), item(upload(2))] });
+      await expect(store.list(ACCOUNT_ID, { limit: 5 }, keep)).resolves.toEqual({ items: [ready(3)], nextCursor: null });
+    });
+
+    it('rejects a cursor of another account', async () => {
+      const foreign = cursors.encode(OTHER_ACCOUNT_ID, 'UPL#', keys.upload(OTHER_ACCOUNT_ID, 'upl_1'));
+      await expect(store.list(ACCOUNT_ID, { limit: 5, cursor: foreign }, keep)).rejects.toMatchObject({ code: 'invalid_cursor' });
+    });
+
+    it('stops after its read budget with a cursor to go on', async () => {
+      let n = 5000;
+      ddb.on(QueryCommand).callsFake(() => {
+        const items = Array.from({ length: 100 }, () => item(upload(n--)));
+        return Promise.resolve({ Items: items, LastEvaluatedKey: keys.upload(ACCOUNT_ID, 'upl_more') });
+      });
+      const page = await store.list(ACCOUNT_ID, { limit: 5 }, keep);
+      expect(page.items).toEqual([]);
+      expect(page.nextCursor).not.toBeNull();
+      expect(ddb.commandCalls(QueryCommand)).toHaveLength(10);
+    });
+  });
+});
