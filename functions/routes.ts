@@ -58,6 +58,7 @@ export const routes = [
   { method: 'POST', path: '/v1/scanners/{scanner_id}/runs', handler: 'api/runs/create', idempotency: 'accepted', table: 'readWrite', workflows: true },
   { method: 'GET', path: '/v1/runs/{run_id}', handler: 'api/runs/get', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/observations', handler: 'api/observations/list', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/analyses/{analysis_id}/moments', handler: 'api/analyses/list-moments', idempotency: 'none', table: 'read' },
 ] as const satisfies readonly RouteDefinition[];
 

@@ -95,7 +95,13 @@ function answer(scanner: ScannerDefinition, signals: SourceSignals): AnalyzerRes
       const groundings = ground(scanner.instructions, signals);
       if (!groundings.length) return unsupported('The instructions name nothing the local analyzer can measure.');
       const value = scanner.type === 'monitor' ? () => true : (g: Grounding) => ({ event_type: g.label });
-      return { status: 'answered', findings: occurrenceFindings(groundings, signals, value) };
+      const findings = occurrenceFindings(groundings, signals, value);
+      if (scanner.type === 'monitor' && !findings.length) {
+        // Measurable but absent: say so, and cite what was measured.
+        const names = groundings.map((g) => g.label.replace('_', ' ')).join(', ');
+        findings.push({ value: false, relevance_score: 0, title: 'No match', summary: `No ${names} was measured in the recording.`, signals: groundings.flatMap((g) => g.signals) });
+      }
+      return { status: 'answered', findings };
     }
     case 'scorer': {
       const groundings = ground(scanner.instructions, signals);

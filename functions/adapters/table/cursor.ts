@@ -1,6 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../domain/errors.js';
-import type { TableKey } from './keys.js';
+import { keyAttributesOf, type Collection } from './keys.js';
+
+/** The key attributes of the last item read (table keys, plus index keys on an index). */
+export type ResumeKey = Record<string, string>;
 
 /**
  * Opaque list cursors: the last key read, signed with HMAC over the account and the collection,
@@ -9,22 +12,26 @@ import type { TableKey } from './keys.js';
 export class CursorCodec {
   constructor(private readonly secret: string) {}
 
-  encode(accountId: string, collection: string, lastKey: TableKey): string {
-    const payload = Buffer.from(JSON.stringify([lastKey.PK, lastKey.SK])).toString('base64url');
+  encode(accountId: string, collection: string, lastKey: ResumeKey): string {
+    const payload = Buffer.from(JSON.stringify(lastKey)).toString('base64url');
     return `${payload}.${this.sign(accountId, collection, payload)}`;
   }
 
   /** The key to resume after; 400 invalid_cursor for anything this codec did not issue. */
-  decode(accountId: string, collection: { PK: string; prefix: string }, cursor: string): TableKey {
+  decode(accountId: string, collection: Collection, cursor: string): ResumeKey {
     const [payload, signature, extra] = cursor.split('.');
     if (!payload || !signature || extra !== undefined) throw invalidCursor();
     const expected = Buffer.from(this.sign(accountId, collection.prefix, payload));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidCursor();
     const key = parseJson(Buffer.from(payload, 'base64url').toString('utf8'));
-    const [pk, sk] = Array.isArray(key) ? (key as unknown[]) : [];
-    if (pk !== collection.PK || typeof sk !== 'string' || !sk.startsWith(collection.prefix)) throw invalidCursor();
-    return { PK: pk, SK: sk };
+    if (typeof key !== 'object' || key === null || Array.isArray(key) || !Object.values(key).every((v) => typeof v === 'string')) {
+      throw invalidCursor();
+    }
+    const resume = key as ResumeKey;
+    const { partition, sort } = keyAttributesOf(collection);
+    if (resume[partition] !== collection.PK || !resume[sort]?.startsWith(collection.prefix)) throw invalidCursor();
+    return resume;
   }
 
   private sign(accountId: string, collection: string, payload: string): string {

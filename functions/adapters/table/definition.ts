@@ -7,5 +7,10 @@ export const tableDefinition = {
   sortKey: 'SK',
   /** TTL attribute (epoch seconds): idempotency records, expired uploads, ledger retention. */
   timeToLiveAttribute: 'ttl',
-  globalSecondaryIndexes: [] as readonly { indexName: string; partitionKey: string; sortKey: string }[],
+  /** GSI1: account-wide views across parents (all observations of an account, newest first). */
+  globalSecondaryIndexes: [{ indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }] as readonly {
+    indexName: string;
+    partitionKey: string;
+    sortKey: string;
+  }[],
 } as const;

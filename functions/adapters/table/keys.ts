@@ -3,10 +3,7 @@
  * (`ACCT#<id>`), so a lookup can never cross accounts; the one exception is the API-key lookup,
  * which is how a request finds its account in the first place.
  */
-export interface TableKey {
-  PK: string;
-  SK: string;
-}
+export type TableKey = { PK: string; SK: string };
 
 const account = (accountId: string): string => `ACCT#${accountId}`;
 
@@ -40,6 +37,24 @@ export const keys = {
   idempotency: (accountId: string, scopedKey: string): TableKey => ({ PK: account(accountId), SK: `IDEM#${scopedKey}` }),
 } as const;
 
+/** GSI1 keys: its partitions start with the account too. */
+export const indexKeys = {
+  accountObservation: (accountId: string, observationId: string) => ({ GSI1PK: `${account(accountId)}#OBS`, GSI1SK: observationId }),
+} as const;
+
+/** An account-scoped collection: the partition and sort-key prefix to Query, on the table or GSI1. */
+export interface Collection {
+  PK: string;
+  prefix: string;
+  index?: 'GSI1';
+  /** Only sort keys at or after this one (still within the prefix). */
+  from?: string;
+}
+
+/** The key attributes a collection is queried (and its cursors keyed) by. */
+export const keyAttributesOf = (collection: Collection) =>
+  collection.index ? ({ partition: 'GSI1PK', sort: 'GSI1SK' } as const) : ({ partition: 'PK', sort: 'SK' } as const);
+
 /** Partition plus sort-key prefix of each account-scoped collection, for Query. */
 export const collections = {
   scanners: (accountId: string) => ({ PK: account(accountId), prefix: 'SCN#' }),
@@ -48,6 +63,12 @@ export const collections = {
   runs: (accountId: string) => ({ PK: account(accountId), prefix: 'RUN#' }),
   runObservations: (accountId: string, runId: string) => ({ PK: account(accountId), prefix: `RUNOBS#${runId}#` }),
   moments: (accountId: string, analysisId: string) => ({ PK: account(accountId), prefix: `MOM#${analysisId}#` }),
-} as const;
+  /** Every observation of the account by time-ordered id; `fromId` narrows to ids at or after it. */
+  accountObservations: (accountId: string, fromId?: string): Collection => ({
+    index: 'GSI1',
+    PK: `${account(accountId)}#OBS`,
+    prefix: 'obs_',
+    ...(fromId ? { from: fromId } : {}),
+  }),
+} as const satisfies Record<string, (...args: never[]) => Collection>;
 
-export type Collection = ReturnType<(typeof collections)[keyof typeof collections]>;

@@ -1,5 +1,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CursorCodec } from './cursor.js';
+import type { CursorCodec, ResumeKey } from './cursor.js';
+import { keyAttributesOf, type Collection } from './keys.js';
+import { tableDefinition } from './definition.js';
 import type { Page, PageRequest } from '../../domain/ports.js';
 
 export interface TableContext {
@@ -8,42 +10,74 @@ export interface TableContext {
   cursors: CursorCodec;
 }
 
+export interface PageOptions<T> {
+  /** Newest first by default (ids are UUIDv7, so sort-key order is creation order); ranked items read oldest first. */
+  order?: 'newestFirst' | 'oldestFirst';
+  /** Keeps only matching records (conditions the key cannot express, or that depend on the clock). */
+  keep?: (record: T) => boolean;
+}
+
+/** Items read per DynamoDB Query round while filtering. */
+const FILTER_BATCH = 100;
+/** Items one filtered page may read before it returns what it has, with a cursor to go on. */
+const READ_BUDGET = 1_000;
+
 /**
- * One page of an account-scoped collection in sort-key order: newest first by default (ids are
- * UUIDv7, so SK order is creation order), or oldest first (ranked items). Every list goes through here.
+ * One page of an account-scoped collection; every list in the service goes through here. A page
+ * holds at most `limit` records and next_cursor is null exactly when nothing follows. With
+ * `keep`, a page stops after reading READ_BUDGET items, so it may hold fewer than `limit`
+ * records while next_cursor is not null.
  */
 export async function queryPage<T>(
   table: TableContext,
   accountId: string,
-  collection: { PK: string; prefix: string },
+  collection: Collection,
   page: PageRequest,
   toRecord: (item: Record<string, unknown>) => T,
-  order: 'newestFirst' | 'oldestFirst' = 'newestFirst',
+  options: PageOptions<T> = {},
 ): Promise<Page<T>> {
-  const startKey = page.cursor ? table.cursors.decode(accountId, collection, page.cursor) : undefined;
-  const result = await table.doc.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
-      ScanIndexForward: order === 'oldestFirst',
-      // One extra item tells whether another page exists, so the last page says null exactly.
-      Limit: page.limit + 1,
-      ExclusiveStartKey: startKey,
-    }),
-  );
-  const found = result.Items ?? [];
-  const items = found.slice(0, page.limit);
-  const last = items.at(-1);
-  const nextCursor =
-    found.length > page.limit && last
-      ? table.cursors.encode(accountId, collection.prefix, { PK: String(last.PK), SK: String(last.SK) })
-      : null;
-  return { items: items.map(toRecord), nextCursor };
+  const { partition, sort } = keyAttributesOf(collection);
+  const attributes = [...new Set([tableDefinition.partitionKey, tableDefinition.sortKey, partition, sort])];
+  const resumeKeyOf = (item: Record<string, unknown>): ResumeKey => Object.fromEntries(attributes.map((a) => [a, String(item[a])]));
+  const encode = (key: ResumeKey) => table.cursors.encode(accountId, collection.prefix, key);
+
+  let startKey: ResumeKey | undefined = page.cursor ? table.cursors.decode(accountId, collection, page.cursor) : undefined;
+  const records: T[] = [];
+  let resumeAfter: ResumeKey | undefined;
+  let read = 0;
+  for (;;) {
+    const result = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        ...(collection.index ? { IndexName: collection.index } : {}),
+        // BETWEEN the lower bound and the end of the prefix: begins_with, narrowed by `from`.
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': partition, '#sk': sort },
+        ExpressionAttributeValues: { ':pk': collection.PK, ':from': collection.from ?? collection.prefix, ':to': `${collection.prefix}\uffff` },
+        ScanIndexForward: options.order === 'oldestFirst',
+        // Unfiltered, one extra item tells whether another page exists.
+        Limit: options.keep ? FILTER_BATCH : page.limit + 1,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of result.Items ?? []) {
+      const record = toRecord(item);
+      if (!options.keep || options.keep(record)) {
+        // A match beyond the page: there is a next page, resuming after the last record returned.
+        if (records.length === page.limit) return { items: records, nextCursor: encode(resumeAfter ?? resumeKeyOf(item)) };
+        records.push(record);
+      }
+      resumeAfter = resumeKeyOf(item);
+      read += 1;
+    }
+    if (!result.LastEvaluatedKey) return { items: records, nextCursor: null };
+    startKey = result.LastEvaluatedKey as ResumeKey;
+    if (read >= READ_BUDGET && resumeAfter) return { items: records, nextCursor: encode(resumeAfter) };
+  }
 }
 
 /** Drops the table's key attributes and entity tag, leaving the domain record. */
 export function stripKeys(item: Record<string, unknown>): Record<string, unknown> {
-  const { PK: _pk, SK: _sk, entity: _entity, ttl: _ttl, ...record } = item;
+  const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, entity: _entity, ttl: _ttl, ...record } = item;
   return record;
 }

@@ -1,6 +1,6 @@
 import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { collections, keys } from './keys.js';
+import { collections, indexKeys, keys } from './keys.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
 import { transact } from './transact.js';
 import type { LedgerEntry } from '../../domain/ports.js';
@@ -114,7 +114,12 @@ export function dynamoRunStore(table: TableContext): RunStore {
 
     async putResults(ref, observations, moments) {
       const puts = [
-        ...observations.map((o, rank) => ({ ...keys.runObservation(ref.accountId, ref.runId, rank), entity: 'observation', ...o })),
+        ...observations.map((o, rank) => ({
+          ...keys.runObservation(ref.accountId, ref.runId, rank),
+          ...indexKeys.accountObservation(ref.accountId, o.observation_id),
+          entity: 'observation',
+          ...o,
+        })),
         ...moments.map((m) => ({ ...keys.moment(ref.accountId, ref.analysisId, m.rank), entity: 'moment', ...m })),
       ];
       for (let i = 0; i < puts.length; i += BATCH_WRITE_SIZE) {
@@ -192,7 +197,12 @@ export function dynamoRunStore(table: TableContext): RunStore {
     },
 
     listRunObservations: (accountId, runId, page) =>
-      queryPage(table, accountId, collections.runObservations(accountId, runId), page, (item) => stripKeys(item) as unknown as ObservationRecord, 'oldestFirst'),
+      queryPage(table, accountId, collections.runObservations(accountId, runId), page, (item) => stripKeys(item) as unknown as ObservationRecord, { order: 'oldestFirst' }),
+
+    listAccountObservations: (accountId, filter, page) =>
+      queryPage(table, accountId, collections.accountObservations(accountId, filter.fromId), page, (item) => stripKeys(item) as unknown as ObservationRecord, {
+        keep: filter.keep,
+      }),
 
     async listMoments(accountId, analysisId) {
       const { PK, prefix } = collections.moments(accountId, analysisId);

@@ -3,7 +3,6 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { collections, keys } from './keys.js';
 import { tableDefinition } from './definition.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
-import { queryFilteredPage } from './query-filtered-page.js';
 import type { UploadRecord, UploadStore } from '../../domain/ports.js';
 
 const toUpload = (item: Record<string, unknown>): UploadRecord => stripKeys(item) as unknown as UploadRecord;
@@ -59,9 +58,6 @@ export function dynamoUploadStore(table: TableContext): UploadStore {
       );
     },
 
-    list: (accountId, page, keep) =>
-      keep
-        ? queryFilteredPage(table, accountId, collections.uploads(accountId), page, toUpload, keep)
-        : queryPage(table, accountId, collections.uploads(accountId), page, toUpload),
+    list: (accountId, page, keep) => queryPage(table, accountId, collections.uploads(accountId), page, toUpload, { keep }),
   };
 }

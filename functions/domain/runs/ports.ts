@@ -36,6 +36,12 @@ export interface RunStore {
   /** -> failed with exactly one refund (conditioned on the reservation still being held). */
   failAndRefund(run: RunRecord, error: TerminalError, refund: LedgerEntry, now: string): Promise<boolean>;
   listRunObservations(accountId: string, runId: string, page: PageRequest): Promise<Page<ObservationRecord>>;
+  /** Observations across the account, newest first, from `fromId` on, keeping what `keep` accepts. */
+  listAccountObservations(
+    accountId: string,
+    filter: { fromId?: string | undefined; keep?: ((o: ObservationRecord) => boolean) | undefined },
+    page: PageRequest,
+  ): Promise<Page<ObservationRecord>>;
   listMoments(accountId: string, analysisId: string): Promise<MomentRecord[]>;
 }
 

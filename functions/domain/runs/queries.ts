@@ -1,4 +1,6 @@
 import { ApiError, notFound } from '../errors.js';
+import { firstIdAfter } from '../ids.js';
+import type { ObservationsQuery } from '../../schemas/run.js';
 import type { Page, PageRequest } from '../ports.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord } from './model.js';
 import type { RunStore } from './ports.js';
@@ -20,4 +22,22 @@ export async function listAnalysisMoments(runs: RunStore, accountId: string, ana
   if (!analysis) throw notFound('analysis');
   if (analysis.status !== 'completed') throw new ApiError('analysis_not_completed', `The analysis is ${analysis.status}; moments exist once it is completed.`);
   return { analysis, moments: await runs.listMoments(accountId, analysisId) };
+}
+
+/** Observations across the account's runs, newest first, narrowed by any of the filters. */
+export function listObservations(runs: RunStore, accountId: string, query: ObservationsQuery): Promise<Page<ObservationRecord>> {
+  const { scanner_id, scanner_version, run_id, type, media_kind, evidence_kind, created_after } = query;
+  const keep = (o: ObservationRecord) =>
+    (scanner_id === undefined || o.scanner_id === scanner_id) &&
+    (scanner_version === undefined || o.scanner_version === scanner_version) &&
+    (run_id === undefined || o.run_id === run_id) &&
+    (type === undefined || o.type === type) &&
+    (media_kind === undefined || o.evidence.media_kind === media_kind) &&
+    (evidence_kind === undefined || o.evidence.evidence_kind === evidence_kind);
+  const filtered = [scanner_id, scanner_version, run_id, type, media_kind, evidence_kind].some((f) => f !== undefined);
+  return runs.listAccountObservations(
+    accountId,
+    { fromId: created_after ? firstIdAfter('observation', new Date(created_after)) : undefined, keep: filtered ? keep : undefined },
+    { limit: query.limit, cursor: query.cursor },
+  );
 }

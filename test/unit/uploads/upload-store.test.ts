@@ -81,7 +81,7 @@ describe('dynamoUploadStore', () => {
     const page = await store.list(ACCOUNT_ID, { limit: 5 });
     expect(page).toEqual({ items: [upload(9), upload(8)], nextCursor: null });
     expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
-      ExpressionAttributeValues: { ':pk': `ACCT#${ACCOUNT_ID}`, ':prefix': 'UPL#' },
+      ExpressionAttributeValues: { ':pk': `ACCT#${ACCOUNT_ID}`, ':from': 'UPL#', ':to': 'UPL#\uffff' },
       ScanIndexForward: false,
       Limit: 6,
     });

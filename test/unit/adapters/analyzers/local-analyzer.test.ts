@@ -99,3 +99,10 @@ describe('local analyzer', () => {
     expect(o?.evidence).toMatchObject({ start_ms: 0, end_ms: 30_000 });
   });
 });
+
+describe('local analyzer, a monitor with nothing to report', () => {
+  it('cites the signals it consulted in its single false observation', async () => {
+    const [o] = await observe(scanner('monitor', 'Is the picture frozen?'), video);
+    expect(o).toMatchObject({ value: false, summary: 'No frozen was measured in the recording.', evidence: { signals: ['frozen'] } });
+  });
+});

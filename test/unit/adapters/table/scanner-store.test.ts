@@ -120,8 +120,9 @@ describe('dynamoScannerStore lists', () => {
     const input = ddb.commandCalls(QueryCommand)[0]!.args[0].input;
     expect(input).toMatchObject({
       TableName: TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': `ACCT#${ACCOUNT_ID}`, ':prefix': 'SCN#' },
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+      ExpressionAttributeNames: { '#pk': 'PK', '#sk': 'SK' },
+      ExpressionAttributeValues: { ':pk': `ACCT#${ACCOUNT_ID}`, ':from': 'SCN#', ':to': 'SCN#\uffff' },
       ScanIndexForward: false,
       Limit: 6,
     });
@@ -171,7 +172,7 @@ describe('dynamoScannerStore lists', () => {
     const page = await store.listVersions(ACCOUNT_ID, SCANNER_ID, { limit: 2 });
     expect(page.items.map((s) => s.version)).toEqual([3, 2]);
     expect(ddb.commandCalls(QueryCommand)[0]!.args[0].input).toMatchObject({
-      ExpressionAttributeValues: { ':pk': `ACCT#${ACCOUNT_ID}`, ':prefix': `SCNV#${SCANNER_ID}#` },
+      ExpressionAttributeValues: { ':pk': `ACCT#${ACCOUNT_ID}`, ':from': `SCNV#${SCANNER_ID}#`, ':to': `SCNV#${SCANNER_ID}#\uffff` },
       ScanIndexForward: false,
       Limit: 3,
     });

@@ -1,0 +1,110 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SignalExtractionError } from '../../../../functions/adapters/signals/errors.js';
+import { resolveFfmpegPath, resolveFfprobePath } from '../../../../functions/adapters/signals/ffmpeg-paths.js';
+import { runTool } from '../../../../functions/adapters/signals/ffmpeg-process.js';
+import { failureReason } from '../../../../functions/adapters/signals/ffmpeg-signal-extractor.js';
+import { ffmpegArgs, ffprobeArgs } from '../../../../functions/adapters/signals/filter-graph.js';
+import { parseProbe, parseRate } from '../../../../functions/adapters/signals/probe.js';
+import { ffmpegPath } from '../../../helpers/ground-truth-media.js';
+
+describe('resolveFfmpegPath / resolveFfprobePath', () => {
+  it('prefers the configured path and falls back to the installer packages', () => {
+    expect(resolveFfmpegPath('/opt/bin/ffmpeg')).toBe('/opt/bin/ffmpeg');
+    expect(resolveFfprobePath('/opt/bin/ffprobe')).toBe('/opt/bin/ffprobe');
+    expect(existsSync(resolveFfmpegPath())).toBe(true);
+    expect(existsSync(resolveFfprobePath(''))).toBe(true);
+  });
+});
+
+describe('ffmpegArgs', () => {
+  const base = { url: '/media/a.mp4', videoStream: 0, audioStream: 1 };
+
+  it('seeks the input to the window and decodes once into every detector', () => {
+    const args = ffmpegArgs({ ...base, window: { startMs: 61_500, endMs: 121_500 } });
+    const input = args.indexOf('-i');
+    expect(args.slice(input - 4, input + 2)).toEqual(['-ss', '61.500', '-t', '60.000', '-i', '/media/a.mp4']);
+    expect(args.filter((a) => a === '-i')).toHaveLength(1);
+    const graph = args[args.indexOf('-filter_complex') + 1] ?? '';
+    expect(graph).toMatch(/^\[0:0\]fps=10,scale=160:-2/);
+    for (const filter of ['blackdetect', 'freezedetect', 'signalstats', 'scene', '[0:1]asplit', 'ebur128', 'silencedetect']) expect(graph).toContain(filter);
+    expect(args.slice(-3)).toEqual(['-f', 's16le', 'pipe:3']);
+  });
+
+  it('leaves out -ss at 0, the video chain for audio, and adds a read timeout for URLs only', () => {
+    const audioOnly = ffmpegArgs({ ...base, url: 'https://bucket.example/a.m4a?X-Amz-Signature=abc', videoStream: null, window: { startMs: 0, endMs: 5_000 } });
+    expect(audioOnly).not.toContain('-ss');
+    expect(audioOnly[audioOnly.indexOf('-filter_complex') + 1]).not.toContain('fps=');
+    expect(audioOnly).toContain('-rw_timeout');
+    expect(ffmpegArgs({ ...base, window: { startMs: 0, endMs: 5_000 } })).not.toContain('-rw_timeout');
+    const videoOnly = ffmpegArgs({ ...base, audioStream: null, window: { startMs: 0, endMs: 5_000 } });
+    expect(videoOnly).not.toContain('pipe:3');
+    expect(ffprobeArgs('/media/a.mp4').at(-1)).toBe('/media/a.mp4');
+  });
+});
+
+describe('parseProbe', () => {
+  it('takes the first real video stream (not cover art) and the first audio stream', () => {
+    const json = JSON.stringify({
+      streams: [
+        { index: 0, codec_type: 'video', width: 600, height: 600, avg_frame_rate: '0/0', r_frame_rate: '90000/1', disposition: { attached_pic: 1 } },
+        { index: 1, codec_type: 'audio' },
+        { index: 2, codec_type: 'video', width: 1920, height: 1080, avg_frame_rate: '30000/1001', disposition: { attached_pic: 0 } },
+      ],
+    });
+    expect(parseProbe(json)).toEqual({ video: { index: 2, width: 1920, height: 1080, frameRate: 29.97 }, audio: { index: 1 } });
+    expect(parseProbe('{"streams":[{"index":0,"codec_type":"audio"}]}')).toEqual({ video: null, audio: { index: 0 } });
+    expect(parseProbe('{}')).toEqual({ video: null, audio: null });
+  });
+
+  it('parses frame rates', () => {
+    expect(parseRate('25/1')).toBe(25);
+    expect(parseRate('0/0')).toBeNull();
+    expect(parseRate('24')).toBe(24);
+    expect(parseRate(undefined)).toBeNull();
+  });
+});
+
+describe('failureReason', () => {
+  it('keeps the last message lines and hides the (presigned) URL', () => {
+    const url = 'http://127.0.0.1:4569/media/a.mp4?X-Amz-Signature=secret';
+    const stderr = `Input #0 ...\n[Parsed_metadata_1 @ 0x1] frame:0\n${url}: Invalid data found when processing input\n`;
+    const reason = failureReason(stderr, url);
+    expect(reason).toContain('<source>: Invalid data found when processing input');
+    expect(reason).not.toContain('secret');
+    expect(failureReason('see https://other.example/x?sig=1 for details', url)).toBe('see <url> for details');
+  });
+});
+
+describe('runTool', () => {
+  const endless = ['-hide_banner', '-nostdin', '-f', 'lavfi', '-i', 'anullsrc', '-f', 'null', '-'];
+
+  it('returns the exit code and output of a finished run', async () => {
+    const result = await runTool(ffmpegPath(), ['-hide_banner', '-version'], { timeoutMs: 10_000, maxOutputBytes: 1e6 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^ffmpeg version/);
+  });
+
+  it('kills a child that runs past its timeout', async () => {
+    const started = Date.now();
+    await expect(runTool(ffmpegPath(), endless, { timeoutMs: 300, maxOutputBytes: 1e6 })).rejects.toThrow(/did not finish within 300 ms/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('kills a child that prints too much', async () => {
+    await expect(runTool(ffmpegPath(), ['-f', 'lavfi', '-i', 'anullsrc', '-f', 'null', '-'], { timeoutMs: 10_000, maxOutputBytes: 200 })).rejects.toThrow(
+      /printed more than 200 bytes/,
+    );
+  });
+
+  it('kills the child on abort and rejects with the abort reason', async () => {
+    const controller = new AbortController();
+    const run = runTool(ffmpegPath(), endless, { timeoutMs: 10_000, maxOutputBytes: 1e6, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('run cancelled')), 100);
+    await expect(run).rejects.toThrow('run cancelled');
+  });
+
+  it('reports a binary that cannot be started as a SignalExtractionError', async () => {
+    await expect(runTool('/nonexistent/ffmpeg', [], { timeoutMs: 1_000, maxOutputBytes: 1e6 })).rejects.toBeInstanceOf(SignalExtractionError);
+  });
+});
