@@ -100,13 +100,10 @@ export function matchRoute(method: string, path: string): RouteMatch {
   const allowed: HttpMethod[] = [];
   for (const { route, pattern } of compiled) {
     const match = pattern.exec(path);
-    if (!match) continue;
-    if (route.method === method) {
-      const pathParameters = decodeParameters(match.groups ?? {});
-      // A malformed percent-escape names no resource: an unknown route, never a crash.
-      if (!pathParameters) continue;
-      return { kind: 'route', route, pathParameters };
-    }
+    // A malformed percent-escape names no resource: no route at all, never a crash.
+    const pathParameters = match && decodeParameters(match.groups ?? {});
+    if (!pathParameters) continue;
+    if (route.method === method) return { kind: 'route', route, pathParameters };
     allowed.push(route.method);
   }
   return allowed.length ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };

@@ -14,7 +14,7 @@ export interface ServiceApp {
 export function createApp(props?: AppProps): ServiceApp {
   const app = new App(props);
   const stack = new MediaScannerStack(app, 'MediaScanner', {
-    description: 'Media Scanner Service: HTTP API, functions, table and media bucket',
+    description: 'Media Scanner Service: HTTP API, functions, workflows, table, media bucket and event bus',
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };

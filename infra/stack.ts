@@ -1,11 +1,16 @@
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { notFoundHandler, routeKey, routes, type RouteDefinition } from '../functions/routes.js';
+import { workflows, type WorkflowDefinition } from '../functions/workflows/registry.js';
+import { FfmpegLayer } from './constructs/ffmpeg-layer.js';
 import { MediaBucket } from './constructs/media-bucket.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { ServiceHttpApi } from './constructs/service-http-api.js';
 import { ServiceTable } from './constructs/service-table.js';
+import { WorkflowStateMachine } from './constructs/workflow-state-machine.js';
 
 export interface MediaScannerStackProps extends StackProps {
   /** Deployment-wide cap on observations per run (SPEC: at most 50). @default 50 */
@@ -18,6 +23,12 @@ const constructIdFor = (handler: string): string =>
     .split(/[/-]/)
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
+
+const pascalCase = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** `analysis` -> `ANALYSIS_STATE_MACHINE_ARN`: the variable functions/config.ts reads a workflow's ARN from. */
+export const stateMachineArnVariable = (workflow: string): string =>
+  `${workflow.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_STATE_MACHINE_ARN`;
 
 export class MediaScannerStack extends Stack {
   public constructor(scope: Construct, id: string, props: MediaScannerStackProps = {}) {
@@ -46,6 +57,37 @@ export class MediaScannerStack extends Stack {
       POWERTOOLS_SERVICE_NAME: 'media-scanner',
     };
 
+    // Terminal events (DESIGN §8). The rule, queue and webhook sender subscribe to it later; until
+    // then the archive keeps every event so deliveries can be replayed once the sender exists.
+    const eventBus = new EventBus(this, 'EventBus', { description: 'Media Scanner Service terminal events' });
+    eventBus.archive('Archive', {
+      description: 'Every event published to the Media Scanner Service bus, for replay',
+      eventPattern: { account: [this.account] },
+      retention: Duration.days(30),
+    });
+
+    // Created on first use: only functions that run ffmpeg or ffprobe carry it.
+    let ffmpeg: FfmpegLayer | undefined;
+    const ffmpegLayer = () => (ffmpeg ??= new FfmpegLayer(this, 'Ffmpeg')).layer;
+
+    // One state machine per entry of the workflow table, with one function per task.
+    const stateMachines = Object.entries(workflows as Readonly<Record<string, WorkflowDefinition>>).map(
+      ([name, workflow]): [string, StateMachine] => {
+        const { stateMachine } = new WorkflowStateMachine(this, `${pascalCase(name)}Workflow`, {
+          name,
+          workflow,
+          environment,
+          table,
+          bucket: media.bucket,
+          eventBus,
+          cursorSecret,
+          ffmpegLayer,
+        });
+        new CfnOutput(this, `${pascalCase(name)}StateMachineArn`, { value: stateMachine.stateMachineArn });
+        return [name, stateMachine];
+      },
+    );
+
     const authorizer = new ServiceFunction(this, 'Authorizer', {
       handler: 'authorizer/handler',
       description: 'Resolves the API key to an account for every request',
@@ -65,14 +107,15 @@ export class MediaScannerStack extends Stack {
 
     // One function and one route per entry of the route table; nothing here names a route.
     for (const route of routes as readonly RouteDefinition[]) {
-      // Deploying such a route without its layer or grant would only fail at request time.
-      if (route.ffprobe || route.events) {
-        throw new Error(`${routeKey(route)} needs ffprobe or events, which this stack does not provide yet`);
-      }
       const id = constructIdFor(route.handler);
       const fn = new ServiceFunction(this, id, { handler: route.handler, description: routeKey(route), environment });
       fn.bindTable(table, route.table);
       if (route.bucket) fn.bindBucket(media.bucket, route.bucket);
+      if (route.ffprobe) fn.bindFfmpeg(ffmpegLayer());
+      if (route.events) fn.bindEventBus(eventBus);
+      if (route.workflows) {
+        for (const [name, stateMachine] of stateMachines) fn.bindStateMachine(stateMachine, stateMachineArnVariable(name));
+      }
       fn.bindCursorSecret(cursorSecret);
       api.addRoute(id, route.method, route.path, fn.fn);
     }
@@ -80,5 +123,6 @@ export class MediaScannerStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'MediaBucketName', { value: media.bucket.bucketName });
+    new CfnOutput(this, 'EventBusName', { value: eventBus.eventBusName });
   }
 }

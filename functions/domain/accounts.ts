@@ -13,7 +13,8 @@ export const effectiveMaxObservations = (account: Account, deploymentCap: number
 
 /** Resolves a Bearer header to an account id; every failure is the same 401. */
 export async function authenticate(store: AccountStore, authorization: string | undefined): Promise<string> {
-  const match = /^Bearer ([^\s]+)$/.exec(authorization?.trim() ?? '');
+  // The scheme name is case-insensitive (RFC 9110 §11.1).
+  const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
   const apiKey = match?.[1];
   if (!apiKey || !apiKeyPattern.test(apiKey)) throw unauthorized();
   const record = await store.findApiKey(hashApiKey(apiKey));

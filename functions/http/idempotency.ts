@@ -18,7 +18,10 @@ export interface IdempotentCall extends IdempotencyScope {
   execute: () => Promise<HttpResult>;
 }
 
-interface StoredResponse extends HttpResult {
+/** The body is kept as JSON text: a DynamoDB map would not keep key order, and a replay must match byte for byte. */
+interface StoredResponse {
+  status: number;
+  bodyJson: string;
   fingerprint: string;
   requestId: string;
 }
@@ -33,11 +36,10 @@ export type IdempotentExecutor = (call: IdempotentCall, context: Context) => Pro
 export function createIdempotentExecutor(persistenceStore: BasePersistenceLayer, ttlSeconds: number): IdempotentExecutor {
   const config = new IdempotencyConfig({ eventKeyJmesPath: 'idempotencyKey', expiresAfterSeconds: ttlSeconds });
   const run = makeIdempotent(
-    async (call: IdempotentCall): Promise<StoredResponse> => ({
-      ...(await call.execute()),
-      fingerprint: call.fingerprint,
-      requestId: call.requestId,
-    }),
+    async (call: IdempotentCall): Promise<StoredResponse> => {
+      const { status, body } = await call.execute();
+      return { status, bodyJson: JSON.stringify(body), fingerprint: call.fingerprint, requestId: call.requestId };
+    },
     { persistenceStore, config },
   );
 
@@ -56,7 +58,7 @@ export function createIdempotentExecutor(persistenceStore: BasePersistenceLayer,
     if (stored.fingerprint !== call.fingerprint) {
       throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.', 'Idempotency-Key');
     }
-    return { result: { status: stored.status, body: stored.body }, replayed: stored.requestId !== call.requestId };
+    return { result: { status: stored.status, body: JSON.parse(stored.bodyJson) as unknown }, replayed: stored.requestId !== call.requestId };
   };
 }
 

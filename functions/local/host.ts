@@ -6,7 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { createAccount } from '../domain/accounts.js';
-import { hashApiKey } from '../domain/api-keys.js';
+import { apiKeyPattern, hashApiKey } from '../domain/api-keys.js';
 import { nowIso } from '../domain/clock.js';
 import type { AccountStore } from '../domain/ports.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
@@ -77,6 +77,9 @@ export function localDocumentClient(endpoint: string): DynamoDBDocumentClient {
 }
 
 async function seedDefaultAccount(store: AccountStore, previous: PersistedState | undefined, wantedKey: string | undefined) {
+  if (wantedKey !== undefined && !apiKeyPattern.test(wantedKey)) {
+    throw new Error('LOCAL_API_KEY must look like sk_live_ or sk_test_ followed by 40 base62 characters.');
+  }
   if (previous && (await store.getAccount(previous.account_id))) {
     const apiKey = wantedKey ?? previous.api_key;
     if (!(await store.findApiKey(hashApiKey(apiKey)))) {

@@ -83,10 +83,20 @@ async function dispatch(req: IncomingMessage, baseUrl: string): Promise<ApiRespo
   try {
     body = await readBody(req);
   } catch (error) {
-    if (error instanceof BodyTooLarge) return errorResponse(new ApiError('payload_too_large', 'Request bodies are limited to 10 MB.'), requestId);
+    if (error instanceof BodyTooLarge) {
+      // The rest of the body is never read, so this connection cannot carry another request.
+      const response = errorResponse(new ApiError('payload_too_large', 'Request bodies are limited to 10 MB.'), requestId);
+      response.headers.connection = 'close';
+      return response;
+    }
     throw error;
   }
-  const url = new URL(req.url ?? '/', baseUrl);
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', baseUrl);
+  } catch {
+    return errorResponse(new ApiError('not_found', 'No route for this request target.'), requestId);
+  }
   const method = req.method ?? 'GET';
   const match = matchRoute(method, url.pathname);
   if (match.kind !== 'route') {
@@ -123,6 +133,7 @@ async function dispatch(req: IncomingMessage, baseUrl: string): Promise<ApiRespo
 function send(res: ServerResponse, response: ApiResponse): void {
   res.writeHead(response.statusCode, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
   res.end(response.body);
+  if (response.headers.connection === 'close') res.once('finish', () => res.socket?.destroy());
 }
 
 /** node:http on loopback, dispatching from the route table exactly as API Gateway would. */

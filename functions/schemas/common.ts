@@ -4,6 +4,16 @@ import { z } from 'zod';
 export const maxChars = (max: number) =>
   z.string().refine((value) => [...value].length <= max, { message: `At most ${max} characters.` });
 
+/**
+ * A number DynamoDB stores exactly as sent: within the safe-integer range (the SDK refuses larger
+ * ones) and not so small that DynamoDB underflows (its smallest magnitude is 1e-130).
+ */
+const storableNumber = z
+  .number()
+  .refine((n) => Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130), {
+    message: `Numbers must be 0 or between 1e-130 and ${Number.MAX_SAFE_INTEGER} in magnitude.`,
+  });
+
 /** Bounded scalar metadata (DESIGN §3): at most 20 keys, key 1..40 chars, bounded values. */
 export const metadataSchema = z
   .unknown()
@@ -13,13 +23,18 @@ export const metadataSchema = z
   })
   .pipe(
     z
-      .record(z.string().min(1).pipe(maxChars(40)), z.union([maxChars(500), z.number(), z.boolean(), z.null()]))
+      .record(z.string().min(1).pipe(maxChars(40)), z.union([maxChars(500), storableNumber, z.boolean(), z.null()]))
       .refine((value) => Object.keys(value).length <= 20, { message: 'Metadata holds at most 20 keys.' }),
   );
 export type Metadata = z.infer<typeof metadataSchema>;
 
 export const listQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'limit is a whole number from 1 to 100.')
+    .transform(Number)
+    .pipe(z.int().min(1).max(100))
+    .default(20),
   cursor: z.string().min(1).max(2048).optional(),
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;

@@ -1,8 +1,21 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { RETENTION_TAG_KEY, retentionClasses } from '../../functions/domain/retention.js';
 
-/** Private storage for uploaded media, with server access logs in a bucket of their own. */
+/** Prefix of workflow intermediates (signals, findings): they matter only while a run is in flight. */
+export const ARTIFACTS_PREFIX = 'artifacts/';
+
+/**
+ * Days a media object outlives its retention class. Upload records read `deleted` from creation +
+ * retention on, so the object is never removed before that; S3 also rounds expiry up to midnight UTC.
+ */
+export const RETENTION_GRACE_DAYS = 1;
+
+/**
+ * Private storage for uploaded media and workflow artifacts, with server access logs in a bucket of
+ * their own. Lifecycle rules delete media when its retention class ends and artifacts after a day.
+ */
 export class MediaBucket extends Construct {
   public readonly bucket: Bucket;
 
@@ -30,8 +43,17 @@ export class MediaBucket extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'media/',
-      // Uploads over 5 GiB are multipart; parts of an upload that is never completed cost storage forever.
-      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(7) }],
+      lifecycleRules: [
+        // Uploads over 5 GiB are multipart; parts of an upload that is never completed cost storage forever.
+        { id: 'abort-incomplete-multipart', abortIncompleteMultipartUploadAfter: Duration.days(7) },
+        { id: 'expire-artifacts', prefix: ARTIFACTS_PREFIX, expiration: Duration.days(1) },
+        // Every upload's object carries `retention-days=<class>` (functions/domain/retention.ts): one rule per class.
+        ...retentionClasses().map((days) => ({
+          id: `expire-${RETENTION_TAG_KEY}-${days}`,
+          tagFilters: { [RETENTION_TAG_KEY]: String(days) },
+          expiration: Duration.days(days + RETENTION_GRACE_DAYS),
+        })),
+      ],
     });
   }
 }

@@ -1,13 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import { Architecture, Runtime, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { DataAccess } from '../../functions/routes.js';
+import { ffmpegPaths } from './ffmpeg-layer.js';
 import type { ServiceTable } from './service-table.js';
 
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
@@ -18,6 +21,8 @@ export interface ServiceFunctionProps {
   readonly description?: string;
   /** @default 29 seconds: just under the HTTP API integration limit of 30 seconds. */
   readonly timeout?: Duration;
+  /** @default 512 MiB */
+  readonly memorySize?: number;
   readonly environment?: Readonly<Record<string, string>>;
 }
 
@@ -45,7 +50,7 @@ export class ServiceFunction extends Construct {
       description: props.description ?? props.handler,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: 512,
+      memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(29),
       role,
       logGroup,
@@ -105,6 +110,24 @@ export class ServiceFunction extends Construct {
       id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
       reason: 'Media object keys are generated per upload, so access is granted on the objects of this one bucket.',
     });
+  }
+
+  /** Attaches the ffmpeg layer (layers/ffmpeg) and points FFMPEG_PATH and FFPROBE_PATH at its binaries. */
+  public bindFfmpeg(layer: ILayerVersion): void {
+    this.fn.addLayers(layer);
+    for (const [name, path] of Object.entries(ffmpegPaths)) this.fn.addEnvironment(name, path);
+  }
+
+  /** Grants events:PutEvents on the service's event bus (and no other) and tells the function its name. */
+  public bindEventBus(bus: IEventBus): void {
+    bus.grantPutEventsTo(this.fn);
+    this.fn.addEnvironment('EVENT_BUS_NAME', bus.eventBusName);
+  }
+
+  /** Grants states:StartExecution on one state machine and passes its ARN in `environmentVariable`. */
+  public bindStateMachine(stateMachine: IStateMachine, environmentVariable: string): void {
+    stateMachine.grantStartExecution(this.fn);
+    this.fn.addEnvironment(environmentVariable, stateMachine.stateMachineArn);
   }
 
   /** Grants read access to the cursor HMAC key and tells the function where to find it. */

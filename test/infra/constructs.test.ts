@@ -2,14 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { notFoundHandler } from '../../functions/routes.js';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { workflows, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
+import { FfmpegLayer } from '../../infra/constructs/ffmpeg-layer.js';
 import { MediaBucket } from '../../infra/constructs/media-bucket.js';
 import { ServiceFunction } from '../../infra/constructs/service-function.js';
 import { ServiceTable } from '../../infra/constructs/service-table.js';
+import { checkWorkflowDefinition, substitutionErrors, WorkflowStateMachine } from '../../infra/constructs/workflow-state-machine.js';
 import type * as Definition from '../../functions/adapters/table/definition.js';
 
 // A table definition with an index, as later features will add: infra must follow it unaided.
@@ -91,5 +97,79 @@ describe('ServiceFunction.bindBucket', () => {
       Environment: { Variables: Match.objectLike({ MEDIA_BUCKET: { Ref: Match.stringLikeRegexp('^MediaBucket') } }) },
     });
     expect(nagErrors).toEqual([]);
+  });
+});
+
+/** A WorkflowStateMachine for `workflow` with everything it binds to, in `stack`. */
+function workflowIn(stack: Stack, workflow: WorkflowDefinition): WorkflowStateMachine {
+  const media = new MediaBucket(stack, 'Media');
+  const cursorSecret = new Secret(stack, 'Secret');
+  Validations.of(cursorSecret).acknowledge({ id: 'AwsSolutions-SMG4', reason: 'Stands in for the stack’s cursor key, acknowledged there.' });
+  return new WorkflowStateMachine(stack, 'Workflow', {
+    name: 'analysis',
+    workflow,
+    environment: {},
+    table: new ServiceTable(stack, 'Table'),
+    bucket: media.bucket,
+    eventBus: new EventBus(stack, 'Bus'),
+    cursorSecret,
+    ffmpegLayer: () => new FfmpegLayer(stack, 'Ffmpeg').layer,
+  });
+}
+
+describe('WorkflowStateMachine', () => {
+  const analysis: WorkflowDefinition = workflows.analysis;
+  const [firstTask, ...otherTasks] = Object.entries<WorkflowTask>(analysis.tasks);
+
+  it('builds the analysis workflow without unacknowledged cdk-nag errors', () => {
+    const { template, nagErrors } = build((stack) => workflowIn(stack, analysis));
+    template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
+    expect(nagErrors).toEqual([]);
+  });
+
+  it('refuses an ASL placeholder that has no task in the workflow table', () => {
+    const workflow = { ...analysis, tasks: Object.fromEntries(otherTasks) };
+    expect(() => build((stack) => workflowIn(stack, workflow))).toThrow(`\${${firstTask![0]}} has no task in the workflow table`);
+  });
+
+  it('refuses a table task that no Task state uses', () => {
+    const workflow = { ...analysis, tasks: { ...analysis.tasks, UnusedFunction: firstTask![1] } };
+    expect(() => build((stack) => workflowIn(stack, workflow))).toThrow('task UnusedFunction is not used by any Task state');
+  });
+
+  it('fails synthesis when the rendered substitutions no longer match the definition', () => {
+    for (const tamper of [
+      (subs: Record<string, string>) => Object.fromEntries(Object.entries(subs).slice(1)),
+      (subs: Record<string, string>) => ({ ...subs, Extra: 'arn:aws:lambda:::function:extra' }),
+    ]) {
+      expect(() =>
+        build((stack) => {
+          const cfn = workflowIn(stack, analysis).stateMachine.node.defaultChild as CfnStateMachine;
+          cfn.definitionSubstitutions = tamper(cfn.definitionSubstitutions as Record<string, string>);
+        }),
+      ).toThrow(/has no DefinitionSubstitutions entry|entry Extra is not used by the definition/);
+    }
+  });
+});
+
+describe('checkWorkflowDefinition and substitutionErrors', () => {
+  const asl = (resource: string, extra: object = {}) =>
+    JSON.stringify({ StartAt: 'A', States: { A: { Type: 'Task', Resource: resource, End: true, ...extra } } });
+
+  it('accepts placeholders that are whole Task resources matching the table', () => {
+    expect(() => checkWorkflowDefinition('x.asl.json', asl('${Fn}'), ['Fn'])).not.toThrow();
+  });
+
+  it('refuses placeholders outside a Task Resource, and invalid JSON', () => {
+    expect(() => checkWorkflowDefinition('x.asl.json', asl('${Fn}', { Comment: '${Other}' }), ['Fn', 'Other'])).toThrow(
+      '${Other} is not the whole Resource of a Task state',
+    );
+    expect(() => checkWorkflowDefinition('x.asl.json', '{', [])).toThrow('x.asl.json is not valid JSON');
+  });
+
+  it('reports what CloudFormation substitution would leave or ignore', () => {
+    expect(substitutionErrors(asl('${Fn}'), { Fn: 'arn' })).toEqual([]);
+    expect(substitutionErrors(asl('${Fn}'), {})).toEqual(['${Fn} has no DefinitionSubstitutions entry']);
+    expect(substitutionErrors(asl('${Fn}'), { Fn: 'arn', Other: 'arn' })).toEqual(['DefinitionSubstitutions entry Other is not used by the definition']);
   });
 });

@@ -22,6 +22,8 @@ export interface ValidationReport {
 export interface Synthesized extends ServiceApp {
   readonly template: Template;
   readonly validationReport: ValidationReport;
+  /** The cloud assembly directory: staged (bundled) assets are its `asset.*` subdirectories. */
+  readonly assemblyDirectory: string;
   /** Removes the cloud assembly (bundled functions included) from the temporary directory. */
   readonly dispose: () => void;
 }
@@ -59,6 +61,7 @@ export function synthesize({ modify, bundle = true }: SynthesizeOptions = {}): S
     ...serviceApp,
     template: Template.fromStack(serviceApp.stack),
     validationReport: JSON.parse(readFileSync(join(assembly.directory, VALIDATION_REPORT_FILE), 'utf8')) as ValidationReport,
+    assemblyDirectory: assembly.directory,
     dispose: () => rmSync(outdir, { recursive: true, force: true }),
   };
 }

@@ -30,6 +30,11 @@ describe('metadataSchema', () => {
     }
   });
 
+  it('refuses numbers DynamoDB could not store exactly (never a 5xx later)', () => {
+    for (const n of [1e300, 2 ** 53 + 2, -1e130, 1e-200]) expect(metadataSchema.safeParse({ n }).success).toBe(false);
+    for (const n of [0, 1e-130, Number.MAX_SAFE_INTEGER, -42.5]) expect(metadataSchema.safeParse({ n }).success).toBe(true);
+  });
+
   it('refuses non-finite numbers', () => {
     expect(metadataSchema.safeParse({ a: Number.POSITIVE_INFINITY }).success).toBe(false);
     expect(metadataSchema.safeParse({ a: Number.NaN }).success).toBe(false);
@@ -74,7 +79,7 @@ describe('metadataSchema', () => {
   const isScalar = (value: unknown) =>
     value === null ||
     typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value)) ||
+    (typeof value === 'number' && Math.abs(value) <= Number.MAX_SAFE_INTEGER && (value === 0 || Math.abs(value) >= 1e-130)) ||
     (typeof value === 'string' && value.length <= 500);
 
   it('property: whatever it accepts has at most 20 keys of 1..40 chars, only scalar values, and is returned unchanged', () => {
@@ -97,7 +102,12 @@ describe('metadataSchema', () => {
 
   it('property: every object of at most 20 short keys and bounded scalars is accepted', () => {
     const goodKey = fc.string({ minLength: 1, maxLength: 40 }).filter((key) => key !== '__proto__');
-    const scalar = fc.oneof(fc.string({ maxLength: 500 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null));
+    const storable = fc.oneof(
+      fc.constant(0),
+      fc.double({ min: 1e-130, max: Number.MAX_SAFE_INTEGER, noNaN: true }),
+      fc.double({ min: -Number.MAX_SAFE_INTEGER, max: -1e-130, noNaN: true }),
+    );
+    const scalar = fc.oneof(fc.string({ maxLength: 500 }), storable, fc.boolean(), fc.constant(null));
     fc.assert(
       fc.property(fc.dictionary(goodKey, scalar, { maxKeys: 20 }), (input) => {
         expect(metadataSchema.safeParse(input).success).toBe(true);

@@ -1,0 +1,252 @@
+import type { Span } from '../../domain/analysis/signals.js';
+import { dropShorterThan, flagsToSpans, mergeSpans, subtractSpans } from './spans.js';
+
+/**
+ * Speech-like and music-like (tonal) activity from a low-rate mono PCM stream that ffmpeg writes
+ * next to its filter output. ffmpeg 4.1 has no spectral-statistics filter, so the short-time
+ * spectra are computed here: 8 kHz mono keeps this to a 256-point FFT every 32 ms (about 0.2 s
+ * of CPU per 10 minutes of audio) and still covers the 300-3400 Hz speech band.
+ *
+ * What it measures, and its limits (these are heuristics, not recognition):
+ * - speech: over a 2 s window, most energy lies in 300-3400 Hz, the band's envelope swings by
+ *   several dB, and that swing is mostly at syllable rate (2-8 Hz). Rhythmic content in the same
+ *   band (percussion or strummed chords at 2-8 beats/s, a fast-ticking noise) also passes; a
+ *   monotone speaker over loud steady music may not; it does not tell one voice from several.
+ * - music (tone): over a 1 s window the spectrum is peaky (low spectral flatness: energy sits
+ *   in a few partials, as in a held note, chord, drone, beep or mains hum) and the level is
+ *   steady. Percussive or broadband music (drums, distorted guitars) is not detected; a steady
+ *   hum or test tone is.
+ */
+export const PCM_SAMPLE_RATE = 8000;
+const FRAME = 256;
+const FRAMES_PER_SECOND = PCM_SAMPLE_RATE / FRAME;
+const BIN_HZ = PCM_SAMPLE_RATE / FRAME;
+const bin = (hz: number) => Math.round(hz / BIN_HZ);
+const FULL_BAND = [bin(60), bin(3900)] as const;
+const SPEECH_BAND = [bin(300), bin(3400)] as const;
+const FLOOR_DB = -120;
+const EPS = 1e-12;
+
+/** Decisions are made per 0.5 s bucket; spans are runs of buckets. */
+export const ACTIVITY_BUCKET_MS = 500;
+
+export const activityThresholds = {
+  /** Below this mean level (dBFS) a window is treated as quiet: neither speech nor tone. */
+  activeDb: -50,
+  speechWindowS: 2,
+  /** Share of the 60-3900 Hz energy that lies in 300-3400 Hz. */
+  speechBandShare: 0.5,
+  /** Standard deviation of the band envelope (dB, floored 40 dB under its peak). */
+  speechEnvelopeDepthDb: 4,
+  /** Share of the envelope's modulation energy at 2-8 Hz (of 0.5-15 Hz); a steady or stepped envelope stays under 0.45. */
+  syllableRateShare: 0.6,
+  toneWindowS: 1,
+  /** Median spectral flatness (geometric / arithmetic mean of the power spectrum). */
+  toneMaxFlatness: 0.1,
+  /** Standard deviation of the frame level (dB). */
+  toneMaxLevelDeviationDb: 4,
+  minSpanMs: 1000,
+  maxGapMs: 500,
+} as const;
+
+/** Per-frame (32 ms) measurements. */
+export interface AudioFrames {
+  /** Mean power of the frame, dBFS. */
+  levelDb: number[];
+  /** Power in 60-3900 Hz and 300-3400 Hz, dB (relative). */
+  fullBandDb: number[];
+  speechBandDb: number[];
+  flatness: number[];
+}
+
+const toDb = (power: number) => Math.max(FLOOR_DB, 10 * Math.log10(power + EPS));
+const fromDb = (db: number) => 10 ** (db / 10);
+
+const TWIDDLE_RE = Float64Array.from({ length: FRAME / 2 }, (_, k) => Math.cos((-2 * Math.PI * k) / FRAME));
+const TWIDDLE_IM = Float64Array.from({ length: FRAME / 2 }, (_, k) => Math.sin((-2 * Math.PI * k) / FRAME));
+
+function swap(values: Float64Array, i: number, j: number): void {
+  const held = values[i] ?? 0;
+  values[i] = values[j] ?? 0;
+  values[j] = held;
+}
+
+/** In-place iterative radix-2 FFT of FRAME points. */
+function fft(re: Float64Array, im: Float64Array): void {
+  for (let i = 1, j = 0; i < FRAME; i += 1) {
+    let bit = FRAME >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      swap(re, i, j);
+      swap(im, i, j);
+    }
+  }
+  for (let size = 2; size <= FRAME; size <<= 1) {
+    const half = size >> 1;
+    const stride = FRAME / size;
+    for (let start = 0; start < FRAME; start += size) {
+      for (let k = 0; k < half; k += 1) {
+        const wr = TWIDDLE_RE[k * stride] ?? 1;
+        const wi = TWIDDLE_IM[k * stride] ?? 0;
+        const a = start + k;
+        const b = a + half;
+        const br = re[b] ?? 0;
+        const bi = im[b] ?? 0;
+        const tr = br * wr - bi * wi;
+        const ti = br * wi + bi * wr;
+        re[b] = (re[a] ?? 0) - tr;
+        im[b] = (im[a] ?? 0) - ti;
+        re[a] = (re[a] ?? 0) + tr;
+        im[a] = (im[a] ?? 0) + ti;
+      }
+    }
+  }
+}
+
+const HANN = Float64Array.from({ length: FRAME }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (FRAME - 1)));
+
+/** Consumes s16le mono PCM as it streams in and keeps only per-frame measurements. */
+export class AudioFrameAnalyzer {
+  private readonly frame = new Float64Array(FRAME);
+  private filled = 0;
+  private carry: number | null = null;
+  private readonly re = new Float64Array(FRAME);
+  private readonly im = new Float64Array(FRAME);
+  private readonly frames: AudioFrames = { levelDb: [], fullBandDb: [], speechBandDb: [], flatness: [] };
+
+  push(chunk: Uint8Array): void {
+    let offset = 0;
+    if (this.carry !== null && chunk.length > 0) {
+      this.addSample(((chunk[0] ?? 0) << 8) | this.carry);
+      this.carry = null;
+      offset = 1;
+    }
+    const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (; offset + 1 < chunk.length; offset += 2) this.addSample(view.getInt16(offset, true));
+    if (offset < chunk.length) this.carry = chunk[offset] ?? 0;
+  }
+
+  /** The frames so far (a trailing partial frame is dropped). */
+  result(): AudioFrames {
+    return this.frames;
+  }
+
+  private addSample(raw: number): void {
+    // A sample assembled from a carried byte is unsigned 16-bit: fold it back to signed.
+    const signed = raw > 0x7fff ? raw - 0x10000 : raw;
+    this.frame[this.filled] = signed / 32768;
+    this.filled += 1;
+    if (this.filled === FRAME) {
+      this.measureFrame();
+      this.filled = 0;
+    }
+  }
+
+  private measureFrame(): void {
+    let power = 0;
+    for (let i = 0; i < FRAME; i += 1) {
+      const sample = this.frame[i] ?? 0;
+      power += sample * sample;
+      this.re[i] = sample * (HANN[i] ?? 0);
+      this.im[i] = 0;
+    }
+    fft(this.re, this.im);
+    let full = 0;
+    let speech = 0;
+    let logSum = 0;
+    for (let k = FULL_BAND[0]; k <= FULL_BAND[1]; k += 1) {
+      const p = (this.re[k] ?? 0) ** 2 + (this.im[k] ?? 0) ** 2;
+      full += p;
+      if (k >= SPEECH_BAND[0] && k <= SPEECH_BAND[1]) speech += p;
+      logSum += Math.log(p + EPS);
+    }
+    const bins = FULL_BAND[1] - FULL_BAND[0] + 1;
+    this.frames.levelDb.push(toDb(power / FRAME));
+    this.frames.fullBandDb.push(toDb(full));
+    this.frames.speechBandDb.push(toDb(speech));
+    this.frames.flatness.push(Math.exp(logSum / bins) / (full / bins + EPS));
+  }
+}
+
+const meanDb = (values: readonly number[]) => toDb(values.reduce((sum, db) => sum + fromDb(db), 0) / Math.max(1, values.length));
+
+function deviation(values: readonly number[]): number {
+  const mean = values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
+  return Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / Math.max(1, values.length));
+}
+
+/** Share of the envelope's modulation power (0.5-15 Hz) that lies at syllable rate (2-8 Hz). */
+export function syllableRateShare(envelope: readonly number[], framesPerSecond = FRAMES_PER_SECOND): number {
+  const n = envelope.length;
+  const mean = envelope.reduce((sum, v) => sum + v, 0) / Math.max(1, n);
+  let syllable = 0;
+  let total = 0;
+  for (let k = 1; k <= n / 2; k += 1) {
+    const hz = (k * framesPerSecond) / n;
+    if (hz < 0.5 || hz > 15) continue;
+    let re = 0;
+    let im = 0;
+    for (let i = 0; i < n; i += 1) {
+      const angle = (-2 * Math.PI * k * i) / n;
+      const v = (envelope[i] ?? mean) - mean;
+      re += v * Math.cos(angle);
+      im += v * Math.sin(angle);
+    }
+    const power = re * re + im * im;
+    total += power;
+    if (hz >= 2 && hz <= 8) syllable += power;
+  }
+  return total > 0 ? syllable / total : 0;
+}
+
+const frameRange = (centreS: number, widthS: number, count: number): [number, number] => [
+  Math.max(0, Math.round((centreS - widthS / 2) * FRAMES_PER_SECOND)),
+  Math.min(count, Math.round((centreS + widthS / 2) * FRAMES_PER_SECOND)),
+];
+
+function isSpeechLike(frames: AudioFrames, from: number, to: number): boolean {
+  const t = activityThresholds;
+  if (to - from < FRAMES_PER_SECOND) return false;
+  if (meanDb(frames.levelDb.slice(from, to)) < t.activeDb) return false;
+  const speech = frames.speechBandDb.slice(from, to);
+  const bandShare = fromDb(meanDb(speech)) / Math.max(EPS, fromDb(meanDb(frames.fullBandDb.slice(from, to))));
+  if (bandShare < t.speechBandShare) return false;
+  // Floor the envelope so pauses count as "quiet", not as arbitrarily deep dips.
+  const floor = Math.max(...speech) - 40;
+  const envelope = speech.map((db) => Math.max(db, floor));
+  return deviation(envelope) >= t.speechEnvelopeDepthDb && syllableRateShare(envelope) >= t.syllableRateShare;
+}
+
+function isTonal(frames: AudioFrames, from: number, to: number): boolean {
+  const t = activityThresholds;
+  if (to - from < FRAMES_PER_SECOND / 2) return false;
+  const level = frames.levelDb.slice(from, to);
+  if (meanDb(level) < t.activeDb) return false;
+  const flatness = [...frames.flatness.slice(from, to)].sort((a, b) => a - b);
+  const medianFlatness = flatness[flatness.length >> 1] ?? 1;
+  return medianFlatness <= t.toneMaxFlatness && deviation(frames.fullBandDb.slice(from, to)) <= t.toneMaxLevelDeviationDb;
+}
+
+function activitySpans(frames: AudioFrames, decide: (from: number, to: number) => boolean, widthS: number): Span[] {
+  const count = frames.levelDb.length;
+  const buckets = Math.ceil(count / FRAMES_PER_SECOND / (ACTIVITY_BUCKET_MS / 1000));
+  const flags = Array.from({ length: buckets }, (_, b) => decide(...frameRange((b + 0.5) * (ACTIVITY_BUCKET_MS / 1000), widthS, count)));
+  const spans = mergeSpans(flagsToSpans(flags, ACTIVITY_BUCKET_MS), activityThresholds.maxGapMs);
+  return dropShorterThan(spans, activityThresholds.minSpanMs);
+}
+
+/** Music-like (sustained tonal) spans, ms from the start of the PCM stream. */
+export function toneSpans(frames: AudioFrames): Span[] {
+  return activitySpans(frames, (from, to) => isTonal(frames, from, to), activityThresholds.toneWindowS);
+}
+
+/**
+ * Speech-like spans, ms from the start of the PCM stream. The speech window (2 s) is wider than
+ * the tone window (1 s), so where the two meet the tone decision is the sharper one: tonal
+ * stretches are taken out of speech spans.
+ */
+export function speechSpans(frames: AudioFrames, tone: readonly Span[] = toneSpans(frames)): Span[] {
+  const speech = activitySpans(frames, (from, to) => isSpeechLike(frames, from, to), activityThresholds.speechWindowS);
+  return dropShorterThan(subtractSpans(speech, tone), activityThresholds.minSpanMs);
+}

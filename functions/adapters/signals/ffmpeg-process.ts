@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { SignalExtractionError } from './errors.js';
+
+export interface RunOptions {
+  /** The child is killed (SIGKILL) once this has passed. */
+  timeoutMs: number;
+  /** Cap on stdout + stderr text kept; a child that prints more is killed (a runaway log). */
+  maxOutputBytes: number;
+  signal?: AbortSignal | undefined;
+  /** Streams what the child writes to file descriptor 3 (ffmpeg's `pipe:3`), unbuffered here. */
+  onFd3?: ((chunk: Buffer) => void) | undefined;
+}
+
+export interface RunResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs ffmpeg or ffprobe asynchronously: never execFileSync, which deadlocks against an
+ * in-process s3rver serving the very URL the child reads (STACK.md). Resolves with the exit code
+ * (a non-zero exit is the caller's to interpret); rejects on spawn failure, timeout, output
+ * overflow or abort, always after the child has been killed.
+ */
+export function runTool(binary: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  const { signal, onFd3 } = options;
+  signal?.throwIfAborted();
+  return new Promise<RunResult>((resolve, reject) => {
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe', onFd3 ? 'pipe' : 'ignore'] });
+    const [, childStdout, childStderr, fd3] = child.stdio;
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let outputBytes = 0;
+    let failure: unknown = null;
+
+    const fail = (error: unknown) => {
+      failure ??= error;
+      child.kill('SIGKILL');
+    };
+    const collect = (into: Buffer[]) => (chunk: Buffer) => {
+      outputBytes += chunk.length;
+      if (outputBytes > options.maxOutputBytes) {
+        fail(new SignalExtractionError(`${label(binary)} printed more than ${options.maxOutputBytes} bytes`));
+        return;
+      }
+      into.push(chunk);
+    };
+    childStdout?.on('data', collect(stdout));
+    childStderr?.on('data', collect(stderr));
+    if (onFd3 && fd3 && 'on' in fd3) {
+      fd3.on('data', (chunk: Buffer) => {
+        try {
+          onFd3(chunk);
+        } catch (error) {
+          fail(error);
+        }
+      });
+    }
+
+    const timer = setTimeout(
+      () => fail(new SignalExtractionError(`${label(binary)} did not finish within ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
+    const onAbort = () => fail(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    let settled = false;
+    const settle = (exitCode: number | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (failure !== null) reject(failure instanceof Error ? failure : new SignalExtractionError('aborted', { cause: failure }));
+      else resolve({ exitCode, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+    };
+    child.once('error', (error) => {
+      failure ??= new SignalExtractionError(`could not run ${label(binary)}: ${error.message}`, { cause: error });
+      // A child that never started emits no `close`.
+      if (child.pid === undefined) settle(null);
+      else child.kill('SIGKILL');
+    });
+    // `close` (not `exit`) so every pipe has been drained before the result is read.
+    child.once('close', settle);
+  });
+}
+
+const label = (binary: string) => binary.split(/[\\/]/).at(-1) ?? binary;

@@ -1,0 +1,6 @@
+import type { Transcriber } from '../../domain/analysis/signals.js';
+
+/** The local default (DESIGN §7): no speech-to-text, so signals carry no transcript. */
+export const noTranscriber: Transcriber = {
+  transcribe: () => Promise.resolve(null),
+};

@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Duration, Names, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import { Grant } from 'aws-cdk-lib/aws-iam';
+import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { DefinitionBody, LogLevel, StateMachine, StateMachineType, type CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import type { WorkflowDefinition } from '../../functions/workflows/registry.js';
+import { ServiceFunction } from './service-function.js';
+import type { ServiceTable } from './service-table.js';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** `${Name}` in an ASL text, as CloudFormation's DefinitionSubstitutions replaces it. */
+const placeholderPattern = /\$\{([^}]*)\}/g;
+
+/** Every `${Placeholder}` name in a text, in order of first appearance. */
+export const placeholdersIn = (text: string): string[] => [...new Set(Array.from(text.matchAll(placeholderPattern), (m) => m[1]!))];
+
+/** The Resource of every Task state, nested ones (Map, Parallel) included. */
+function taskResources(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(taskResources);
+  if (typeof node !== 'object' || node === null) return [];
+  const record = node as Record<string, unknown>;
+  const own = record.Type === 'Task' && typeof record.Resource === 'string' ? [record.Resource] : [];
+  return [...own, ...Object.values(record).flatMap(taskResources)];
+}
+
+const difference = (a: readonly string[], b: readonly string[]): string[] => a.filter((x) => !b.includes(x));
+
+/**
+ * Checks that an ASL document and its workflow-table entry describe the same tasks: every
+ * placeholder is the whole Resource of a Task state, and the placeholders are exactly the table's
+ * task names. Throws a message naming both files otherwise.
+ */
+export function checkWorkflowDefinition(definitionFile: string, asl: string, taskNames: readonly string[]): void {
+  const where = `${definitionFile} (functions/workflows/registry.ts)`;
+  let document: unknown;
+  try {
+    document = JSON.parse(asl);
+  } catch (error) {
+    throw new Error(`${definitionFile} is not valid JSON: ${(error as Error).message}`);
+  }
+  const placeholders = placeholdersIn(asl);
+  const taskPlaceholders = taskResources(document).flatMap((resource) => {
+    const match = /^\$\{([^}]*)\}$/.exec(resource);
+    return match ? [match[1]!] : [];
+  });
+  const problems = [
+    ...difference(placeholders, taskPlaceholders).map((p) => `\${${p}} is not the whole Resource of a Task state`),
+    ...difference(placeholders, taskNames).map((p) => `\${${p}} has no task in the workflow table`),
+    ...difference(taskNames, placeholders).map((t) => `task ${t} is not used by any Task state`),
+  ];
+  if (problems.length) throw new Error(`${where}: ${problems.join('; ')}`);
+}
+
+/**
+ * The errors CloudFormation substitution would leave: placeholders of `definition` without a
+ * substitution, and substitutions no placeholder uses. Empty when the deployed definition is complete.
+ */
+export function substitutionErrors(definition: string, substitutions: Readonly<Record<string, unknown>>): string[] {
+  const keys = Object.keys(substitutions);
+  const substituted = keys.reduce((text, key) => text.split(`\${${key}}`).join('arn:substituted'), definition);
+  return [
+    ...placeholdersIn(substituted).map((p) => `\${${p}} has no DefinitionSubstitutions entry`),
+    ...difference(keys, placeholdersIn(definition)).map((k) => `DefinitionSubstitutions entry ${k} is not used by the definition`),
+  ];
+}
+
+export interface WorkflowStateMachineProps {
+  /** The workflow's key in the workflow table, e.g. `analysis`. */
+  readonly name: string;
+  readonly workflow: WorkflowDefinition;
+  /** The configuration every function validates at start-up. */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly table: ServiceTable;
+  readonly bucket: Bucket;
+  readonly eventBus: IEventBus;
+  /** Every function builds its services, and with them the cursor codec, at cold start. */
+  readonly cursorSecret: ISecret;
+  /** The ffmpeg layer; called only when a task needs it. */
+  readonly ffmpegLayer: () => ILayerVersion;
+}
+
+/**
+ * One workflow of the workflow table: a Lambda function per task, built and granted from the
+ * task's entry, and a Standard state machine running the workflow's ASL file with each task's
+ * `${Placeholder}` substituted by its function's ARN. The state machine may invoke exactly
+ * those functions.
+ */
+export class WorkflowStateMachine extends Construct {
+  public readonly stateMachine: StateMachine;
+  /** The task functions by placeholder name. */
+  public readonly tasks: Readonly<Record<string, ServiceFunction>>;
+
+  public constructor(scope: Construct, id: string, props: WorkflowStateMachineProps) {
+    super(scope, id);
+    const { workflow } = props;
+
+    const asl = readFileSync(`${repoRoot}${workflow.definitionFile}`, 'utf8');
+    checkWorkflowDefinition(workflow.definitionFile, asl, Object.keys(workflow.tasks));
+
+    const tasks: Record<string, ServiceFunction> = {};
+    for (const [placeholder, task] of Object.entries(workflow.tasks)) {
+      const fn = new ServiceFunction(this, placeholder, {
+        handler: task.handler,
+        description: `${props.name} workflow: ${placeholder} (${task.handler})`,
+        timeout: Duration.seconds(task.timeoutSeconds),
+        memorySize: task.memoryMb,
+        environment: props.environment,
+      });
+      fn.bindTable(props.table, task.table);
+      if (task.bucket) fn.bindBucket(props.bucket, task.bucket);
+      if (task.ffmpeg) fn.bindFfmpeg(props.ffmpegLayer());
+      if (task.events) fn.bindEventBus(props.eventBus);
+      fn.bindCursorSecret(props.cursorSecret);
+      tasks[placeholder] = fn;
+    }
+    this.tasks = tasks;
+
+    // Vended-log groups under this prefix share one CloudWatch Logs resource policy entry, which
+    // keeps that account-wide policy from growing with every logged state machine.
+    const logGroup = new LogGroup(this, 'Logs', {
+      logGroupName: `/aws/vendedlogs/states/${Names.uniqueResourceName(this, { maxLength: 200 })}`,
+      retention: RetentionDays.ONE_MONTH,
+    });
+
+    this.stateMachine = new StateMachine(this, 'StateMachine', {
+      stateMachineType: StateMachineType.STANDARD,
+      // Inline (minified), not an S3 asset: the template then carries the definition, and
+      // CloudFormation substitutes the ARNs at deploy time.
+      definitionBody: DefinitionBody.fromString(JSON.stringify(JSON.parse(asl))),
+      definitionSubstitutions: Object.fromEntries(Object.entries(tasks).map(([placeholder, fn]) => [placeholder, fn.fn.functionArn])),
+      // State data holds ids, chunk bounds, artifact keys and failure causes: signed source URLs
+      // are made inside the tasks and never returned, so execution data may be logged (cdk-nag SF1).
+      logs: { destination: logGroup, level: LogLevel.ALL, includeExecutionData: true },
+      tracingEnabled: true,
+    });
+
+    // The one place the state machine gets to invoke anything: the unqualified ARNs it was given
+    // (no `:*` for versions or aliases, which the definition never names).
+    Grant.addToPrincipal({
+      grantee: this.stateMachine,
+      actions: ['lambda:InvokeFunction'],
+      resourceArns: Object.values(tasks).map((fn) => fn.fn.functionArn),
+    });
+
+    Validations.of(this.stateMachine).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only the actions CDK adds for SF1 and SF2: CloudWatch Logs delivery (logs:*LogDelivery*, resource policies, DescribeLogGroups) and X-Ray (PutTraceSegments, PutTelemetryRecords, GetSampling*) support no resource-level permissions.',
+    });
+
+    // At synthesis, check the rendered resource itself: CloudFormation must leave no `${...}`.
+    const cfn = this.stateMachine.node.defaultChild as CfnStateMachine;
+    this.node.addValidation({
+      validate: () => {
+        const definition = cfn.definitionString;
+        if (typeof definition !== 'string') return [`${id}: the definition must be an inline string`];
+        const substitutions = (Stack.of(this).resolve(cfn.definitionSubstitutions) ?? {}) as Record<string, unknown>;
+        return substitutionErrors(definition, substitutions).map((e) => `${workflow.definitionFile} (${Stack.of(this).getLogicalId(cfn as CfnElement)}): ${e}`);
+      },
+    });
+  }
+}

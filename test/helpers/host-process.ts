@@ -1,0 +1,121 @@
+/**
+ * A local host in a child process (`tsx functions/local/start.ts`), for tests that need a host
+ * of their own: the in-process host of the globalSetup owns this process tree's env.
+ *
+ * The child is tsx itself (run by this Node), not `npx tsx`: npm exec does not hand a SIGINT
+ * sent to it on to the host, and re-raises it on itself, so its exit status would say nothing
+ * about how the host stopped.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { childEnv, repoRoot, tsxCli } from './api.js';
+
+export interface HostProcess {
+  child: ChildProcessWithoutNullStreams;
+  baseUrl: string;
+  apiKey: string;
+  accountId: string;
+  /** Everything printed so far. */
+  output: () => { stdout: string; stderr: string };
+  /** Resolves when the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export interface StartOptions {
+  dataDir: string;
+  apiKey?: string;
+  timeoutMs?: number;
+}
+
+/** Spawns `start.ts` with PORT=0 and waits for the banner (URL, account, key). */
+export function spawnHost(options: StartOptions): { child: ChildProcessWithoutNullStreams; ready: Promise<HostProcess>; exited: HostProcess['exited']; output: HostProcess['output'] } {
+  const env = childEnv({ LOCAL_DATA_DIR: options.dataDir, PORT: '0', ...(options.apiKey !== undefined ? { LOCAL_API_KEY: options.apiKey } : {}) });
+  const child = spawn(process.execPath, [tsxCli, 'functions/local/start.ts'], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const output = () => ({ stdout, stderr });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const ready = new Promise<HostProcess>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`local host did not start in time:\n${stdout}\n${stderr}`));
+    }, options.timeoutMs ?? 90_000);
+    const check = () => {
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      const apiKey = /^API key: (\S+)$/m.exec(stdout)?.[1];
+      const accountId = /^Default account: (\S+)$/m.exec(stdout)?.[1];
+      if (url && apiKey && accountId) {
+        clearTimeout(timer);
+        resolve({ child, baseUrl: url, apiKey, accountId, output, exited });
+      }
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      check();
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`local host exited (${code ?? signal}) before it was ready:\n${stdout}\n${stderr}`));
+    });
+  });
+  ready.catch(() => undefined);
+  return { child, ready, exited, output };
+}
+
+export function startHost(options: StartOptions): Promise<HostProcess> {
+  return spawnHost(options).ready;
+}
+
+/** running.json of a host's data dir (what the admin CLI reads). */
+export function readRunning(dataDir: string): { base_url: string; dynamodb_endpoint: string; s3_endpoint: string; pid: number } {
+  return JSON.parse(readFileSync(join(dataDir, 'running.json'), 'utf8')) as { base_url: string; dynamodb_endpoint: string; s3_endpoint: string; pid: number };
+}
+
+/** true when something accepts TCP connections on 127.0.0.1:port. */
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Pids of the direct children of `pid` whose command is `name` (Linux /proc; [] elsewhere). */
+export function childPids(pid: number, name: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...
+      const match = /^\d+ \((.*)\) \S+ (\d+)/.exec(stat);
+      if (match && match[1] === name && Number(match[2]) === pid) found.push(Number(entry));
+    } catch {
+      // the process went away while we looked
+    }
+  }
+  return found;
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

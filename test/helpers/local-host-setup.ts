@@ -1,0 +1,39 @@
+/**
+ * vitest globalSetup of the `integration` project: ONE local host (DynamoDB Local, s3rver, the
+ * API on an ephemeral loopback port) in a fresh temp data dir, shared by every integration file.
+ * Files that need isolation mint their own accounts through the admin CLI (test/helpers/api.ts).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startLocalHost } from '../../functions/local/host.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** `http://127.0.0.1:<port>` of the shared local host. */
+    baseUrl: string;
+    /** API key of the seeded default account (creator plan, 10,000 credits). */
+    apiKey: string;
+    /** acct_ id of the seeded default account. */
+    accountId: string;
+    /** Data directory of the shared host; LOCAL_DATA_DIR for the admin CLI. */
+    dataDir: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mss-it-'));
+  const host = await startLocalHost({ dataDir, port: 0 }).catch(async (error: unknown) => {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  });
+  project.provide('baseUrl', host.baseUrl);
+  project.provide('apiKey', host.apiKey);
+  project.provide('accountId', host.accountId);
+  project.provide('dataDir', host.dataDir);
+  return async () => {
+    await host.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,94 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+
+/** Reading a synthesized template the way the infra tests need it. */
+export interface Resource {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
+}
+
+export type FnGetAtt = { 'Fn::GetAtt': [string, string] };
+
+export interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+}
+
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+export class TemplateQueries {
+  public constructor(public readonly template: Template) {}
+
+  public get resources(): Record<string, Resource> {
+    return (this.template.toJSON() as { Resources: Record<string, Resource> }).Resources;
+  }
+
+  public find(type: string, props: object = {}): Record<string, Resource> {
+    return this.template.findResources(type, { Properties: props }) as Record<string, Resource>;
+  }
+
+  public resource(logicalId: string): Resource {
+    const found = this.resources[logicalId];
+    if (!found) throw new Error(`No resource ${logicalId}`);
+    return found;
+  }
+
+  /** Logical ids of every Lambda function. */
+  public functionIds(): string[] {
+    return Object.keys(this.find('AWS::Lambda::Function'));
+  }
+
+  /** Logical id of the Lambda function a route's integration invokes. */
+  public functionBehindRoute(key: string): string {
+    const [route] = Object.values(this.find('AWS::ApiGatewayV2::Route', { RouteKey: key }));
+    if (!route) throw new Error(`No route ${key}`);
+    const target = route.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
+    const integration = this.resource(target['Fn::Join'][1][1].Ref);
+    return (integration.Properties.IntegrationUri as FnGetAtt)['Fn::GetAtt'][0];
+  }
+
+  /** Every statement of the IAM policies attached to a role. */
+  public statementsOfRole(roleId: string): Statement[] {
+    return Object.values(this.find('AWS::IAM::Policy', { Roles: [{ Ref: roleId }] })).flatMap(
+      (policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+    );
+  }
+
+  /** Every statement of the IAM policies attached to a function's role, by the function's logical id. */
+  public statementsOf(functionId: string): Statement[] {
+    const roleId = (this.resource(functionId).Properties.Role as FnGetAtt)['Fn::GetAtt'][0];
+    return this.statementsOfRole(roleId);
+  }
+
+  /** Every IAM action granted to the role of a function, by the function's logical id. */
+  public actionsOf(functionId: string): string[] {
+    return this.statementsOf(functionId).flatMap((s) => asArray(s.Action));
+  }
+
+  /** The resources of every statement that grants `action`. */
+  public resourcesGranted(statements: readonly Statement[], action: string): unknown[] {
+    return statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource));
+  }
+
+  public environmentOf(functionId: string): Record<string, unknown> {
+    return ((this.resource(functionId).Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {});
+  }
+
+  public descriptionOf(functionId: string): unknown {
+    return this.resource(functionId).Properties.Description;
+  }
+}
+
+/** The minified ASL text the state machine of a workflow-table entry must deploy. */
+export const deployedDefinition = (aslText: string): string => JSON.stringify(JSON.parse(aslText));
+
+/** The state machine deploying `aslText`, with the logical ids of the functions its placeholders name. */
+export function stateMachineDeploying(q: TemplateQueries, aslText: string): { id: string; resource: Resource; taskFunctionIds: Record<string, string> } {
+  const matches = Object.entries(q.find('AWS::StepFunctions::StateMachine', { DefinitionString: deployedDefinition(aslText) }));
+  if (matches.length !== 1) throw new Error(`Expected one state machine deploying the definition, found ${matches.length}`);
+  const [[id, resource]] = matches as [[string, Resource]];
+  const substitutions = (resource.Properties.DefinitionSubstitutions ?? {}) as Record<string, FnGetAtt>;
+  const taskFunctionIds = Object.fromEntries(Object.entries(substitutions).map(([key, value]) => [key, value['Fn::GetAtt'][0]]));
+  return { id, resource, taskFunctionIds };
+}
