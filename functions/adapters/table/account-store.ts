@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.js';
 import { stripKeys, type TableContext } from './query-page.js';
-import type { Account, AccountStore, ApiKeyRecord, LedgerEntry } from '../../domain/ports.js';
+import { conditionalWrite, getRecord, ledgerPut, transact } from './operations.js';
+import type { Account, AccountStore, ApiKeyRecord } from '../../domain/ports.js';
 
 const toAccount = (item: Record<string, unknown>): Account => {
   const record = stripKeys(item) as Omit<Account, 'trustedHosts'> & { trustedHosts?: Set<string> };
@@ -10,53 +10,37 @@ const toAccount = (item: Record<string, unknown>): Account => {
   return { ...record, trustedHosts: [...(record.trustedHosts ?? [])].sort() };
 };
 
-const ledgerPut = (table: TableContext, accountId: string, entry: LedgerEntry) => ({
-  Put: {
-    TableName: table.tableName,
-    Item: { ...keys.ledgerEntry(accountId, entry.entryId), entity: 'ledger', accountId, ...entry },
-    ConditionExpression: 'attribute_not_exists(PK)',
-  },
-});
-
 export function dynamoAccountStore(table: TableContext): AccountStore {
   const { doc, tableName } = table;
-  // Strongly consistent: balances and revocations must be read as just written.
-  const get = async (key: { PK: string; SK: string }) => (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 
   return {
-    async findApiKey(keyHash) {
-      const item = await get(keys.apiKey(keyHash));
-      return item ? (stripKeys(item) as unknown as ApiKeyRecord) : undefined;
-    },
+    findApiKey: (keyHash) => getRecord<ApiKeyRecord>(table, keys.apiKey(keyHash)),
 
     async getAccount(accountId) {
-      const item = await get(keys.account(accountId));
+      const item = await getRecord<Record<string, unknown>>(table, keys.account(accountId));
       return item ? toAccount(item) : undefined;
     },
 
     async createAccount(account, key, opening) {
       const { trustedHosts: _none, ...record } = account;
-      await doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: { ...keys.account(account.accountId), entity: 'account', ...record },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Put: {
-                TableName: tableName,
-                Item: { ...keys.apiKey(key.keyHash), entity: 'api_key', ...key },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            ledgerPut(table, account.accountId, opening),
-          ],
-        }),
-      );
+      const outcome = await transact(table, [
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...keys.account(account.accountId), entity: 'account', ...record },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...keys.apiKey(key.keyHash), entity: 'api_key', ...key },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        ledgerPut(table, account.accountId, opening),
+      ]);
+      if (!outcome.ok) throw new Error(`Account ${account.accountId} or its key exists already`);
     },
 
     async addApiKey(key) {
@@ -69,42 +53,33 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
       );
     },
 
-    async revokeApiKey(keyHash) {
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.apiKey(keyHash),
-            UpdateExpression: 'SET revoked = :true',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':true': true },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
-    },
+    revokeApiKey: (keyHash) =>
+      conditionalWrite(
+        table,
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.apiKey(keyHash),
+          UpdateExpression: 'SET revoked = :true',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':true': true },
+        }),
+      ),
 
     async addCredits(accountId, entry) {
-      await doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName,
-                Key: keys.account(accountId),
-                UpdateExpression: 'ADD creditsBalance :credits SET updatedAt = :now',
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':credits': entry.credits, ':now': entry.createdAt },
-              },
-            },
-            ledgerPut(table, accountId, entry),
-          ],
-        }),
-      );
-      const account = await get(keys.account(accountId));
+      const outcome = await transact(table, [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.account(accountId),
+            UpdateExpression: 'ADD creditsBalance :credits SET updatedAt = :now',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':credits': entry.credits, ':now': entry.createdAt },
+          },
+        },
+        ledgerPut(table, accountId, entry),
+      ]);
+      if (!outcome.ok) throw new Error(`No account ${accountId}`);
+      const account = await getRecord<{ creditsBalance: number }>(table, keys.account(accountId));
       return Number(account?.creditsBalance);
     },
 

@@ -1,38 +1,15 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { collections, indexKeys, keys } from './keys.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
-import { transact } from './transact.js';
-import type { LedgerEntry } from '../../domain/ports.js';
+import { conditionalWrite, getRecord, ledgerPut, transact } from './operations.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../domain/runs/model.js';
 import type { RunStore } from '../../domain/runs/ports.js';
 
 const BATCH_WRITE_SIZE = 25;
 
-const ledgerPut = (table: TableContext, accountId: string, entry: LedgerEntry) => ({
-  Put: {
-    TableName: table.tableName,
-    Item: { ...keys.ledgerEntry(accountId, entry.entryId), entity: 'ledger', accountId, ...entry },
-    ConditionExpression: 'attribute_not_exists(PK)',
-  },
-});
-
 export function dynamoRunStore(table: TableContext): RunStore {
   const { doc, tableName } = table;
-  const get = async <T>(key: { PK: string; SK: string }) => {
-    const item = (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
-    return item ? (stripKeys(item) as T) : undefined;
-  };
-  /** A conditional update that reports a failed condition as false. */
-  const update = async (input: ConstructorParameters<typeof UpdateCommand>[0]) => {
-    try {
-      await doc.send(new UpdateCommand(input));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  };
+  const update = (input: ConstructorParameters<typeof UpdateCommand>[0]) => conditionalWrite(table, new UpdateCommand(input));
 
   return {
     async createWithReservation(run, analysis, entry) {
@@ -62,8 +39,8 @@ export function dynamoRunStore(table: TableContext): RunStore {
       throw new Error(`Run ${run.runId} could not be created (item ${outcome.failedIndex} exists)`);
     },
 
-    getRun: (accountId, runId) => get<RunRecord>(keys.run(accountId, runId)),
-    getAnalysis: (accountId, analysisId) => get<AnalysisRecord>(keys.analysis(accountId, analysisId)),
+    getRun: (accountId, runId) => getRecord<RunRecord>(table, keys.run(accountId, runId)),
+    getAnalysis: (accountId, analysisId) => getRecord<AnalysisRecord>(table, keys.analysis(accountId, analysisId)),
 
     async markProcessing(ref, now) {
       const outcome = await transact(table, [

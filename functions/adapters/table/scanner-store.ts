@@ -1,17 +1,12 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { collections, keys } from './keys.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { getRecord, transact } from './operations.js';
 import type { ScannerRecord, ScannerStore } from '../../domain/ports.js';
 
 const toScanner = (item: Record<string, unknown>): ScannerRecord => stripKeys(item) as unknown as ScannerRecord;
 
 export function dynamoScannerStore(table: TableContext): ScannerStore {
-  const { doc, tableName } = table;
-  const get = async (key: { PK: string; SK: string }) => {
-    const item = (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
-    return item ? toScanner(item) : undefined;
-  };
+  const { tableName } = table;
   const snapshotPut = (accountId: string, scanner: ScannerRecord) => ({
     Put: {
       TableName: tableName,
@@ -20,51 +15,27 @@ export function dynamoScannerStore(table: TableContext): ScannerStore {
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   });
+  const headPut = (accountId: string, scanner: ScannerRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }) => ({
+    Put: { TableName: tableName, Item: { ...keys.scanner(accountId, scanner.scannerId), entity: 'scanner', ...scanner }, ...condition },
+  });
 
   return {
     async create(accountId, scanner) {
-      await doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: { ...keys.scanner(accountId, scanner.scannerId), entity: 'scanner', ...scanner },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            snapshotPut(accountId, scanner),
-          ],
-        }),
-      );
+      const outcome = await transact(table, [headPut(accountId, scanner, { ConditionExpression: 'attribute_not_exists(PK)' }), snapshotPut(accountId, scanner)]);
+      if (!outcome.ok) throw new Error(`Scanner ${scanner.scannerId} exists already`);
     },
 
-    get: (accountId, scannerId) => get(keys.scanner(accountId, scannerId)),
+    get: (accountId, scannerId) => getRecord<ScannerRecord>(table, keys.scanner(accountId, scannerId)),
 
-    getVersion: (accountId, scannerId, version) => get(keys.scannerVersion(accountId, scannerId, version)),
+    getVersion: (accountId, scannerId, version) => getRecord<ScannerRecord>(table, keys.scannerVersion(accountId, scannerId, version)),
 
     async putNextVersion(accountId, next) {
-      try {
-        await doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: { ...keys.scanner(accountId, next.scannerId), entity: 'scanner', ...next },
-                  ConditionExpression: 'version = :previous',
-                  ExpressionAttributeValues: { ':previous': next.version - 1 },
-                },
-              },
-              snapshotPut(accountId, next),
-            ],
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof TransactionCanceledException) return false;
-        throw error;
-      }
+      // The head moves only from the version this one follows: a concurrent PATCH loses cleanly.
+      const outcome = await transact(table, [
+        headPut(accountId, next, { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': next.version - 1 } }),
+        snapshotPut(accountId, next),
+      ]);
+      return outcome.ok;
     },
 
     list: (accountId, page) => queryPage(table, accountId, collections.scanners(accountId), page, toScanner),

@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { collections, keys } from './keys.js';
 import { tableDefinition } from './definition.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { conditionalWrite, getRecord } from './operations.js';
 import type { UploadRecord, UploadStore } from '../../domain/ports.js';
 
 const toUpload = (item: Record<string, unknown>): UploadRecord => stripKeys(item) as unknown as UploadRecord;
@@ -23,28 +23,22 @@ export function dynamoUploadStore(table: TableContext): UploadStore {
     },
 
     async get(accountId, uploadId) {
-      const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.upload(accountId, uploadId) }))).Item;
+      const item = await getRecord<Record<string, unknown>>(table, keys.upload(accountId, uploadId));
       return item ? toUpload(item) : undefined;
     },
 
-    async finish(accountId, next, expireAtEpochSeconds) {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.upload(accountId, next.uploadId), entity: 'upload', ...next, [ttl]: expireAtEpochSeconds },
-            // The whole transition is this one write: only a still-pending upload moves.
-            ConditionExpression: '#status = :pending',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pending': 'pending' },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
-    },
+    finish: (accountId, next, expireAtEpochSeconds) =>
+      conditionalWrite(
+        table,
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.upload(accountId, next.uploadId), entity: 'upload', ...next, [ttl]: expireAtEpochSeconds },
+          // The whole transition is this one write: only a still-pending upload moves.
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pending': 'pending' },
+        }),
+      ),
 
     async markEventPublished(accountId, uploadId) {
       await doc.send(

@@ -1,7 +1,8 @@
 import type { Metadata } from '../../schemas/common.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
 import type { Span } from '../analysis/signals.js';
-import type { MediaKind, EvidenceKind } from '../analysis/observation-types.js';
+import type { MediaKind } from '../analysis/observation-types.js';
+import type { ObservationDraft } from '../analysis/contract.js';
 
 export type RunStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed';
 export type AnalysisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
@@ -53,30 +54,14 @@ export interface AnalysisRecord {
   updatedAt: string;
 }
 
-export interface ObservationRecord {
+/** A stored observation: the contract's draft plus its identity, provenance and source metadata. */
+export interface ObservationRecord extends ObservationDraft {
   object: 'observation';
   observation_id: string;
   scanner_id: string;
   scanner_version: number;
   run_id: string;
   analysis_id: string;
-  type: ScannerDefinition['type'];
-  value_type: string;
-  semantics: string;
-  value: boolean | string | number | Record<string, unknown>;
-  title: string;
-  summary: string;
-  relevance_score: number;
-  evidence: {
-    media_kind: MediaKind;
-    evidence_kind: EvidenceKind;
-    start_ms: number;
-    end_ms: number;
-    duration_ms: number;
-    transcript_excerpt: string | null;
-    speaker: string | null;
-    signals: string[];
-  };
   source_metadata: Metadata;
   created_at: string;
 }

@@ -1,0 +1,61 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys, type TableKey } from './keys.js';
+import { stripKeys, type TableContext } from './query-page.js';
+import type { LedgerEntry } from '../../domain/ports.js';
+
+/** The table operations every store shares. */
+
+/** A strongly consistent read: balances, states and revocations are read as just written. */
+export async function getRecord<T>(table: TableContext, key: TableKey): Promise<T | undefined> {
+  const item = (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }))).Item;
+  return item ? (stripKeys(item) as T) : undefined;
+}
+
+/** A conditional Put or Update; a failed condition is an answer (false), not an error. */
+export async function conditionalWrite(table: TableContext, command: PutCommand | UpdateCommand): Promise<boolean> {
+  try {
+    // Either command, one client: the union only confuses the overloads of send().
+    await (command instanceof PutCommand ? table.doc.send(command) : table.doc.send(command));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
+
+/** How one transaction ended: written, or which item's condition refused it. */
+export type TransactOutcome = { ok: true } | { ok: false; failedIndex: number };
+
+const MAX_ATTEMPTS = 8;
+
+/**
+ * Runs a conditional transaction. Conflicts with concurrent transactions on the same items
+ * (many runs debiting one wallet) are retried with jittered backoff; a failed condition is
+ * an answer, reported with the index of the item whose condition failed.
+ */
+export async function transact(table: TableContext, items: TransactItems): Promise<TransactOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await table.doc.send(new TransactWriteCommand({ TransactItems: items }));
+      return { ok: true };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const failedIndex = (error.CancellationReasons ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed');
+      if (failedIndex >= 0) return { ok: false, failedIndex };
+      if (attempt >= MAX_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
+    }
+  }
+}
+
+/** The ledger entry that goes into the same transaction as every wallet change (DESIGN §5). */
+export const ledgerPut = (table: TableContext, accountId: string, entry: LedgerEntry) => ({
+  Put: {
+    TableName: table.tableName,
+    Item: { ...keys.ledgerEntry(accountId, entry.entryId), entity: 'ledger', accountId, ...entry },
+    ConditionExpression: 'attribute_not_exists(PK)',
+  },
+});
