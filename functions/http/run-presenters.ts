@@ -16,7 +16,8 @@ export const presentRun = (run: RunRecord) => ({
   source: { kind: 'upload' as const, upload_id: run.uploadId, media_kind: run.mediaKind, duration_ms: run.sourceDurationMs },
   window: run.window ? { analysis_start_seconds: seconds(run.window.startMs), analysis_end_seconds: seconds(run.window.endMs) } : null,
   metadata: run.metadata,
-  billed_credits: run.credits,
+  // Reserved at submission, charged on completion, refunded on failure (DESIGN §5).
+  billing: { credits: run.credits, state: run.status === 'completed' ? 'charged' : run.status === 'failed' ? 'refunded' : 'reserved' },
   observation_count: run.observationCount,
   error: run.error,
   provenance: { scanner: { scanner_id: run.scannerId, version: run.scannerVersion, definition: run.scanner } },

@@ -2,9 +2,11 @@
  * Cost of the signal stage against the floor it cannot beat by much: one bare decode of the
  * same file (`ffmpeg -i file -f null -`). Goal: ratio <= 1.5.
  *
- *   npx tsx test/bench/signals.ts [--minutes 10] [--runs 1]
+ *   npx tsx test/bench/signals.ts [--minutes 10] [--runs 1] [--preset ultrafast|veryfast]
  *
- * The machine may be shared: with --runs N both timings are the best of N, interleaved.
+ * The machine may be shared: with --runs N both timings are the best of N, interleaved. The
+ * default file (x264 ultrafast: no B-frames, no deblocking) is the extractor's worst case, as
+ * its decoder shortcuts have nothing to skip; `--preset veryfast` is closer to real uploads.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -13,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { resolveFfmpegPath, resolveFfprobePath } from '../../functions/adapters/signals/ffmpeg-paths.js';
 import { runTool } from '../../functions/adapters/signals/ffmpeg-process.js';
 import { FfmpegSignalExtractor } from '../../functions/adapters/signals/ffmpeg-signal-extractor.js';
-import { longSource } from '../helpers/ground-truth-media.js';
+import { longSource, type LongSourceOptions } from '../helpers/ground-truth-media.js';
 
 export interface SignalsBenchResult {
   file: string;
@@ -71,9 +73,15 @@ async function bareDecode(file: string): Promise<void> {
   if (result.exitCode !== 0) throw new Error(`decode failed: ${result.stderr.slice(-1000)}`);
 }
 
-export async function benchSignals(options: { minutes?: number; runs?: number } = {}): Promise<SignalsBenchResult> {
-  const { minutes = 10, runs = 1 } = options;
-  const file = await longSource({ minutes });
+export interface SignalsBenchOptions {
+  minutes?: number;
+  runs?: number;
+  preset?: LongSourceOptions['preset'];
+}
+
+export async function benchSignals(options: SignalsBenchOptions = {}): Promise<SignalsBenchResult> {
+  const { minutes = 10, runs = 1, preset } = options;
+  const file = await longSource({ minutes, preset });
   const sourceMs = minutes * 60_000;
   const extractor = new FfmpegSignalExtractor({
     ffmpegPath: ffmpegPath(),
@@ -104,6 +112,9 @@ export async function benchSignals(options: { minutes?: number; runs?: number } 
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, runs: { type: 'string', default: '1' } } });
-  console.log(await benchSignals({ minutes: Number(values.minutes), runs: Number(values.runs) }));
+  const { values } = parseArgs({
+    options: { minutes: { type: 'string', default: '10' }, runs: { type: 'string', default: '1' }, preset: { type: 'string', default: 'ultrafast' } },
+  });
+  if (values.preset !== 'ultrafast' && values.preset !== 'veryfast') throw new Error('--preset is ultrafast or veryfast');
+  console.log(await benchSignals({ minutes: Number(values.minutes), runs: Number(values.runs), preset: values.preset }));
 }

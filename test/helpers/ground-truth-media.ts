@@ -184,23 +184,30 @@ export interface LongSourceOptions {
   minutes: number;
   width?: number;
   height?: number;
+  /**
+   * x264 preset. `ultrafast` (the default) has no B-frames and no deblocking, so the extractor's
+   * decoder shortcuts save nothing: the worst case for it. `veryfast` has both, like most
+   * real uploads.
+   */
+  preset?: 'ultrafast' | 'veryfast';
   /** Directory to cache the file in (kept across processes). */
   dir?: string;
 }
 
 /**
- * A long H.264 (ultrafast) + AAC source for benchmarks, cheaply: rendering 720p test patterns is
- * slow (about 2.5x realtime here), so a 30 s segment with two hard cuts is rendered once and
+ * A long H.264 + AAC source for benchmarks, cheaply: rendering 720p test patterns is slow
+ * (about 2.5x realtime here), so a 30 s segment with two hard cuts is rendered once and
  * repeated by stream copy. Decoding cost per minute is the same as for a fully rendered file.
  * Cached by name in `dir` (default: the OS temp dir).
  */
 export async function longSource(options: LongSourceOptions): Promise<string> {
-  const { minutes, width = 1280, height = 720 } = options;
+  const { minutes, width = 1280, height = 720, preset = 'ultrafast' } = options;
   const dir = options.dir ?? join(tmpdir(), 'mss-bench-media');
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, `long-${minutes}min-${width}x${height}.mp4`);
+  const suffix = preset === 'ultrafast' ? '' : `-${preset}`;
+  const path = join(dir, `long-${minutes}min-${width}x${height}${suffix}.mp4`);
   if (await exists(path)) return path;
-  const segment = join(dir, `segment-${width}x${height}.mp4`);
+  const segment = join(dir, `segment-${width}x${height}${suffix}.mp4`);
   const size = `${width}x${height}`;
   await ffmpeg(
     [
@@ -209,7 +216,7 @@ export async function longSource(options: LongSourceOptions): Promise<string> {
       ...['-f', 'lavfi', '-i', `testsrc2=s=${size}:r=25:d=10,hue=h=120`],
       ...['-f', 'lavfi', '-i', 'sine=f=440:r=48000:d=30'],
       ...['-filter_complex', '[0][1][2]concat=n=3[v]', '-map', '[v]', '-map', '3'],
-      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', segment],
+      ...['-c:v', 'libx264', '-preset', preset, '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', segment],
     ],
     600_000,
   );

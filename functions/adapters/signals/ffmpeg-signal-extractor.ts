@@ -4,7 +4,7 @@ import { integratedOrNull, loudPeaks, loudnessBuckets } from './audio-signals.js
 import { SignalExtractionError } from './errors.js';
 import { type FfmpegLog, logLines, parseBlackdetect, parseEbur128, parseFrameMetadata, parseFreezedetect, parseSilencedetect } from './ffmpeg-log.js';
 import { runTool } from './ffmpeg-process.js';
-import { ANALYSIS_FPS, FRAME_KEYS, ffmpegArgs, ffprobeArgs } from './filter-graph.js';
+import { ANALYSIS_FPS, COLOUR_KEYS, FRAME_KEYS, ffmpegArgs, ffprobeArgs } from './filter-graph.js';
 import { parseProbe, type ProbedStreams } from './probe.js';
 import { clampSpans, dropShorterThan, mergeSpans, subtractSpans } from './spans.js';
 import { Timeline } from './timeline.js';
@@ -101,7 +101,7 @@ export class FfmpegSignalExtractor implements SignalExtractor {
       motion: motionLevels(series(FRAME_KEYS.ydif), cutTimes, timeline),
       black,
       frozen: dropShorterThan(frozen, videoDefaults.minFrozenMs),
-      dominantColor: meanColor(series(FRAME_KEYS.yavg), series(FRAME_KEYS.uavg), series(FRAME_KEYS.vavg)),
+      dominantColor: meanColor(series(COLOUR_KEYS.yavg), series(COLOUR_KEYS.uavg), series(COLOUR_KEYS.vavg)),
     };
   }
 }

@@ -2,10 +2,11 @@ import type { Span } from '../../domain/analysis/signals.js';
 import { PCM_SAMPLE_RATE } from './audio-features.js';
 
 /**
- * The single ffmpeg run that measures a window: one decode, one filter graph, three sinks.
+ * The single ffmpeg run that measures a window: one decode, one filter graph, four sinks.
  *
  *   [video] fps=10 → scale=160:-2 → signalstats → blackdetect → freezedetect → select(scene)
- *           → metadata=print ×5 (scene score, YDIF, YAVG, UAVG, VAVG) → null
+ *           → print scene score, YDIF → split ─→ null
+ *                                            └→ fps=1 → print YAVG, UAVG, VAVG → null
  *   [audio] asplit ─→ ebur128 (its own 48 kHz resample) → null
  *                  └→ 8 kHz mono s16 → silencedetect → pipe:3 (PCM for speech/tone analysis)
  *
@@ -24,7 +25,10 @@ import { PCM_SAMPLE_RATE } from './audio-features.js';
  * - The YUV filters come before `select`, whose scene score (ffmpeg 4.1) needs packed RGB, so
  *   there is one colour conversion, at 160 px.
  * - Detectors log to stderr (parsed by ffmpeg-log.ts); the PCM goes to fd 3 so it never mixes
- *   with the log.
+ *   with the log. The log is most of what this process parses, so the colour (a mean over the
+ *   window) is printed for one frame a second, not ten: half the log of printing every frame.
+ * - `-filter_complex_threads 1`: at 160 px a filter's work is smaller than waking slice
+ *   threads for it, and the second core is better left to the decoder's frame threads.
  */
 export const ANALYSIS_FPS = 10;
 export const ANALYSIS_WIDTH = 160;
@@ -48,20 +52,26 @@ export const detectorSettings = {
   silenceMinSeconds: 0.5,
 } as const;
 
-/** Metadata keys printed per analysed frame, in print order. */
+/** Metadata keys printed for every analysed frame. */
 export const FRAME_KEYS = {
   scene: 'lavfi.scene_score',
   ydif: 'lavfi.signalstats.YDIF',
+} as const;
+
+/** Metadata keys printed for one analysed frame a second. */
+export const COLOUR_KEYS = {
   yavg: 'lavfi.signalstats.YAVG',
   uavg: 'lavfi.signalstats.UAVG',
   vavg: 'lavfi.signalstats.VAVG',
 } as const;
 
+const print = (keys: Record<string, string>) => Object.values(keys).map((key) => `metadata=mode=print:key=${key}`);
+
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
-export function videoChain(input: string, output: string): string {
+export function videoChains(input: string, video: string, colour: string): string {
   const d = detectorSettings;
-  return [
+  const analysed = [
     `[${input}]fps=${ANALYSIS_FPS}`,
     `scale=${ANALYSIS_WIDTH}:-2:flags=fast_bilinear`,
     'format=yuv420p',
@@ -70,8 +80,10 @@ export function videoChain(input: string, output: string): string {
     `freezedetect=n=${d.freezeNoiseDb}dB:d=${d.freezeMinSeconds}`,
     // gte(scene,0) keeps every frame: the score itself is what is wanted, not a selection.
     "select='gte(scene\\,0)'",
-    ...Object.values(FRAME_KEYS).map((key) => `metadata=mode=print:key=${key}`),
-  ].join(',') + `[${output}]`;
+    ...print(FRAME_KEYS),
+    `split[${video}][sampled]`,
+  ];
+  return `${analysed.join(',')};[sampled]fps=1,${print(COLOUR_KEYS).join(',')}[${colour}]`;
 }
 
 export function audioChains(input: string, loudness: string, pcm: string): string {
@@ -88,15 +100,16 @@ export function ffmpegArgs(input: GraphInput): string[] {
   const chains: string[] = [];
   const outputs: string[] = [];
   if (videoStream !== null) {
-    chains.push(videoChain(`0:${videoStream}`, 'video'));
-    outputs.push('-map', '[video]', '-f', 'null', '-');
+    chains.push(videoChains(`0:${videoStream}`, 'video', 'colour'));
+    outputs.push('-map', '[video]', '-f', 'null', '-', '-map', '[colour]', '-f', 'null', '-');
   }
   if (audioStream !== null) {
     chains.push(audioChains(`0:${audioStream}`, 'loudness', 'pcm'));
-    outputs.push('-map', '[loudness]', '-f', 'null', '-', '-map', '[pcm]', '-f', 's16le', 'pipe:3');
+    // Without -flush_packets 0 every ~20 ms packet is its own write: thousands of wake-ups here.
+    outputs.push('-map', '[loudness]', '-f', 'null', '-', '-map', '[pcm]', '-flush_packets', '0', '-f', 's16le', 'pipe:3');
   }
   return [
-    ...['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info'],
+    ...['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', '-filter_complex_threads', '1'],
     ...networkOptions(url),
     ...['-skip_frame:v', 'noref', '-skip_loop_filter:v', 'all'],
     ...(window.startMs > 0 ? ['-ss', seconds(window.startMs)] : []),

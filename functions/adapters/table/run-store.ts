@@ -7,6 +7,8 @@ import type { RunStore } from '../../domain/runs/ports.js';
 
 const BATCH_WRITE_SIZE = 25;
 
+const unstarted = ({ startedAt: _started, completedAt: _completed, ...run }: RunRecord) => run;
+
 export function dynamoRunStore(table: TableContext): RunStore {
   const { doc, tableName } = table;
   const update = (input: ConstructorParameters<typeof UpdateCommand>[0]) => conditionalWrite(table, new UpdateCommand(input));
@@ -24,7 +26,8 @@ export function dynamoRunStore(table: TableContext): RunStore {
             ExpressionAttributeValues: { ':credits': run.credits, ':now': run.createdAt },
           },
         },
-        { Put: { TableName: tableName, Item: { ...keys.run(run.accountId, run.runId), entity: 'run', ...run }, ConditionExpression: 'attribute_not_exists(PK)' } },
+        // startedAt and completedAt stay absent until set, so if_not_exists can set them once.
+        { Put: { TableName: tableName, Item: { ...keys.run(run.accountId, run.runId), entity: 'run', ...unstarted(run) }, ConditionExpression: 'attribute_not_exists(PK)' } },
         {
           Put: {
             TableName: tableName,
@@ -39,7 +42,10 @@ export function dynamoRunStore(table: TableContext): RunStore {
       throw new Error(`Run ${run.runId} could not be created (item ${outcome.failedIndex} exists)`);
     },
 
-    getRun: (accountId, runId) => getRecord<RunRecord>(table, keys.run(accountId, runId)),
+    async getRun(accountId, runId) {
+      const run = await getRecord<RunRecord>(table, keys.run(accountId, runId));
+      return run && { ...run, startedAt: run.startedAt ?? null, completedAt: run.completedAt ?? null };
+    },
     getAnalysis: (accountId, analysisId) => getRecord<AnalysisRecord>(table, keys.analysis(accountId, analysisId)),
 
     async markProcessing(ref, now) {

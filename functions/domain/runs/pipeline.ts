@@ -7,6 +7,8 @@ import { nowIso } from '../clock.js';
 import { newId } from '../ids.js';
 import type { AccountStore, EventType, ServiceEvent } from '../ports.js';
 import type { Chunk, MomentRecord, ObservationRecord, RunRecord } from './model.js';
+import type { ScannerDefinition } from '../../schemas/scanner.js';
+import { mergeSignals } from '../analysis/merge-signals.js';
 import type { AnalysisRef, ArtifactStore, RunStore, SourceUrlSigner } from './ports.js';
 import { getRun, refundEntry } from './submit.js';
 
@@ -33,8 +35,13 @@ export interface ChunkSignalsRef {
 
 export interface ChunkResult {
   chunk: Chunk;
-  findingsKey: string;
+  signalsKey: string;
+  /** Findings of this chunk alone; null for types answered once over the whole source. */
+  findingsKey: string | null;
 }
+
+/** Occurrence types are answered chunk by chunk; the others once over the whole analysed range. */
+const answeredPerChunk = (type: ScannerDefinition['type']) => type === 'find_moments' || type === 'monitor';
 
 interface StoredFindings {
   result: AnalyzerResult;
@@ -85,12 +92,25 @@ export async function extractChunkSignals(deps: PipelineDeps, ref: AnalysisRef, 
 
 export async function analyzeChunk(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk, signalsRef: ChunkSignalsRef): Promise<ChunkResult> {
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
-  const signals = await deps.artifacts.getJson<SourceSignals>(signalsRef.signalsKey);
-  const result = await deps.analyzer.analyze({ scanner: run.scanner, signals });
-  const findingsKey = `${artifactPrefix(ref)}/chunks/${chunk.index}/findings.json`;
-  await deps.artifacts.putJson(findingsKey, { result, hasTranscript: Boolean(signals.transcript?.length) } satisfies StoredFindings);
+  let findingsKey: string | null = null;
+  if (answeredPerChunk(run.scanner.type)) {
+    const signals = await deps.artifacts.getJson<SourceSignals>(signalsRef.signalsKey);
+    const result = await deps.analyzer.analyze({ scanner: run.scanner, signals });
+    findingsKey = `${artifactPrefix(ref)}/chunks/${chunk.index}/findings.json`;
+    await deps.artifacts.putJson(findingsKey, { result, hasTranscript: Boolean(signals.transcript?.length) } satisfies StoredFindings);
+  }
   await deps.runs.recordChunkDone(ref, nowIso());
-  return { chunk, findingsKey };
+  return { chunk, signalsKey: signalsRef.signalsKey, findingsKey };
+}
+
+/** The analyzer's answer for the whole run: per-chunk findings joined, or one answer over all signals. */
+async function answerOf(deps: PipelineDeps, run: RunRecord, chunkResults: ChunkResult[]): Promise<StoredFindings> {
+  if (answeredPerChunk(run.scanner.type)) {
+    const stored = await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<StoredFindings>(c.findingsKey!)));
+    return { result: mergeChunkResults(stored.map((s) => s.result)), hasTranscript: stored.some((s) => s.hasTranscript) };
+  }
+  const signals = mergeSignals(await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<SourceSignals>(c.signalsKey))));
+  return { result: await deps.analyzer.analyze({ scanner: run.scanner, signals }), hasTranscript: Boolean(signals.transcript?.length) };
 }
 
 /** One result from all chunks: unsupported only when no chunk could answer. */
@@ -103,14 +123,14 @@ function mergeChunkResults(results: AnalyzerResult[]): AnalyzerResult {
 export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunkResults: ChunkResult[]): Promise<{ observationCount: number }> {
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
   const account = await requireAccount(deps.accounts, ref.accountId);
-  const stored = await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<StoredFindings>(c.findingsKey)));
-  const drafts = enforceContract(mergeChunkResults(stored.map((s) => s.result)), {
+  const { result, hasTranscript } = await answerOf(deps, run, chunkResults);
+  const drafts = enforceContract(result, {
     scanner: run.scanner,
     mediaKind: run.mediaKind,
     source: { startMs: 0, endMs: run.sourceDurationMs },
     window: analysedRange(run),
     maxObservations: effectiveMaxObservations(account, deps.deploymentMaxObservations),
-    hasTranscript: stored.some((s) => s.hasTranscript),
+    hasTranscript,
   });
 
   const createdAt = nowIso();

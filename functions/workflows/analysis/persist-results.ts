@@ -2,6 +2,6 @@ import { z } from 'zod';
 import { persistResults } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
 
-const input = analysisRefSchema.extend({ chunkResults: z.array(z.object({ chunk: chunkSchema, findingsKey: z.string().min(1) })) });
+const input = analysisRefSchema.extend({ chunkResults: z.array(z.object({ chunk: chunkSchema, signalsKey: z.string().min(1), findingsKey: z.string().min(1).nullable() })) });
 
 export const handler = taskHandler(input, ({ chunkResults, ...ref }, { pipeline }) => persistResults(pipeline, ref, chunkResults));
