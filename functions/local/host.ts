@@ -78,7 +78,7 @@ export function localDocumentClient(endpoint: string): DynamoDBDocumentClient {
 
 async function seedDefaultAccount(store: AccountStore, previous: PersistedState | undefined, wantedKey: string | undefined) {
   if (wantedKey !== undefined && !apiKeyPattern.test(wantedKey)) {
-    throw new Error('LOCAL_API_KEY must look like sk_live_ or sk_test_ followed by 40 base62 characters.');
+    throw new Error('LOCAL_API_KEY is not a valid API key: it must be sk_live_ or sk_test_ followed by 40 base62 characters.');
   }
   if (previous && (await store.getAccount(previous.account_id))) {
     const apiKey = wantedKey ?? previous.api_key;
