@@ -47,12 +47,12 @@ function childrenCpuSeconds(): number | null {
   return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
-interface Timing {
+export interface Timing {
   wall: number;
   cpu: number | null;
 }
 
-async function timed(run: () => Promise<unknown>): Promise<Timing> {
+export async function timed(run: () => Promise<unknown>): Promise<Timing> {
   const children = childrenCpuSeconds();
   const own = process.cpuUsage();
   const start = performance.now();
@@ -65,7 +65,7 @@ async function timed(run: () => Promise<unknown>): Promise<Timing> {
 
 const best = (a: Timing, b: Timing): Timing => ({ wall: Math.min(a.wall, b.wall), cpu: a.cpu === null || b.cpu === null ? null : Math.min(a.cpu, b.cpu) });
 
-async function bareDecode(file: string): Promise<void> {
+export async function bareDecode(file: string): Promise<void> {
   const result = await runTool(ffmpegPath(), ['-hide_banner', '-nostdin', '-nostats', '-i', file, '-f', 'null', '-'], {
     timeoutMs: 30 * 60_000,
     maxOutputBytes: 16 * 1024 * 1024,
