@@ -9,7 +9,6 @@ import { createIdempotentExecutor, type IdempotentExecutor } from './http/idempo
 import { dynamoUploadStore } from './adapters/table/upload-store.js';
 import { s3MediaStore } from './adapters/media/s3-media-store.js';
 import { ffprobeInspector, spawnFfprobe } from './adapters/media/ffprobe-inspector.js';
-import { ffprobePath } from './adapters/media/binaries.js';
 import { eventPublisherFor } from './adapters/events/publisher.js';
 import type { AccountStore, EventPublisher, MediaInspector, MediaStore, ScannerStore, UploadStore } from './domain/ports.js';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -17,7 +16,7 @@ import { dynamoRunStore } from './adapters/table/run-store.js';
 import { s3ArtifactStore } from './adapters/s3-artifact-store.js';
 import { sfnWorkflowStarter } from './adapters/workflows/sfn-starter.js';
 import { FfmpegSignalExtractor } from './adapters/signals/ffmpeg-signal-extractor.js';
-import { resolveFfmpegPath, resolveFfprobePath } from './adapters/signals/ffmpeg-paths.js';
+import { resolveFfmpegPath, resolveFfprobePath } from './adapters/ffmpeg-binaries.js';
 import { noTranscriber } from './adapters/signals/no-transcriber.js';
 import { localAnalyzer } from './adapters/analyzers/local-analyzer.js';
 import { findRunnableUpload } from './domain/uploads.js';
@@ -89,8 +88,7 @@ async function buildServices(cfg: Config): Promise<Services> {
     idempotent: createIdempotentExecutor(new AccountScopedPersistenceLayer(clients.dynamo, cfg.TABLE_NAME), cfg.IDEMPOTENCY_TTL_SECONDS),
     uploads,
     media,
-    // The binary is resolved on first use: on AWS only the complete route carries the ffmpeg layer.
-    inspector: ffprobeInspector(spawnFfprobe(ffprobePath(cfg.FFPROBE_PATH)), cfg.PROBE_TIMEOUT_MS),
+    inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)), cfg.PROBE_TIMEOUT_MS),
     events: eventPublisherFor(cfg),
     runs,
     findRunnableSource: async (accountId, uploadId) => {

@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { resolveFfmpegPath, resolveFfprobePath } from '../../functions/adapters/signals/ffmpeg-paths.js';
+import { resolveFfmpegPath, resolveFfprobePath } from '../../functions/adapters/ffmpeg-binaries.js';
 import { runTool } from '../../functions/adapters/signals/ffmpeg-process.js';
 import { FfmpegSignalExtractor } from '../../functions/adapters/signals/ffmpeg-signal-extractor.js';
 import { longSource, type LongSourceOptions } from '../helpers/ground-truth-media.js';

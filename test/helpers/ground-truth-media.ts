@@ -9,7 +9,7 @@ import { mkdtemp, rename, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Span } from '../../functions/domain/analysis/signals.js';
-import { resolveFfmpegPath } from '../../functions/adapters/signals/ffmpeg-paths.js';
+import { resolveFfmpegPath } from '../../functions/adapters/ffmpeg-binaries.js';
 import { runTool } from '../../functions/adapters/signals/ffmpeg-process.js';
 
 export interface GroundTruthMedia {

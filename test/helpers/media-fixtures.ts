@@ -10,7 +10,7 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { resolveFfmpegPath } from '../../functions/adapters/media/binaries.js';
+import { resolveFfmpegPath } from '../../functions/adapters/ffmpeg-binaries.js';
 import type { UploadFailureCode } from '../../functions/domain/ports.js';
 import type { UploadContentType } from '../../functions/schemas/upload.js';
 
@@ -167,7 +167,7 @@ async function generate(name: FixtureName): Promise<string> {
     });
     for (const input of wanted) inputs.set(input, await fixture(known(input)));
     const args = step.ffmpeg((input) => inputs.get(input) ?? input);
-    await run(await resolveFfmpegPath(process.env.FFMPEG_PATH), [...quiet, ...args, partial], { maxBuffer: 16 * 1024 * 1024 });
+    await run(resolveFfmpegPath(process.env.FFMPEG_PATH), [...quiet, ...args, partial], { maxBuffer: 16 * 1024 * 1024 });
   }
   await rename(partial, path);
   return path;

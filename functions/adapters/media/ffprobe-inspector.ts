@@ -111,9 +111,10 @@ const MAX_STDERR_CHARS = 64 * 1024;
  * Spawns ffprobe asynchronously. Never execFileSync: the local host serves the bytes from s3rver
  * in this same process, and a blocked event loop would never answer ffprobe's reads (STACK.md).
  */
-export function spawnFfprobe(binary: () => Promise<string>): FfprobeRunner {
+/** `binary` is resolved at the first probe: on AWS only the routes with the ffmpeg layer probe. */
+export function spawnFfprobe(binary: () => string): FfprobeRunner {
   return async (_stage, args, timeoutMs) => {
-    const path = await binary();
+    const path = binary();
     return new Promise<ProbeRun>((resolve, reject) => {
       const child = spawn(path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';

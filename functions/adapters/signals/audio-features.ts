@@ -4,7 +4,7 @@ import { dropShorterThan, flagsToSpans, mergeSpans, subtractSpans } from './span
 /**
  * Speech-like and music-like (tonal) activity from a low-rate mono PCM stream that ffmpeg writes
  * next to its filter output. ffmpeg 4.1 has no spectral-statistics filter, so the short-time
- * spectra are computed here: 8 kHz mono keeps this to a 256-point FFT every 32 ms (about 0.2 s
+ * spectra are computed here: 8 kHz mono keeps this to a 256-point FFT every 32 ms (about 0.4 s
  * of CPU per 10 minutes of audio) and still covers the 300-3400 Hz speech band.
  *
  * What it measures, and its limits (these are heuristics, not recognition):
@@ -14,8 +14,10 @@ import { dropShorterThan, flagsToSpans, mergeSpans, subtractSpans } from './span
  *   monotone speaker over loud steady music may not; it does not tell one voice from several.
  * - music (tone): over a 1 s window the spectrum is peaky (low spectral flatness: energy sits
  *   in a few partials, as in a held note, chord, drone, beep or mains hum) and the level is
- *   steady. Percussive or broadband music (drums, distorted guitars) is not detected; a steady
- *   hum or test tone is.
+ *   steady (within a few dB). Percussive or broadband music (drums, distorted guitars) and
+ *   notes shorter than about a second are not detected; a steady hum or test tone is; a jump
+ *   in level (a tone that gets 20 dB louder) breaks a span for about a second around the jump.
+ * Boundaries are good to about a bucket (0.5 s) for tone and about a second for speech.
  */
 export const PCM_SAMPLE_RATE = 8000;
 const FRAME = 256;
@@ -38,7 +40,10 @@ export const activityThresholds = {
   speechBandShare: 0.5,
   /** Standard deviation of the band envelope (dB, floored 40 dB under its peak). */
   speechEnvelopeDepthDb: 4,
-  /** Share of the envelope's modulation energy at 2-8 Hz (of 0.5-15 Hz); a steady or stepped envelope stays under 0.45. */
+  /**
+   * Share of the envelope's modulation energy at 2-8 Hz (of 0.5-15 Hz). Syllables give 0.8-0.95;
+   * a steady or stepped envelope (a tone starting, a burst) stays under 0.45.
+   */
   syllableRateShare: 0.6,
   toneWindowS: 1,
   /** Median spectral flatness (geometric / arithmetic mean of the power spectrum). */

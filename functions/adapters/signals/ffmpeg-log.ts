@@ -5,6 +5,9 @@
  * ffmpeg interleaves decoder warnings and its own banner with the filter output.
  */
 
+/** The frame metadata key of `select`'s scene-change score. */
+export const SCENE_SCORE_KEY = 'lavfi.scene_score';
+
 export interface TimedValue {
   timeS: number;
   value: number;
@@ -61,7 +64,7 @@ export function parseFrameMetadata(log: FfmpegLog): Map<string, TimedValue[]> {
 
 /** Scene-change scores (0..1) of every analysed frame, from `select` + `metadata=print`. */
 export function parseSceneScores(log: FfmpegLog): TimedValue[] {
-  return parseFrameMetadata(log).get('lavfi.scene_score') ?? [];
+  return parseFrameMetadata(log).get(SCENE_SCORE_KEY) ?? [];
 }
 
 /** `[blackdetect @ 0x..] black_start:12 black_end:14 black_duration:2` (also printed at EOF). */

@@ -7,8 +7,11 @@ export interface RunOptions {
   /** Cap on stdout + stderr text kept; a child that prints more is killed (a runaway log). */
   maxOutputBytes: number;
   signal?: AbortSignal | undefined;
-  /** Streams what the child writes to file descriptor 3 (ffmpeg's `pipe:3`), unbuffered here. */
-  onFd3?: ((chunk: Buffer) => void) | undefined;
+  /**
+   * Consumers of extra output pipes by file descriptor (3 and up; ffmpeg's `pipe:3`), fed as
+   * the data arrives: nothing of it is buffered here.
+   */
+  pipes?: Readonly<Record<number, (chunk: Buffer) => void>> | undefined;
 }
 
 export interface RunResult {
@@ -24,11 +27,13 @@ export interface RunResult {
  * overflow or abort, always after the child has been killed.
  */
 export function runTool(binary: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
-  const { signal, onFd3 } = options;
+  const { signal, pipes = {} } = options;
   signal?.throwIfAborted();
+  const extraFds = Object.keys(pipes).map(Number);
+  const extraSlots = Array.from({ length: Math.max(2, ...extraFds) - 2 }, (_, i) => (extraFds.includes(i + 3) ? 'pipe' : 'ignore'));
   return new Promise<RunResult>((resolve, reject) => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe', onFd3 ? 'pipe' : 'ignore'] });
-    const [, childStdout, childStderr, fd3] = child.stdio;
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe', ...extraSlots] });
+    const [, childStdout, childStderr] = child.stdio;
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let outputBytes = 0;
@@ -48,10 +53,11 @@ export function runTool(binary: string, args: readonly string[], options: RunOpt
     };
     childStdout?.on('data', collect(stdout));
     childStderr?.on('data', collect(stderr));
-    if (onFd3 && fd3 && 'on' in fd3) {
-      fd3.on('data', (chunk: Buffer) => {
+    for (const fd of extraFds) {
+      const consume = pipes[fd];
+      child.stdio[fd]?.on('data', (chunk: Buffer) => {
         try {
-          onFd3(chunk);
+          consume?.(chunk);
         } catch (error) {
           fail(error);
         }

@@ -1,13 +1,14 @@
-import type { AudioSignals, SignalExtractor, SourceSignals, Span, VideoSignals } from '../../domain/analysis/signals.js';
+import type { AudioSignals, SignalExtractor, SourceSignals, VideoSignals } from '../../domain/analysis/signals.js';
 import { AudioFrameAnalyzer, type AudioFrames, speechSpans, toneSpans } from './audio-features.js';
 import { integratedOrNull, loudPeaks, loudnessBuckets } from './audio-signals.js';
 import { SignalExtractionError } from './errors.js';
-import { type FfmpegLog, logLines, parseBlackdetect, parseEbur128, parseFrameMetadata, parseFreezedetect, parseSilencedetect } from './ffmpeg-log.js';
+import { type FfmpegLog, logLines, parseBlackdetect, parseEbur128, parseFreezedetect, parseSceneScores, parseSilencedetect } from './ffmpeg-log.js';
 import { runTool } from './ffmpeg-process.js';
-import { ANALYSIS_FPS, COLOUR_KEYS, FRAME_KEYS, ffmpegArgs, ffprobeArgs } from './filter-graph.js';
+import { ANALYSIS_FPS, PCM_FD, VIDEO_FD, ffmpegArgs, ffprobeArgs } from './filter-graph.js';
 import { parseProbe, type ProbedStreams } from './probe.js';
-import { clampSpans, dropShorterThan, mergeSpans, subtractSpans } from './spans.js';
+import { dropShorterThan, mergeSpans, subtractSpans } from './spans.js';
 import { Timeline } from './timeline.js';
+import { VideoFrameAnalyzer, type VideoFrames } from './video-frames.js';
 import { meanColor, motionLevels, sceneCuts, videoDefaults } from './video-signals.js';
 
 export interface FfmpegSignalExtractorOptions {
@@ -18,7 +19,7 @@ export interface FfmpegSignalExtractorOptions {
   sceneThreshold?: number;
   /** Budget for probe + measurement; default one minute plus the window's length (1x realtime). */
   timeoutMs?: number;
-  /** Cap on the text ffmpeg may print; default 64 MiB (a 10 min window prints about 6 MiB). */
+  /** Cap on the text ffmpeg may print; default 64 MiB (a 10 min window prints about 1.5 MB). */
   maxLogBytes?: number;
 }
 
@@ -54,13 +55,12 @@ export class FfmpegSignalExtractor implements SignalExtractor {
     if (!video && !audio) throw new SignalExtractionError(`the source has no ${mediaKind === 'video' ? 'video or audio' : 'audio'} stream`);
 
     const pcm = new AudioFrameAnalyzer();
+    const thumbnails = new VideoFrameAnalyzer();
+    const pipes: Record<number, (chunk: Buffer) => void> = {};
+    if (audio) pipes[PCM_FD] = (chunk) => pcm.push(chunk);
+    if (video) pipes[VIDEO_FD] = (chunk) => thumbnails.push(chunk);
     const args = ffmpegArgs({ url, window, videoStream: video?.index ?? null, audioStream: audio?.index ?? null });
-    const run = await runTool(this.options.ffmpegPath, args, {
-      timeoutMs: remaining(),
-      maxOutputBytes: this.maxLogBytes,
-      signal,
-      onFd3: (chunk) => pcm.push(chunk),
-    });
+    const run = await runTool(this.options.ffmpegPath, args, { timeoutMs: remaining(), maxOutputBytes: this.maxLogBytes, signal, pipes });
     if (run.exitCode !== 0) throw new SignalExtractionError(`ffmpeg could not decode the source: ${failureReason(run.stderr, url)}`);
 
     const timeline = new Timeline(window);
@@ -69,7 +69,7 @@ export class FfmpegSignalExtractor implements SignalExtractor {
       mediaKind,
       durationMs,
       window,
-      video: video ? this.videoSignals(log, video, timeline) : null,
+      video: video ? this.videoSignals(log, video, thumbnails.result(), timeline) : null,
       audio: audio ? audioSignals(log, pcm.result(), timeline) : null,
       transcript: null,
     };
@@ -85,10 +85,11 @@ export class FfmpegSignalExtractor implements SignalExtractor {
     }
   }
 
-  private videoSignals(log: FfmpegLog, stream: NonNullable<ProbedStreams['video']>, timeline: Timeline): VideoSignals {
-    const frames = parseFrameMetadata(log);
-    const series = (key: string) => frames.get(key) ?? [];
-    const scores = series(FRAME_KEYS.scene);
+  private videoSignals(log: FfmpegLog, stream: NonNullable<ProbedStreams['video']>, frames: VideoFrames, timeline: Timeline): VideoSignals {
+    const scores = parseSceneScores(log);
+    // Thumbnails and scores come from the same analysed frames, in order.
+    const frameTime = (i: number) => scores[i]?.timeS ?? i / ANALYSIS_FPS;
+    const differences = frames.differences.map((value, i) => ({ timeS: frameTime(i + 1), value }));
     const cutTimes = new Set(scores.filter((s) => s.value > this.sceneThreshold).map((s) => s.timeS));
     const black = mergeSpans(timeline.spans(parseBlackdetect(log), ANALYSED_FRAME_MS));
     // A black picture is also an unchanging one; it is reported as black only.
@@ -98,10 +99,10 @@ export class FfmpegSignalExtractor implements SignalExtractor {
       height: stream.height,
       frameRate: stream.frameRate,
       sceneCuts: sceneCuts(scores, timeline, this.sceneThreshold),
-      motion: motionLevels(series(FRAME_KEYS.ydif), cutTimes, timeline),
+      motion: motionLevels(differences, cutTimes, timeline),
       black,
       frozen: dropShorterThan(frozen, videoDefaults.minFrozenMs),
-      dominantColor: meanColor(series(COLOUR_KEYS.yavg), series(COLOUR_KEYS.uavg), series(COLOUR_KEYS.vavg)),
+      dominantColor: meanColor(frames.meanYuv),
     };
   }
 }
@@ -109,26 +110,20 @@ export class FfmpegSignalExtractor implements SignalExtractor {
 function audioSignals(log: FfmpegLog, frames: AudioFrames, timeline: Timeline): AudioSignals {
   const ebur128 = parseEbur128(log);
   const loudness = loudnessBuckets(ebur128.momentary, timeline);
-  // Speech/tone spans are ms from the start of the PCM, i.e. of the window.
-  const toSource = (spans: Span[]) =>
-    clampSpans(
-      spans.map((s) => ({ startMs: s.startMs + timeline.window.startMs, endMs: s.endMs + timeline.window.startMs })),
-      timeline.window,
-    );
   const tone = toneSpans(frames);
   return {
     loudness,
     integratedLufs: integratedOrNull(ebur128.integratedLufs),
     loudPeaks: loudPeaks(loudness, timeline),
     silence: mergeSpans(timeline.spans(parseSilencedetect(log), 0)),
-    speech: toSource(speechSpans(frames, tone)),
-    music: toSource(tone),
+    speech: timeline.fromWindowMs(speechSpans(frames, tone)),
+    music: timeline.fromWindowMs(tone),
   };
 }
 
 /**
- * The last lines ffmpeg printed that are not progress or filter output, with the source URL
- * (a presigned URL is a credential) replaced.
+ * The last lines ffmpeg printed that are not filter output, with the source URL (a presigned
+ * URL is a credential) replaced.
  */
 export function failureReason(stderr: string, url: string): string {
   const lines = stderr

@@ -1,19 +1,21 @@
 import type { Span } from '../../domain/analysis/signals.js';
 import { PCM_SAMPLE_RATE } from './audio-features.js';
+import { SCENE_SCORE_KEY } from './ffmpeg-log.js';
+import { THUMB_HEIGHT, THUMB_WIDTH } from './video-frames.js';
 
 /**
  * The single ffmpeg run that measures a window: one decode, one filter graph, four sinks.
  *
- *   [video] fps=10 → scale=160:-2 → signalstats → blackdetect → freezedetect → select(scene)
- *           → print scene score, YDIF → split ─→ null
- *                                            └→ fps=1 → print YAVG, UAVG, VAVG → null
+ *   [video] fps=10 → scale=160:-2 → split ─→ blackdetect → freezedetect → select(scene)
+ *                                         │    → print scene score → null
+ *                                         └→ scale=64:36 → raw yuv420p → pipe:4 (motion, colour)
  *   [audio] asplit ─→ ebur128 (its own 48 kHz resample) → null
  *                  └→ 8 kHz mono s16 → silencedetect → pipe:3 (PCM for speech/tone analysis)
  *
  * Why this shape:
  * - Decoding the picture is almost all of the cost, so everything after it is made cheap:
  *   frames are thinned to 10 fps before anything else (cut times are then good to 100 ms) and
- *   scaled to 160 px wide, where every video filter costs next to nothing.
+ *   scaled to 160 px wide, where the detectors cost next to nothing.
  * - Two decoder options cut the decode itself, video only (`:v`):
  *   `-skip_frame noref` does not decode frames no other frame references (most B-frames):
  *   nothing else depends on them, and with frames thinned to 10 fps anyway a cut is still found
@@ -22,11 +24,15 @@ import { PCM_SAMPLE_RATE } from './audio-features.js';
  *   stream without B-frames it changes nothing.
  *   `-skip_loop_filter all` skips H.264/HEVC deblocking: it changes pixels by a few levels,
  *   invisible after a 160 px downscale.
- * - The YUV filters come before `select`, whose scene score (ffmpeg 4.1) needs packed RGB, so
- *   there is one colour conversion, at 160 px.
- * - Detectors log to stderr (parsed by ffmpeg-log.ts); the PCM goes to fd 3 so it never mixes
- *   with the log. The log is most of what this process parses, so the colour (a mean over the
- *   window) is printed for one frame a second, not ten: half the log of printing every frame.
+ * - Motion and colour come from 64x36 thumbnails measured in this process (video-frames.ts):
+ *   ffmpeg 4.1's signalstats, the filter that would give them, cost more than every other
+ *   filter together (0.25 ms a frame even at 160 px). The split comes before `select`, whose
+ *   scene score (4.1) needs packed RGB, so the thumbnails skip that conversion.
+ * - Detectors log to stderr (parsed by ffmpeg-log.ts); PCM and thumbnails go to their own file
+ *   descriptors, written in 32 KiB blocks (`-flush_packets 0`; otherwise every packet is a
+ *   write and a wake-up of this process).
+ * - `-noautorotate`: nothing measured depends on orientation, and rotating a phone video's
+ *   frames would happen at full size, before the downscale.
  * - `-filter_complex_threads 1`: at 160 px a filter's work is smaller than waking slice
  *   threads for it, and the second core is better left to the decoder's frame threads.
  */
@@ -52,38 +58,27 @@ export const detectorSettings = {
   silenceMinSeconds: 0.5,
 } as const;
 
-/** Metadata keys printed for every analysed frame. */
-export const FRAME_KEYS = {
-  scene: 'lavfi.scene_score',
-  ydif: 'lavfi.signalstats.YDIF',
-} as const;
+/** File descriptors of the raw outputs (the child's stdio slots). */
+export const PCM_FD = 3;
+export const VIDEO_FD = 4;
 
-/** Metadata keys printed for one analysed frame a second. */
-export const COLOUR_KEYS = {
-  yavg: 'lavfi.signalstats.YAVG',
-  uavg: 'lavfi.signalstats.UAVG',
-  vavg: 'lavfi.signalstats.VAVG',
-} as const;
-
-const print = (keys: Record<string, string>) => Object.values(keys).map((key) => `metadata=mode=print:key=${key}`);
+const rawTo = (fd: number, format: string) => ['-flush_packets', '0', '-f', format, `pipe:${fd}`];
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
-export function videoChains(input: string, video: string, colour: string): string {
+export function videoChains(input: string, detectors: string, thumbnails: string): string {
   const d = detectorSettings;
-  const analysed = [
-    `[${input}]fps=${ANALYSIS_FPS}`,
-    `scale=${ANALYSIS_WIDTH}:-2:flags=fast_bilinear`,
-    'format=yuv420p',
-    'signalstats',
-    `blackdetect=d=${d.blackMinSeconds}:pix_th=${d.blackPixelThreshold}`,
-    `freezedetect=n=${d.freezeNoiseDb}dB:d=${d.freezeMinSeconds}`,
-    // gte(scene,0) keeps every frame: the score itself is what is wanted, not a selection.
-    "select='gte(scene\\,0)'",
-    ...print(FRAME_KEYS),
-    `split[${video}][sampled]`,
-  ];
-  return `${analysed.join(',')};[sampled]fps=1,${print(COLOUR_KEYS).join(',')}[${colour}]`;
+  return [
+    `[${input}]fps=${ANALYSIS_FPS},scale=${ANALYSIS_WIDTH}:-2:flags=fast_bilinear,format=yuv420p,split[analysed][thumbs]`,
+    [
+      `[analysed]blackdetect=d=${d.blackMinSeconds}:pix_th=${d.blackPixelThreshold}`,
+      `freezedetect=n=${d.freezeNoiseDb}dB:d=${d.freezeMinSeconds}`,
+      // gte(scene,0) keeps every frame: the score itself is what is wanted, not a selection.
+      "select='gte(scene\\,0)'",
+      `metadata=mode=print:key=${SCENE_SCORE_KEY}[${detectors}]`,
+    ].join(','),
+    `[thumbs]scale=${THUMB_WIDTH}:${THUMB_HEIGHT}:flags=area,format=yuv420p[${thumbnails}]`,
+  ].join(';');
 }
 
 export function audioChains(input: string, loudness: string, pcm: string): string {
@@ -100,18 +95,17 @@ export function ffmpegArgs(input: GraphInput): string[] {
   const chains: string[] = [];
   const outputs: string[] = [];
   if (videoStream !== null) {
-    chains.push(videoChains(`0:${videoStream}`, 'video', 'colour'));
-    outputs.push('-map', '[video]', '-f', 'null', '-', '-map', '[colour]', '-f', 'null', '-');
+    chains.push(videoChains(`0:${videoStream}`, 'detectors', 'thumbnails'));
+    outputs.push('-map', '[detectors]', '-f', 'null', '-', '-map', '[thumbnails]', ...rawTo(VIDEO_FD, 'rawvideo'));
   }
   if (audioStream !== null) {
     chains.push(audioChains(`0:${audioStream}`, 'loudness', 'pcm'));
-    // Without -flush_packets 0 every ~20 ms packet is its own write: thousands of wake-ups here.
-    outputs.push('-map', '[loudness]', '-f', 'null', '-', '-map', '[pcm]', '-flush_packets', '0', '-f', 's16le', 'pipe:3');
+    outputs.push('-map', '[loudness]', '-f', 'null', '-', '-map', '[pcm]', ...rawTo(PCM_FD, 's16le'));
   }
   return [
     ...['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', '-filter_complex_threads', '1'],
     ...networkOptions(url),
-    ...['-skip_frame:v', 'noref', '-skip_loop_filter:v', 'all'],
+    ...['-noautorotate', '-skip_frame:v', 'noref', '-skip_loop_filter:v', 'all'],
     ...(window.startMs > 0 ? ['-ss', seconds(window.startMs)] : []),
     ...['-t', seconds(window.endMs - window.startMs), '-i', url],
     ...['-filter_complex', chains.join(';')],
@@ -124,7 +118,7 @@ export function ffprobeArgs(url: string): string[] {
   return [
     ...['-v', 'error', '-of', 'json'],
     ...networkOptions(url),
-    ...['-show_entries', 'stream=index,codec_type,width,height,avg_frame_rate,r_frame_rate:stream_disposition=attached_pic'],
+    ...['-show_entries', 'stream=index,codec_type,width,height,avg_frame_rate,r_frame_rate:stream_disposition=attached_pic:stream_side_data=rotation'],
     url,
   ];
 }

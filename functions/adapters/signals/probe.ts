@@ -12,6 +12,7 @@ interface FfprobeStream {
   avg_frame_rate?: string;
   r_frame_rate?: string;
   disposition?: { attached_pic?: number };
+  side_data_list?: { rotation?: number }[];
 }
 
 /** `"30000/1001"` → 29.97; `"0/0"` and garbage → null. */
@@ -21,6 +22,9 @@ export function parseRate(rate: string | undefined): number | null {
   const value = den === undefined ? num : num / den;
   return Number.isFinite(value) && value > 0 ? Math.round(value * 1000) / 1000 : null;
 }
+
+const quarterTurned = (stream: FfprobeStream) =>
+  (stream.side_data_list ?? []).some((side) => side.rotation !== undefined && Math.abs(side.rotation) % 180 === 90);
 
 /**
  * The first video stream that is a picture sequence (not cover art: an attached picture is one
@@ -37,8 +41,8 @@ export function parseProbe(json: string): ProbedStreams {
         ? null
         : {
             index: video.index,
-            width: video.width ?? 0,
-            height: video.height ?? 0,
+            // Display size: a phone's portrait video is stored landscape with a 90° rotation.
+            ...(quarterTurned(video) ? { width: video.height ?? 0, height: video.width ?? 0 } : { width: video.width ?? 0, height: video.height ?? 0 }),
             frameRate: parseRate(video.avg_frame_rate) ?? parseRate(video.r_frame_rate) ?? 0,
           },
     audio: audio?.index === undefined ? null : { index: audio.index },

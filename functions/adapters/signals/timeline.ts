@@ -1,5 +1,6 @@
 import type { Span } from '../../domain/analysis/signals.js';
 import type { RawSpan } from './ffmpeg-log.js';
+import { clampSpans } from './spans.js';
 
 /**
  * Maps times on the analysed stream (seconds from the window start, as ffmpeg reports them) to
@@ -28,5 +29,14 @@ export class Timeline {
         return { startMs: this.toSourceMs(startS), endMs: this.window.endMs - endMs <= tailMs ? this.window.endMs : endMs };
       })
       .filter((span) => span.endMs > span.startMs);
+  }
+
+  /** Spans in ms from the window start (measured in this process) as source spans. */
+  fromWindowMs(spans: readonly Span[]): Span[] {
+    const { startMs } = this.window;
+    return clampSpans(
+      spans.map((span) => ({ startMs: span.startMs + startMs, endMs: span.endMs + startMs })),
+      this.window,
+    );
   }
 }

@@ -9,11 +9,12 @@ export const videoDefaults = {
   minCutGapMs: 400,
   motionBucketMs: 1000,
   /**
-   * Mean absolute luma difference (0..255) between analysed frames (0.1 s apart) that counts
-   * as full motion. Levels are divided by the largest bucket seen but never by less than this,
-   * so a still picture with coding noise stays near 0 instead of being stretched to 1.
+   * Mean absolute luma difference (0..255) between analysed frames (0.1 s apart, as 64x36
+   * thumbnails) that counts as full motion. Levels are divided by the largest bucket seen but
+   * never by less than this, so a still picture with coding noise (0.0-0.3) stays under 0.1
+   * instead of being stretched to 1. For scale: the ground-truth test patterns move at 1-4.5.
    */
-  motionFloor: 2,
+  motionFloor: 3,
   /** Frozen spans shorter than this (after removing black) are dropped. */
   minFrozenMs: 1000,
 } as const;
@@ -34,15 +35,15 @@ export function sceneCuts(scores: readonly TimedValue[], timeline: Timeline, thr
 }
 
 /**
- * Motion per bucket: the mean YDIF (signalstats: mean absolute luma difference to the previous
- * analysed frame) of the bucket's frames, normalised (see `motionFloor`). Frames that are cuts
- * are left out (a cut is a change of shot, not motion), and so is the first frame (no previous
- * frame: its YDIF is 0 by definition).
+ * Motion per bucket: the mean frame difference (mean absolute luma difference, 0..255, of
+ * consecutive analysed frames as 64x36 thumbnails; see video-frames.ts) of the bucket's frames,
+ * normalised (see `motionFloor`). Frames that are cuts are left out: a cut is a change of
+ * shot, not motion.
  */
-export function motionLevels(ydif: readonly TimedValue[], cutTimesS: ReadonlySet<number>, timeline: Timeline): LevelSpan[] {
+export function motionLevels(differences: readonly TimedValue[], cutTimesS: ReadonlySet<number>, timeline: Timeline): LevelSpan[] {
   const bucketMs = videoDefaults.motionBucketMs;
   const buckets = new Map<number, { sum: number; count: number }>();
-  for (const { timeS, value } of ydif.slice(1)) {
+  for (const { timeS, value } of differences) {
     if (cutTimesS.has(timeS)) continue;
     const index = Math.floor((timeS * 1000) / bucketMs);
     const bucket = buckets.get(index) ?? { sum: 0, count: 0 };
@@ -62,16 +63,16 @@ export function motionLevels(ydif: readonly TimedValue[], cutTimesS: ReadonlySet
 }
 
 /**
- * `#rrggbb` of the mean Y, U and V (signalstats YAVG/UAVG/VAVG, 8-bit) of all analysed frames,
- * converted with BT.601 limited-range coefficients (what untagged video decodes as). A mean,
- * not a mode: a half-red, half-blue picture comes out purple.
+ * `#rrggbb` of the mean Y, U and V (8-bit) of all analysed frames, converted with BT.601
+ * limited-range coefficients (what untagged video decodes as). A mean, not a mode: a half-red,
+ * half-blue picture comes out purple.
  */
-export function meanColor(y: readonly TimedValue[], u: readonly TimedValue[], v: readonly TimedValue[]): string | null {
-  if (y.length === 0 || u.length === 0 || v.length === 0) return null;
-  const mean = (series: readonly TimedValue[]) => series.reduce((sum, s) => sum + s.value, 0) / series.length;
-  const luma = 1.164 * (mean(y) - 16);
-  const cb = mean(u) - 128;
-  const cr = mean(v) - 128;
+export function meanColor(meanYuv: readonly [number, number, number] | null): string | null {
+  if (!meanYuv) return null;
+  const [y, u, v] = meanYuv;
+  const luma = 1.164 * (y - 16);
+  const cb = u - 128;
+  const cr = v - 128;
   const channels = [luma + 1.596 * cr, luma - 0.392 * cb - 0.813 * cr, luma + 2.017 * cb];
   return `#${channels.map((c) => Math.round(Math.min(255, Math.max(0, c))).toString(16).padStart(2, '0')).join('')}`;
 }

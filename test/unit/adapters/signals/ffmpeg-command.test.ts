@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SignalExtractionError } from '../../../../functions/adapters/signals/errors.js';
-import { resolveFfmpegPath, resolveFfprobePath } from '../../../../functions/adapters/signals/ffmpeg-paths.js';
+import { resolveFfmpegPath, resolveFfprobePath } from '../../../../functions/adapters/ffmpeg-binaries.js';
 import { runTool } from '../../../../functions/adapters/signals/ffmpeg-process.js';
 import { failureReason } from '../../../../functions/adapters/signals/ffmpeg-signal-extractor.js';
 import { ffmpegArgs, ffprobeArgs } from '../../../../functions/adapters/signals/filter-graph.js';
@@ -27,7 +27,8 @@ describe('ffmpegArgs', () => {
     expect(args.filter((a) => a === '-i')).toHaveLength(1);
     const graph = args[args.indexOf('-filter_complex') + 1] ?? '';
     expect(graph).toMatch(/^\[0:0\]fps=10,scale=160:-2/);
-    for (const filter of ['blackdetect', 'freezedetect', 'signalstats', 'scene', '[0:1]asplit', 'ebur128', 'silencedetect']) expect(graph).toContain(filter);
+    for (const filter of ['blackdetect', 'freezedetect', 'scene', 'scale=64:36', '[0:1]asplit', 'ebur128', 'silencedetect']) expect(graph).toContain(filter);
+    expect(args.join(' ')).toContain('-map [thumbnails] -flush_packets 0 -f rawvideo pipe:4');
     expect(args.slice(-3)).toEqual(['-f', 's16le', 'pipe:3']);
   });
 
@@ -37,6 +38,7 @@ describe('ffmpegArgs', () => {
     expect(audioOnly[audioOnly.indexOf('-filter_complex') + 1]).not.toContain('fps=');
     expect(audioOnly).toContain('-rw_timeout');
     expect(ffmpegArgs({ ...base, window: { startMs: 0, endMs: 5_000 } })).not.toContain('-rw_timeout');
+    expect(audioOnly).not.toContain('pipe:4');
     const videoOnly = ffmpegArgs({ ...base, audioStream: null, window: { startMs: 0, endMs: 5_000 } });
     expect(videoOnly).not.toContain('pipe:3');
     expect(ffprobeArgs('/media/a.mp4').at(-1)).toBe('/media/a.mp4');
@@ -54,6 +56,9 @@ describe('parseProbe', () => {
     });
     expect(parseProbe(json)).toEqual({ video: { index: 2, width: 1920, height: 1080, frameRate: 29.97 }, audio: { index: 1 } });
     expect(parseProbe('{"streams":[{"index":0,"codec_type":"audio"}]}')).toEqual({ video: null, audio: { index: 0 } });
+    // ffprobe's shape for a phone's portrait video: stored 1920x1080, rotated -90°.
+    const portrait = '{"streams":[{"index":0,"codec_type":"video","width":1920,"height":1080,"avg_frame_rate":"30/1","side_data_list":[{"rotation":-90}]}]}';
+    expect(parseProbe(portrait).video).toMatchObject({ width: 1080, height: 1920 });
     expect(parseProbe('{}')).toEqual({ video: null, audio: null });
   });
 

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceSignals, Span } from '../../../../functions/domain/analysis/signals.js';
 import { SignalExtractionError } from '../../../../functions/adapters/signals/errors.js';
-import { resolveFfprobePath } from '../../../../functions/adapters/signals/ffmpeg-paths.js';
+import { resolveFfprobePath } from '../../../../functions/adapters/ffmpeg-binaries.js';
 import { FfmpegSignalExtractor } from '../../../../functions/adapters/signals/ffmpeg-signal-extractor.js';
 import { noTranscriber } from '../../../../functions/adapters/signals/no-transcriber.js';
 import {

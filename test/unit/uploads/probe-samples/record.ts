@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { s3MediaStore } from '../../../../functions/adapters/media/s3-media-store.js';
 import { ffprobeInspector, spawnFfprobe, type FfprobeRunner } from '../../../../functions/adapters/media/ffprobe-inspector.js';
-import { ffprobePath } from '../../../../functions/adapters/media/binaries.js';
+import { resolveFfprobePath } from '../../../../functions/adapters/ffmpeg-binaries.js';
 import { startS3rver } from '../../../../functions/local/stand-ins.js';
 import { mediaKindOf } from '../../../../functions/schemas/upload.js';
 import { sampleCases, type ProbeSample, URL_PLACEHOLDER } from './samples.js';
@@ -28,7 +28,7 @@ try {
   });
   await s3.send(new CreateBucketCommand({ Bucket: 'samples' }));
   const media = s3MediaStore(s3, 'samples');
-  const spawnRunner = spawnFfprobe(ffprobePath(process.env.FFPROBE_PATH));
+  const spawnRunner = spawnFfprobe(() => resolveFfprobePath(process.env.FFPROBE_PATH));
 
   for (const sample of sampleCases) {
     const key = `samples/${sample.fixture}`;

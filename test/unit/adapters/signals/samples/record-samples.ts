@@ -27,7 +27,7 @@ async function record(): Promise<void> {
   const media = await groundTruthVideo();
   for (const window of sampleWindows) {
     const args = ffmpegArgs({ url: media.path, window, videoStream: 0, audioStream: 1 });
-    const run = await runTool(ffmpegPath(), args, { timeoutMs: 60_000, maxOutputBytes: 16 * 1024 * 1024, onFd3: () => undefined });
+    const run = await runTool(ffmpegPath(), args, { timeoutMs: 60_000, maxOutputBytes: 16 * 1024 * 1024, pipes: { 3: () => undefined, 4: () => undefined } });
     if (run.exitCode !== 0) throw new Error(run.stderr);
     // The input path differs per run: keep the samples stable.
     await writeFile(sampleFile(window), run.stderr.split(media.path).join('ground-truth-video.mp4'));
