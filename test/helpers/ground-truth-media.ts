@@ -1,11 +1,14 @@
 /**
- * Media with known ground truth, generated with the project's ffmpeg into a temp dir once per
- * process, for tests of the signal stage and of the stages built on it. Each file comes with
- * what is in it (times in ms from the start of the file), so tests assert against data rather
- * than against numbers copied from a run.
+ * Media with known ground truth, generated with the project's ffmpeg, for tests of the signal
+ * stage and of the stages built on it. Each file comes with what is in it (times in ms from the
+ * start of the file), so tests assert against data rather than against numbers copied from a
+ * run. Files are cached in the OS temp dir under a hash of how they are made, so test workers
+ * and later runs share them (generated once, written to a temporary name and renamed, so
+ * concurrent workers never read a half-written file) and a changed recipe makes a new file.
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { mkdtemp, rename, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { rename, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Span } from '../../functions/domain/analysis/signals.js';
@@ -42,17 +45,7 @@ export interface GroundTruthMedia {
 
 export const ffmpegPath = (): string => resolveFfmpegPath(process.env.FFMPEG_PATH);
 
-let workDir: Promise<string> | undefined;
-const cache = new Map<string, Promise<GroundTruthMedia>>();
-
-/** One temp dir per process, removed when the process exits. */
-function mediaDir(): Promise<string> {
-  workDir ??= mkdtemp(join(tmpdir(), 'mss-ground-truth-')).then((dir) => {
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    return dir;
-  });
-  return workDir;
-}
+const cache = new Map<string, Promise<string>>();
 
 export async function ffmpeg(args: string[], timeoutMs = 120_000): Promise<void> {
   const result = await runTool(ffmpegPath(), ['-hide_banner', '-nostdin', '-nostats', '-y', ...args], {
@@ -62,13 +55,30 @@ export async function ffmpeg(args: string[], timeoutMs = 120_000): Promise<void>
   if (result.exitCode !== 0) throw new Error(`ffmpeg failed (${result.exitCode}): ${result.stderr.slice(-2000)}`);
 }
 
-function cached(name: string, make: (path: string) => Promise<GroundTruthMedia>): Promise<GroundTruthMedia> {
-  let media = cache.get(name);
-  if (!media) {
-    media = mediaDir().then((dir) => make(join(dir, name)));
-    cache.set(name, media);
+/**
+ * `name` made by ffmpeg with `args(outputPath)`, once per recipe: the file name carries a hash
+ * of the arguments (and the ffmpeg binary), so an edited recipe never reuses a stale file.
+ */
+function generated(name: string, args: (output: string) => string[], dir = join(tmpdir(), 'mss-ground-truth')): Promise<string> {
+  const [stem, ext] = name.split('.');
+  const key = createHash('sha256')
+    .update(JSON.stringify([ffmpegPath(), args('<output>')]))
+    .digest('hex')
+    .slice(0, 12);
+  const path = join(dir, `${stem}-${key}.${ext}`);
+  let file = cache.get(path);
+  if (!file) {
+    file = (async () => {
+      if (await exists(path)) return path;
+      mkdirSync(dir, { recursive: true });
+      const partial = join(dir, `${stem}-${key}.${process.pid}-${Date.now()}.partial.${ext}`);
+      await ffmpeg(args(partial), 600_000);
+      await rename(partial, path);
+      return path;
+    })();
+    cache.set(path, file);
   }
-  return media;
+  return file;
 }
 
 const span = (startMs: number, endMs: number): Span => ({ startMs, endMs });
@@ -89,41 +99,39 @@ const speechExpression =
  * - audio: a quiet 440 Hz tone (-33 dBFS) throughout, a loud 1 kHz burst (-3 dBFS) at 15-16 s,
  *   digital silence 25-28 s.
  */
-export function groundTruthVideo(): Promise<GroundTruthMedia> {
-  return cached('ground-truth-video.mp4', async (path) => {
-    const audio = 'if(between(t,25,28),0,if(between(t,15,16),0.7*sin(2*PI*1000*t),0.03*sin(2*PI*440*t)))';
-    await ffmpeg([
-      ...['-f', 'lavfi', '-i', 'testsrc=s=320x180:r=25:d=10'],
-      ...['-f', 'lavfi', '-i', 'color=c=0x2050c0:s=320x180:r=25:d=10'],
-      ...['-f', 'lavfi', '-i', 'testsrc=s=40x40:r=25:d=10'],
-      // The fps filter fills the frames dropped from 2-4 s with the frame at 2 s: a frozen picture.
-      ...['-f', 'lavfi', '-i', "testsrc2=s=320x180:r=25:d=10,select='not(between(t,2.02,3.98))',fps=25,hue=h=180"],
-      ...['-f', 'lavfi', '-i', `aevalsrc='${audio}':s=48000:d=30`],
-      '-filter_complex',
-      "[1][2]overlay=x='mod(t*100,280)':y=70,drawbox=c=black:t=fill:enable='between(t,2,3.99)'[s2];[0][s2][3]concat=n=3[v]",
-      ...['-map', '[v]', '-map', '4', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-t', '30', path],
-    ]);
-    return {
-      path,
-      mediaKind: 'video',
-      durationMs: 30_000,
-      video: {
-        width: 320,
-        height: 180,
-        frameRate: 25,
-        cutsMs: [10_000, 12_000, 14_000, 20_000],
-        black: [span(12_000, 14_000)],
-        frozen: [span(22_000, 24_000)],
-        dominantColor: null,
-      },
-      audio: {
-        loudBursts: [span(15_000, 16_000)],
-        silence: [span(25_000, 28_000)],
-        speech: [],
-        tone: [span(0, 25_000), span(28_000, 30_000)],
-      },
-    };
-  });
+export async function groundTruthVideo(): Promise<GroundTruthMedia> {
+  const audio = 'if(between(t,25,28),0,if(between(t,15,16),0.7*sin(2*PI*1000*t),0.03*sin(2*PI*440*t)))';
+  const path = await generated('ground-truth-video.mp4', (output) => [
+    ...['-f', 'lavfi', '-i', 'testsrc=s=320x180:r=25:d=10'],
+    ...['-f', 'lavfi', '-i', 'color=c=0x2050c0:s=320x180:r=25:d=10'],
+    ...['-f', 'lavfi', '-i', 'testsrc=s=40x40:r=25:d=10'],
+    // The fps filter fills the frames dropped from 2-4 s with the frame at 2 s: a frozen picture.
+    ...['-f', 'lavfi', '-i', "testsrc2=s=320x180:r=25:d=10,select='not(between(t,2.02,3.98))',fps=25,hue=h=180"],
+    ...['-f', 'lavfi', '-i', `aevalsrc='${audio}':s=48000:d=30`],
+    '-filter_complex',
+    "[1][2]overlay=x='mod(t*100,280)':y=70,drawbox=c=black:t=fill:enable='between(t,2,3.99)'[s2];[0][s2][3]concat=n=3[v]",
+    ...['-map', '[v]', '-map', '4', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-t', '30', output],
+  ]);
+  return {
+    path,
+    mediaKind: 'video',
+    durationMs: 30_000,
+    video: {
+      width: 320,
+      height: 180,
+      frameRate: 25,
+      cutsMs: [10_000, 12_000, 14_000, 20_000],
+      black: [span(12_000, 14_000)],
+      frozen: [span(22_000, 24_000)],
+      dominantColor: null,
+    },
+    audio: {
+      loudBursts: [span(15_000, 16_000)],
+      silence: [span(25_000, 28_000)],
+      speech: [],
+      tone: [span(0, 25_000), span(28_000, 30_000)],
+    },
+  };
 }
 
 /**
@@ -131,53 +139,49 @@ export function groundTruthVideo(): Promise<GroundTruthMedia> {
  * 9-10 s, a loud 1 kHz burst (-2 dBFS) 10-11 s, the tone 11-14 s, speech-like sound 14-22 s, the
  * tone 22-24 s.
  */
-export function groundTruthAudio(): Promise<GroundTruthMedia> {
-  return cached('ground-truth-audio.m4a', async (path) => {
-    const tone = '0.1*sin(2*PI*440*t)';
-    const expression = `if(between(t,6,9),0,if(between(t,10,11),0.8*sin(2*PI*1000*t),if(between(t,14,22),${speechExpression},${tone})))`;
-    await ffmpeg([
-      ...['-f', 'lavfi', '-i', `aevalsrc='${expression}':s=16000:d=24`],
-      ...['-af', 'highpass=f=300,lowpass=f=3400', '-c:a', 'aac', '-b:a', '64k', path],
-    ]);
-    return {
-      path,
-      mediaKind: 'audio',
-      durationMs: 24_000,
-      video: null,
-      audio: {
-        loudBursts: [span(10_000, 11_000)],
-        silence: [span(6_000, 9_000)],
-        speech: [span(14_000, 22_000)],
-        tone: [span(0, 6_000), span(9_000, 14_000), span(22_000, 24_000)],
-      },
-    };
-  });
+export async function groundTruthAudio(): Promise<GroundTruthMedia> {
+  const tone = '0.1*sin(2*PI*440*t)';
+  const expression = `if(between(t,6,9),0,if(between(t,10,11),0.8*sin(2*PI*1000*t),if(between(t,14,22),${speechExpression},${tone})))`;
+  const path = await generated('ground-truth-audio.m4a', (output) => [
+    ...['-f', 'lavfi', '-i', `aevalsrc='${expression}':s=16000:d=24`],
+    ...['-af', 'highpass=f=300,lowpass=f=3400', '-c:a', 'aac', '-b:a', '64k', output],
+  ]);
+  return {
+    path,
+    mediaKind: 'audio',
+    durationMs: 24_000,
+    video: null,
+    audio: {
+      loudBursts: [span(10_000, 11_000)],
+      silence: [span(6_000, 9_000)],
+      speech: [span(14_000, 22_000)],
+      tone: [span(0, 6_000), span(9_000, 14_000), span(22_000, 24_000)],
+    },
+  };
 }
 
 /** 3 s of one colour (#c03020), no audio: no cuts, no black, frozen throughout. */
-export function solidColorVideo(): Promise<GroundTruthMedia> {
-  return cached('solid-color.mp4', async (path) => {
-    await ffmpeg([
-      ...['-f', 'lavfi', '-i', 'color=c=0xc03020:s=320x180:r=25:d=3'],
-      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', path],
-    ]);
-    return {
-      path,
-      mediaKind: 'video',
-      durationMs: 3_000,
-      video: { width: 320, height: 180, frameRate: 25, cutsMs: [], black: [], frozen: [span(0, 3_000)], dominantColor: '#c03020' },
-      audio: null,
-    };
-  });
+export async function solidColorVideo(): Promise<GroundTruthMedia> {
+  const path = await generated('solid-color.mp4', (output) => [
+    ...['-f', 'lavfi', '-i', 'color=c=0xc03020:s=320x180:r=25:d=3'],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', output],
+  ]);
+  return {
+    path,
+    mediaKind: 'video',
+    durationMs: 3_000,
+    video: { width: 320, height: 180, frameRate: 25, cutsMs: [], black: [], frozen: [span(0, 3_000)], dominantColor: '#c03020' },
+    audio: null,
+  };
 }
 
 /** Bytes that are no media at all, named like a video. */
-export function unreadableFile(): Promise<string> {
-  return mediaDir().then(async (dir) => {
-    const path = join(dir, 'not-media.mp4');
-    await writeFile(path, 'this is not a video\n'.repeat(100));
-    return path;
-  });
+export async function unreadableFile(): Promise<string> {
+  const dir = join(tmpdir(), 'mss-ground-truth');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'not-media.mp4');
+  await writeFile(path, 'this is not a video\n'.repeat(100));
+  return path;
 }
 
 export interface LongSourceOptions {

@@ -30,7 +30,7 @@ const FLOOR_DB = -120;
 const EPS = 1e-12;
 
 /** Decisions are made per 0.5 s bucket; spans are runs of buckets. */
-export const ACTIVITY_BUCKET_MS = 500;
+const ACTIVITY_BUCKET_MS = 500;
 
 export const activityThresholds = {
   /** Below this mean level (dBFS) a window is treated as quiet: neither speech nor tone. */

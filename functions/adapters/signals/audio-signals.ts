@@ -1,8 +1,7 @@
 import type { LevelSpan } from '../../domain/analysis/signals.js';
 import type { TimedValue } from './ffmpeg-log.js';
-import { median } from './spans.js';
+import { median, round3 } from './spans.js';
 import type { Timeline } from './timeline.js';
-import { round3 } from './video-signals.js';
 
 export const audioDefaults = {
   loudnessBucketMs: 500,

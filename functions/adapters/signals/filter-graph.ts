@@ -19,11 +19,13 @@ import { THUMB_HEIGHT, THUMB_WIDTH } from './video-frames.js';
  * - Two decoder options cut the decode itself, video only (`:v`):
  *   `-skip_frame noref` does not decode frames no other frame references (most B-frames):
  *   nothing else depends on them, and with frames thinned to 10 fps anyway a cut is still found
- *   within a frame or two (x264 and most encoders start a new shot with a reference frame). On
- *   a B-frame H.264 encode this skips about 45% of the frames and 40% of the decode time; on a
- *   stream without B-frames it changes nothing.
+ *   within a frame or two (x264 and most encoders start a new shot with a reference frame; the
+ *   ground-truth video is encoded with B-frames to hold this to account).
  *   `-skip_loop_filter all` skips H.264/HEVC deblocking: it changes pixels by a few levels,
  *   invisible after a 160 px downscale.
+ *   On a 720p x264 `veryfast` encode (3 B-frames, deblocked) the two take decode CPU from 7.1 s
+ *   to 3.2 s (noref 3.65 s alone); on a stream without B-frames or deblocking (x264
+ *   `ultrafast`) they change nothing.
  * - Motion and colour come from 64x36 thumbnails measured in this process (video-frames.ts):
  *   ffmpeg 4.1's signalstats, the filter that would give them, cost more than every other
  *   filter together (0.25 ms a frame even at 160 px). The split comes before `select`, whose
@@ -37,7 +39,7 @@ import { THUMB_HEIGHT, THUMB_WIDTH } from './video-frames.js';
  *   threads for it, and the second core is better left to the decoder's frame threads.
  */
 export const ANALYSIS_FPS = 10;
-export const ANALYSIS_WIDTH = 160;
+const ANALYSIS_WIDTH = 160;
 
 export interface GraphInput {
   url: string;
@@ -66,7 +68,7 @@ const rawTo = (fd: number, format: string) => ['-flush_packets', '0', '-f', form
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
-export function videoChains(input: string, detectors: string, thumbnails: string): string {
+function videoChains(input: string, detectors: string, thumbnails: string): string {
   const d = detectorSettings;
   return [
     `[${input}]fps=${ANALYSIS_FPS},scale=${ANALYSIS_WIDTH}:-2:flags=fast_bilinear,format=yuv420p,split[analysed][thumbs]`,
@@ -81,12 +83,13 @@ export function videoChains(input: string, detectors: string, thumbnails: string
   ].join(';');
 }
 
-export function audioChains(input: string, loudness: string, pcm: string): string {
+function audioChains(input: string, loudness: string, pcm: string): string {
   const d = detectorSettings;
   return [
     `[${input}]asplit[ebur][low]`,
     `[ebur]ebur128[${loudness}]`,
-    `[low]aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=${PCM_SAMPLE_RATE},silencedetect=n=${d.silenceNoiseDb}dB:d=${d.silenceMinSeconds}[${pcm}]`,
+    `[low]aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=${PCM_SAMPLE_RATE},` +
+      `silencedetect=n=${d.silenceNoiseDb}dB:d=${d.silenceMinSeconds}[${pcm}]`,
   ].join(';');
 }
 
@@ -118,7 +121,8 @@ export function ffprobeArgs(url: string): string[] {
   return [
     ...['-v', 'error', '-of', 'json'],
     ...networkOptions(url),
-    ...['-show_entries', 'stream=index,codec_type,width,height,avg_frame_rate,r_frame_rate:stream_disposition=attached_pic:stream_side_data=rotation'],
+    '-show_entries',
+    'stream=index,codec_type,width,height,avg_frame_rate,r_frame_rate:stream_disposition=attached_pic:stream_side_data=rotation',
     url,
   ];
 }

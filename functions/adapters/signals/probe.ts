@@ -42,7 +42,8 @@ export function parseProbe(json: string): ProbedStreams {
         : {
             index: video.index,
             // Display size: a phone's portrait video is stored landscape with a 90° rotation.
-            ...(quarterTurned(video) ? { width: video.height ?? 0, height: video.width ?? 0 } : { width: video.width ?? 0, height: video.height ?? 0 }),
+            width: (quarterTurned(video) ? video.height : video.width) ?? 0,
+            height: (quarterTurned(video) ? video.width : video.height) ?? 0,
             frameRate: parseRate(video.avg_frame_rate) ?? parseRate(video.r_frame_rate) ?? 0,
           },
     audio: audio?.index === undefined ? null : { index: audio.index },

@@ -1,5 +1,6 @@
 import type { LevelSpan } from '../../domain/analysis/signals.js';
 import type { TimedValue } from './ffmpeg-log.js';
+import { round3 } from './spans.js';
 import type { Timeline } from './timeline.js';
 
 export const videoDefaults = {
@@ -76,5 +77,3 @@ export function meanColor(meanYuv: readonly [number, number, number] | null): st
   const channels = [luma + 1.596 * cr, luma - 0.392 * cb - 0.813 * cr, luma + 2.017 * cb];
   return `#${channels.map((c) => Math.round(Math.min(255, Math.max(0, c))).toString(16).padStart(2, '0')).join('')}`;
 }
-
-export const round3 = (value: number): number => Math.round(value * 1000) / 1000;
