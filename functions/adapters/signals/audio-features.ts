@@ -1,5 +1,5 @@
 import type { Span } from '../../domain/analysis/signals.js';
-import { dropShorterThan, flagsToSpans, mergeSpans, subtractSpans } from './spans.js';
+import { dropShorterThan, flagsToSpans, mergeSpans, subtractSpans } from '../../domain/analysis/spans.js';
 
 /**
  * Speech-like and music-like (tonal) activity from a low-rate mono PCM stream that ffmpeg writes

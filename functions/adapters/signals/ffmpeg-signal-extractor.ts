@@ -6,7 +6,7 @@ import { type FfmpegLog, logLines, parseBlackdetect, parseEbur128, parseFreezede
 import { runTool } from './ffmpeg-process.js';
 import { ANALYSIS_FPS, PCM_FD, VIDEO_FD, ffmpegArgs, ffprobeArgs } from './filter-graph.js';
 import { parseProbe, type ProbedStreams } from './probe.js';
-import { dropShorterThan, mergeSpans, subtractSpans } from './spans.js';
+import { dropShorterThan, mergeSpans, subtractSpans } from '../../domain/analysis/spans.js';
 import { Timeline } from './timeline.js';
 import { VideoFrameAnalyzer, type VideoFrames } from './video-frames.js';
 import { meanColor, motionLevels, sceneCuts, videoDefaults } from './video-signals.js';

@@ -1,4 +1,4 @@
-import { mergeSpans } from '../../adapters/signals/spans.js';
+import { mergeSpans } from './spans.js';
 import type { Span, SourceSignals } from './signals.js';
 
 /** Spans cut at a chunk boundary become one again. */

@@ -1,4 +1,4 @@
-import type { Span } from '../../domain/analysis/signals.js';
+import type { Span } from './signals.js';
 
 /** Sorts spans and joins those that overlap or are separated by at most `maxGapMs`. */
 export function mergeSpans<T extends Span>(spans: readonly T[], maxGapMs = 0): T[] {
