@@ -4,7 +4,7 @@
  */
 import { vi } from 'vitest';
 import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
-import type { Account } from '../../functions/domain/ports.js';
+import type { Account, UploadRecord } from '../../functions/domain/ports.js';
 import type { ApiEvent } from '../../functions/http/types.js';
 import { lambdaContext } from '../../functions/local/lambda-context.js';
 
@@ -126,3 +126,28 @@ export function jsonBody<T = Record<string, unknown>>(response: { body?: string 
 export interface ErrorBody {
   error: { type: string; code: string; message: string; param?: string; request_id: string };
 }
+
+/** A pending audio upload record of the test account; tests override what they exercise. */
+export const uploadRecord = (overrides: Partial<UploadRecord> = {}): UploadRecord => ({
+  uploadId: 'upl_1',
+  status: 'pending',
+  mediaKind: 'audio',
+  filename: 'f.mp3',
+  contentType: 'audio/mpeg',
+  sizeBytes: 1,
+  objectKey: `accounts/${ACCOUNT_ID}/uploads/upl_1`,
+  multipart: null,
+  expiresAt: '2026-03-01T10:15:00.000Z',
+  retentionDays: 7,
+  retentionExpiresAt: null,
+  durationMs: null,
+  streams: null,
+  error: null,
+  readyAt: null,
+  failedAt: null,
+  eventId: null,
+  eventPublished: false,
+  createdAt: '2026-03-01T10:00:00.000Z',
+  updatedAt: '2026-03-01T10:00:00.000Z',
+  ...overrides,
+});

@@ -6,7 +6,7 @@ import { CursorCodec } from '../../../functions/adapters/table/cursor.js';
 import { dynamoUploadStore } from '../../../functions/adapters/table/upload-store.js';
 import { keys } from '../../../functions/adapters/table/keys.js';
 import type { UploadRecord } from '../../../functions/domain/ports.js';
-import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID, TABLE_NAME } from '../../helpers/unit-fixtures.js';
+import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID, TABLE_NAME, uploadRecord } from '../../helpers/unit-fixtures.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -16,28 +16,8 @@ const store = dynamoUploadStore({ doc, tableName: TABLE_NAME, cursors });
 beforeEach(() => ddb.reset());
 afterAll(() => ddb.restore());
 
-const upload = (n: number, status: UploadRecord['status'] = 'pending'): UploadRecord => ({
-  uploadId: `upl_${String(n).padStart(32, '0')}`,
-  status,
-  mediaKind: 'audio',
-  filename: `f${n}.mp3`,
-  contentType: 'audio/mpeg',
-  sizeBytes: n,
-  objectKey: `accounts/${ACCOUNT_ID}/uploads/upl_${n}`,
-  multipart: null,
-  expiresAt: '2026-03-01T10:15:00.000Z',
-  retentionDays: 7,
-  retentionExpiresAt: null,
-  durationMs: null,
-  streams: null,
-  error: null,
-  readyAt: null,
-  failedAt: null,
-  eventId: null,
-  eventPublished: false,
-  createdAt: '2026-03-01T10:00:00.000Z',
-  updatedAt: '2026-03-01T10:00:00.000Z',
-});
+const upload = (n: number, status: UploadRecord['status'] = 'pending'): UploadRecord =>
+  uploadRecord({ uploadId: `upl_${String(n).padStart(32, '0')}`, status, filename: `f${n}.mp3`, sizeBytes: n, objectKey: `accounts/${ACCOUNT_ID}/uploads/upl_${n}` });
 const item = (u: UploadRecord) => ({ ...keys.upload(ACCOUNT_ID, u.uploadId), entity: 'upload', ttl: 123, ...u });
 
 describe('dynamoUploadStore', () => {

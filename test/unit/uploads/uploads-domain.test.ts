@@ -14,7 +14,7 @@ import {
 } from '../../../functions/domain/uploads.js';
 import { presentUpload } from '../../../functions/http/presenters.js';
 import type { UploadRecord } from '../../../functions/domain/ports.js';
-import { ACCOUNT_ID, testAccount } from '../../helpers/unit-fixtures.js';
+import { ACCOUNT_ID, testAccount, uploadRecord } from '../../helpers/unit-fixtures.js';
 import { fakeDeps } from './fakes.js';
 
 const GiB = 1024 ** 3;
@@ -284,29 +284,8 @@ describe('completeUpload', () => {
 });
 
 describe('derived states and the run gate', () => {
-  const base = (overrides: Partial<UploadRecord>): UploadRecord => ({
-    uploadId: 'upl_1',
-    status: 'pending',
-    mediaKind: 'audio',
-    filename: 'f',
-    contentType: 'audio/mpeg',
-    sizeBytes: 1,
-    objectKey: 'k',
-    multipart: null,
-    expiresAt: later(1000).toISOString(),
-    retentionDays: 7,
-    retentionExpiresAt: null,
-    durationMs: null,
-    streams: null,
-    error: null,
-    readyAt: null,
-    failedAt: null,
-    eventId: null,
-    eventPublished: false,
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-    ...overrides,
-  });
+  const base = (overrides: Partial<UploadRecord>): UploadRecord =>
+    uploadRecord({ filename: 'f', objectKey: 'k', expiresAt: later(1000).toISOString(), createdAt: NOW.toISOString(), updatedAt: NOW.toISOString(), ...overrides });
   const ready = base({ status: 'ready', retentionExpiresAt: later(7 * 86_400_000).toISOString(), durationMs: 1000 });
 
   it('reads pending past expires_at as expired and ready past retention as deleted', () => {
