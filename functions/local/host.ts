@@ -15,6 +15,7 @@ import { ensureBucket, ensureTable } from './bootstrap.js';
 import { createApiServer } from './server.js';
 import { startDynamoDbLocal, startS3rver, type StandIn } from './stand-ins.js';
 import { LocalWorkflows } from './local-workflows.js';
+import { resumeUnfinishedRuns } from './resume-runs.js';
 import { useHostWorkflows } from '../wiring.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
@@ -139,6 +140,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
     const store = dynamoAccountStore({ doc, tableName: LOCAL_TABLE, cursors: new CursorCodec(cursorSecret) });
     const { accountId, apiKey } = await seedDefaultAccount(store, previous, options.apiKey);
+    const resumed = await resumeUnfinishedRuns(doc, LOCAL_TABLE, workflows);
+    if (resumed) console.log(`Resumed ${resumed} run(s) left unfinished by the previous start.`);
     await writeFile(stateFile(dataDir), JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2), { mode: 0o600 });
     doc.destroy();
 
