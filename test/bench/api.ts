@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { spawnLocalHost } from '../helpers/spawn-host.js';
+import { benchHost } from './host.js';
 
 export interface LatencyFigure {
   endpoint: string;
@@ -14,7 +14,7 @@ const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
 /** Requests/s and latency percentiles of two hot endpoints on the local host (issue 2 #13). */
 export async function benchApi(): Promise<LatencyFigure[]> {
-  const host = await spawnLocalHost();
+  const host = await benchHost();
   try {
     const headers = { authorization: `Bearer ${host.apiKey}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ name: 'bench', instructions: 'Find the loud bursts', type: 'find_moments', min_seconds: 5, max_seconds: 20 });

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { longSource } from '../helpers/ground-truth-media.js';
-import { spawnLocalHost, type SpawnedHost } from '../helpers/spawn-host.js';
+import { benchHost, type BenchHost } from './host.js';
 import { bareDecode, timed } from './signals.js';
 
 export interface PipelineBenchResult {
@@ -11,7 +11,7 @@ export interface PipelineBenchResult {
   xRealtime: number;
 }
 
-async function call<T>(host: SpawnedHost, method: string, path: string, body?: unknown): Promise<T> {
+async function call<T>(host: BenchHost, method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${host.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${host.apiKey}`, 'content-type': 'application/json' },
@@ -22,7 +22,7 @@ async function call<T>(host: SpawnedHost, method: string, path: string, body?: u
 }
 
 /** Upload -> complete -> find_moments run -> completed, through the local host's API. */
-async function timeRun(host: SpawnedHost, file: string): Promise<number> {
+async function timeRun(host: BenchHost, file: string): Promise<number> {
   const size = (await stat(file)).size;
   const upload = await call<{ upload_id: string; upload_url: string; upload_headers: Record<string, string> }>(host, 'POST', '/v1/uploads', {
     filename: 'bench.mp4',
@@ -58,7 +58,7 @@ export async function benchPipeline(options: { minutes?: number } = {}): Promise
   const minutes = options.minutes ?? 10;
   const file = await longSource({ minutes });
   const decode = await timed(() => bareDecode(file));
-  const host = await spawnLocalHost();
+  const host = await benchHost();
   try {
     const runSeconds = await timeRun(host, file);
     const round = (value: number) => Math.round(value * 100) / 100;

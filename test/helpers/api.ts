@@ -4,10 +4,11 @@
  */
 import { spawn } from 'node:child_process';
 import { request as httpRequest, type Agent } from 'node:http';
-import { join } from 'node:path';
 import { expect, inject } from 'vitest';
+import { childEnv, repoRoot, tsxCli } from './processes.js';
 
-export const repoRoot = join(import.meta.dirname, '..', '..');
+export { childEnv, repoRoot, tsxCli };
+
 
 // ---------------------------------------------------------------------------------------------
 // Public shapes, as an integrator reads them (DESIGN §3, §4).
@@ -209,15 +210,6 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Environment for child processes: none of the in-process host's settings leak into them. */
-export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['LOCAL_API_KEY', 'LOCAL_DATA_DIR', 'PORT', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'CURSOR_SECRET']) delete env[name];
-  return { ...env, ...extra };
-}
-
-/** tsx's own CLI, run by this Node (24): what `npx tsx` ends up running, without npm in between. */
-export const tsxCli = join(repoRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /**
  * `tsx functions/admin/cli.ts <args>` (= `npm run admin -- <args>`) against the host whose data

@@ -10,7 +10,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { childEnv, repoRoot, tsxCli } from './api.js';
+import { childEnv, repoRoot, tsxCli } from './processes.js';
 
 export interface HostProcess {
   child: ChildProcessWithoutNullStreams;

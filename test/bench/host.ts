@@ -1,0 +1,23 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHost, type HostProcess } from '../helpers/host-process.js';
+
+export interface BenchHost extends HostProcess {
+  /** Ctrl-C, then removes the host's data. */
+  stop: () => Promise<void>;
+}
+
+/** A local host of its own (its own process and event loop, not the load generator's) on fresh data. */
+export async function benchHost(): Promise<BenchHost> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mss-bench-host-'));
+  const host = await startHost({ dataDir });
+  return {
+    ...host,
+    stop: async () => {
+      host.child.kill('SIGINT');
+      await host.exited;
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

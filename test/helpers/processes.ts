@@ -1,0 +1,14 @@
+import { join } from 'node:path';
+
+/** Where and how tests and benchmarks start the project's own processes (no vitest here: the bench uses it too). */
+export const repoRoot = join(import.meta.dirname, '..', '..');
+
+/** Environment for child processes: none of the in-process host's settings leak into them. */
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['LOCAL_API_KEY', 'LOCAL_DATA_DIR', 'PORT', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'CURSOR_SECRET']) delete env[name];
+  return { ...env, ...extra };
+}
+
+/** tsx's own CLI, run by this Node (24): what `npx tsx` ends up running, without npm in between. */
+export const tsxCli = join(repoRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs');
