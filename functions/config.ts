@@ -8,6 +8,73 @@ const optionalUrl = z.url().optional();
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
 
+export const analyzers = ['local', 'bedrock', 'openai'] as const;
+export const transcribers = ['none', 'aws-transcribe', 'whisper-cpp'] as const;
+
+/** Which Analyzer answers scanners and which Transcriber feeds it words (DESIGN §7), and what each needs. */
+const engineShape = {
+  ANALYZER: z.enum(analyzers).default('local'),
+  /** Absent: `whisper-cpp` when a whisper.cpp binary or model is set, else `none`. */
+  TRANSCRIBER: z.enum(transcribers).optional(),
+  /** ANALYZER=bedrock: a model id or inference profile id that supports Converse. */
+  BEDROCK_MODEL_ID: z.string().min(1).optional(),
+  /** ANALYZER=openai: any OpenAI-compatible endpoint, e.g. `https://api.openai.com/v1` or a local model server. */
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OPENAI_MODEL: z.string().min(1).optional(),
+  /** The endpoint's API key: literal (local host) or a Secrets Manager secret name or ARN (AWS); neither for keyless servers. */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_API_KEY_SECRET_ID: z.string().min(1).optional(),
+  /** TRANSCRIBER=whisper-cpp: the whisper.cpp CLI (`whisper-cli`) and a ggml model file. */
+  WHISPER_CPP_BIN: z.string().min(1).optional(),
+  WHISPER_MODEL: z.string().min(1).optional(),
+  /** Spoken language (Amazon Transcribe code; whisper.cpp gets its first part). */
+  TRANSCRIBE_LANGUAGE_CODE: z.string().regex(/^[a-z]{2,3}-[A-Z]{2}$/, 'a language code like en-US').default('en-US'),
+};
+
+type EngineInput = z.infer<z.ZodObject<typeof engineShape>> & { S3_ENDPOINT?: string | undefined };
+
+/** The transcriber the settings imply when TRANSCRIBER is not set. */
+function withEngineDefaults<T extends EngineInput>(settings: T): T & { TRANSCRIBER: (typeof transcribers)[number] } {
+  const whisperSet = Boolean(settings.WHISPER_CPP_BIN || settings.WHISPER_MODEL);
+  return { ...settings, TRANSCRIBER: settings.TRANSCRIBER ?? (whisperSet ? 'whisper-cpp' : 'none') };
+}
+
+/** What each chosen engine needs, as zod issues so that every problem is named at once. */
+function checkEngines(settings: EngineInput, ctx: z.RefinementCtx): void {
+  const need = (variable: keyof EngineInput, when: string) => {
+    if (!settings[variable]) ctx.addIssue({ code: 'custom', path: [variable], message: `required when ${when}` });
+  };
+  // S3_ENDPOINT marks the local host (see its declaration below).
+  const notLocal = (variable: 'ANALYZER' | 'TRANSCRIBER', why: string) =>
+    ctx.addIssue({ code: 'custom', path: [variable], message: `${settings[variable]} cannot run on the local host (S3_ENDPOINT is set): ${why}` });
+  if (settings.ANALYZER === 'bedrock') {
+    need('BEDROCK_MODEL_ID', 'ANALYZER=bedrock');
+    if (settings.S3_ENDPOINT) notLocal('ANALYZER', 'its AWS credentials are those of its stand-ins; use ANALYZER=openai locally');
+  }
+  if (settings.ANALYZER === 'openai') {
+    need('OPENAI_BASE_URL', 'ANALYZER=openai');
+    need('OPENAI_MODEL', 'ANALYZER=openai');
+    if (settings.OPENAI_API_KEY && settings.OPENAI_API_KEY_SECRET_ID) {
+      ctx.addIssue({ code: 'custom', path: ['OPENAI_API_KEY_SECRET_ID'], message: 'set OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ID, not both' });
+    }
+  }
+  if (settings.TRANSCRIBER === 'whisper-cpp') {
+    need('WHISPER_CPP_BIN', 'TRANSCRIBER=whisper-cpp');
+    need('WHISPER_MODEL', 'TRANSCRIBER=whisper-cpp');
+  }
+  if (settings.TRANSCRIBER === 'aws-transcribe' && settings.S3_ENDPOINT) {
+    notLocal('TRANSCRIBER', 'Amazon Transcribe reads the media from S3 itself; use TRANSCRIBER=whisper-cpp locally');
+  }
+}
+
+const engineSchema = z.object(engineShape).transform(withEngineDefaults).superRefine(checkEngines);
+export type EngineConfig = Readonly<z.infer<typeof engineSchema>>;
+
+/** The engine settings alone, checked as parseConfig checks them (the CDK app validates its context with it). */
+export function parseEngineConfig(env: Readonly<Record<string, string | undefined>>): EngineConfig {
+  return Object.freeze(parseOrThrow(engineSchema, env));
+}
+
 const configSchema = z.object({
   TABLE_NAME: z.string().min(1),
   MEDIA_BUCKET: z.string().min(1),
@@ -36,28 +103,41 @@ const configSchema = z.object({
   MULTIPART_PART_SIZE_BYTES: z.coerce.number().int().min(5 * MiB).max(5 * GiB).default(512 * MiB),
   /** The analysis state machine (AWS). Absent: the local host runs workflows in-process. */
   ANALYSIS_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  /** The batch state machine (AWS). Absent: the local host runs it in-process. */
+  BATCH_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  /** Durable scanner batches; `false` answers POST /v1/scanner-batches with 503 scanner_batch_service_unavailable. */
+  SCANNER_BATCHES_ENABLED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
   /** Sources longer than this are analysed as bounded chunks, in parallel (DESIGN §7). */
   CHUNK_SECONDS: z.coerce.number().int().min(10).max(3_600).default(600),
-  /** Which Analyzer answers scanners (DESIGN §7). */
-  ANALYZER: z.enum(['local']).default('local'),
-  /** Which Transcriber feeds the analyzer words; none by default. */
-  TRANSCRIBER: z.enum(['none']).default('none'),
+  /**
+   * Where chunk signals are extracted: the ExtractChunkSignals function (`lambda`), or a container
+   * task (`container`: Fargate on AWS, a child process locally). `auto`: containers for chunked sources.
+   */
+  SIGNALS_RUNNER: z.enum(['auto', 'lambda', 'container']).default('auto'),
+  ...engineShape,
   /** Time budget of the whole ffprobe inspection of one upload at completion. */
   PROBE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(900_000).default(20_000),
-});
+})
+  .transform(withEngineDefaults)
+  .superRefine(checkEngines);
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
 
-export function parseConfig(env: NodeJS.ProcessEnv): Config {
-  const result = configSchema.safeParse(env);
+function parseOrThrow<S extends z.ZodType>(schema: S, env: unknown): z.infer<S> {
+  const result = schema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
-  if (!result.data.CURSOR_SECRET && !result.data.CURSOR_SECRET_ARN) {
+  return result.data;
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const parsed = parseOrThrow(configSchema, env);
+  if (!parsed.CURSOR_SECRET && !parsed.CURSOR_SECRET_ARN) {
     throw new Error('Invalid configuration: set CURSOR_SECRET or CURSOR_SECRET_ARN');
   }
-  return Object.freeze(result.data);
+  return Object.freeze(parsed);
 }
 
 let cached: Config | undefined;

@@ -3,6 +3,8 @@
  * CDK creates one Lambda and one HTTP API route per entry; the local host dispatches from it.
  * `handler` is the entry module under functions/ (without extension) exporting `handler`.
  */
+import { MAX_BATCH_BODY_BYTES } from './schemas/batch.js';
+
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /**
@@ -31,6 +33,8 @@ export interface RouteDefinition {
   readonly events?: boolean;
   /** The route starts workflows (CDK grants states:StartExecution and sets their ARNs). */
   readonly workflows?: boolean;
+  /** Larger bodies are refused with 413 payload_too_large before anything else reads them. */
+  readonly maxBodyBytes?: number;
 }
 
 export const routes = [
@@ -60,6 +64,19 @@ export const routes = [
   { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/observations', handler: 'api/observations/list', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/analyses/{analysis_id}/moments', handler: 'api/analyses/list-moments', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/analyses/{analysis_id}/progress', handler: 'api/analyses/get-progress', idempotency: 'none', table: 'read' },
+  {
+    method: 'POST',
+    path: '/v1/scanner-batches',
+    handler: 'api/batches/create',
+    idempotency: 'required',
+    table: 'readWrite',
+    workflows: true,
+    maxBodyBytes: MAX_BATCH_BODY_BYTES,
+  },
+  { method: 'GET', path: '/v1/scanner-batches', handler: 'api/batches/list', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/scanner-batches/{batch_id}', handler: 'api/batches/get', idempotency: 'none', table: 'read' },
+  { method: 'POST', path: '/v1/scanner-batches/{batch_id}/cancel', handler: 'api/batches/cancel', idempotency: 'none', table: 'readWrite' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof routes)[number];

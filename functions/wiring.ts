@@ -14,15 +14,20 @@ import type { AccountStore, EventPublisher, MediaInspector, MediaStore, ScannerS
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { dynamoRunStore } from './adapters/table/run-store.js';
 import { s3ArtifactStore } from './adapters/s3-artifact-store.js';
-import { sfnWorkflowStarter } from './adapters/workflows/sfn-starter.js';
+import { sfnBatchWorkflowStarter, sfnWorkflowStarter } from './adapters/workflows/sfn-starter.js';
+import { dynamoBatchStore } from './adapters/table/batch-store.js';
+import type { BatchStore, BatchWorkflowStarter } from './domain/batches/ports.js';
+import type { BatchDeps } from './domain/batches/submit.js';
+import type { BatchWorkflowDeps } from './domain/batches/workflow.js';
 import { FfmpegSignalExtractor } from './adapters/signals/ffmpeg-signal-extractor.js';
 import { resolveFfmpegPath, resolveFfprobePath } from './adapters/ffmpeg-binaries.js';
-import { noTranscriber } from './adapters/signals/no-transcriber.js';
-import { localAnalyzer } from './adapters/analyzers/local-analyzer.js';
+import { analyzerFor, transcriberFor } from './adapters/engines.js';
 import { findRunnableUpload } from './domain/uploads.js';
 import type { PipelineDeps } from './domain/runs/pipeline.js';
 import type { SignalExtractor } from './domain/analysis/signals.js';
-import type { RunStore, RunnableSourceLookup, WorkflowStarter } from './domain/runs/ports.js';
+import type { RunStore, RunnableSourceLookup, SlotStore, TaskTokenCallbacks, WorkflowStarter } from './domain/runs/ports.js';
+import { dynamoSlotStore } from './adapters/table/slot-store.js';
+import { sfnTaskCallbacks } from './adapters/workflows/sfn-task-callbacks.js';
 
 /** Everything a handler may call, built once per process (Lambda cold start or local host). */
 export interface Services {
@@ -35,23 +40,30 @@ export interface Services {
   inspector: MediaInspector;
   events: EventPublisher;
   runs: RunStore;
+  slots: SlotStore;
   findRunnableSource: RunnableSourceLookup;
-  /** The workflow starter: Step Functions on AWS, or the one the local host installed. */
-  workflows: () => WorkflowStarter;
+  /** The analysis workflow starter: Step Functions on AWS, or the one the local host installed. */
+  workflows: WorkflowStarter;
   pipeline: PipelineDeps;
+  batches: BatchStore;
+  batchSubmission: BatchDeps;
+  batchWorkflow: BatchWorkflowDeps;
 }
 
 /** Presigned GETs that ffmpeg reads sources through live as long as the longest chunk may take. */
 const SOURCE_URL_TTL_SECONDS = 6 * 60 * 60;
 
-let hostWorkflows: WorkflowStarter | undefined;
+/** What runs workflows: starts them and wakes those waiting on a task token. */
+export type WorkflowHost = WorkflowStarter & BatchWorkflowStarter & TaskTokenCallbacks;
+
+let hostWorkflows: WorkflowHost | undefined;
 
 /**
  * The local host runs workflows in-process and installs its runner here, so that Lambda
  * bundles never carry the local Step Functions interpreter.
  */
-export function useHostWorkflows(starter: WorkflowStarter): void {
-  hostWorkflows = starter;
+export function useHostWorkflows(host: WorkflowHost): void {
+  hostWorkflows = host;
 }
 
 let services: Promise<Services> | undefined;
@@ -71,7 +83,28 @@ async function buildServices(cfg: Config): Promise<Services> {
   const uploads = dynamoUploadStore(table);
   const media = s3MediaStore(clients.s3, cfg.MEDIA_BUCKET);
   const runs = dynamoRunStore(table);
-  const sfn = cfg.ANALYSIS_STATE_MACHINE_ARN ? sfnWorkflowStarter(new SFNClient({ region: cfg.AWS_REGION }), cfg.ANALYSIS_STATE_MACHINE_ARN) : undefined;
+  const slots = dynamoSlotStore(table);
+  const sfnClient = new SFNClient({ region: cfg.AWS_REGION });
+  const sfnCallbacks = sfnTaskCallbacks(sfnClient);
+  const configured = <T>(arn: string | undefined, variable: string, starter: (arn: string) => T): (() => T) => {
+    const built = arn ? starter(arn) : undefined;
+    return () => {
+      if (!built) throw new Error(`Invalid configuration: ${variable} is not set`);
+      return built;
+    };
+  };
+  const sfnAnalysis = configured(cfg.ANALYSIS_STATE_MACHINE_ARN, 'ANALYSIS_STATE_MACHINE_ARN', (arn) => sfnWorkflowStarter(sfnClient, arn));
+  const sfnBatch = configured(cfg.BATCH_STATE_MACHINE_ARN, 'BATCH_STATE_MACHINE_ARN', (arn) => sfnBatchWorkflowStarter(sfnClient, arn));
+  // Resolved per call: the local host installs its runner after the first services may exist.
+  const callbacks: TaskTokenCallbacks = { succeed: (token, output) => (hostWorkflows ?? sfnCallbacks).succeed(token, output) };
+  const workflows: WorkflowStarter = { startAnalysis: (ref) => (hostWorkflows ?? sfnAnalysis()).startAnalysis(ref) };
+  const batchWorkflows: BatchWorkflowStarter = { startBatch: (ref) => (hostWorkflows ?? sfnBatch()).startBatch(ref) };
+  const scanners = dynamoScannerStore(table);
+  const batches = dynamoBatchStore(table);
+  const findRunnableSource: RunnableSourceLookup = async (accountId, uploadId, param) => {
+    const upload = await findRunnableUpload(uploads, accountId, uploadId, new Date(), param);
+    return { uploadId: upload.uploadId, mediaKind: upload.mediaKind, durationMs: upload.durationMs ?? 0, objectKey: upload.objectKey };
+  };
   // Built on first use: only the functions that carry the ffmpeg layer ever extract signals.
   let extractor: SignalExtractor | undefined;
   const lazyExtractor: SignalExtractor = {
@@ -84,32 +117,33 @@ async function buildServices(cfg: Config): Promise<Services> {
   return {
     config: cfg,
     accounts,
-    scanners: dynamoScannerStore(table),
+    scanners,
     idempotent: createIdempotentExecutor(new AccountScopedPersistenceLayer(clients.dynamo, cfg.TABLE_NAME), cfg.IDEMPOTENCY_TTL_SECONDS),
     uploads,
     media,
     inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)), cfg.PROBE_TIMEOUT_MS),
     events: eventPublisherFor(cfg),
     runs,
-    findRunnableSource: async (accountId, uploadId) => {
-      const upload = await findRunnableUpload(uploads, accountId, uploadId);
-      return { uploadId: upload.uploadId, mediaKind: upload.mediaKind, durationMs: upload.durationMs ?? 0, objectKey: upload.objectKey };
-    },
-    workflows: () => {
-      const starter = hostWorkflows ?? sfn;
-      if (!starter) throw new Error('Invalid configuration: ANALYSIS_STATE_MACHINE_ARN is not set');
-      return starter;
-    },
+    slots,
+    findRunnableSource,
+    workflows,
+    batches,
+    batchSubmission: { batches, scanners, findSource: findRunnableSource, batchWorkflows, batchesEnabled: cfg.SCANNER_BATCHES_ENABLED },
+    batchWorkflow: { batches, runs, scanners, accounts, findSource: findRunnableSource, workflows, callbacks },
     pipeline: {
       runs,
       accounts,
+      slots,
+      callbacks,
+      batches,
       artifacts: s3ArtifactStore(clients.s3, cfg.MEDIA_BUCKET),
       signSourceUrl: (objectKey) => media.signGet(objectKey, SOURCE_URL_TTL_SECONDS),
       extractor: lazyExtractor,
-      transcriber: noTranscriber,
-      analyzer: localAnalyzer,
+      transcriber: transcriberFor(cfg, clients, cfg.MEDIA_BUCKET),
+      analyzer: analyzerFor(cfg, clients),
       deploymentMaxObservations: cfg.MAX_OBSERVATIONS_CAP,
       chunkMs: cfg.CHUNK_SECONDS * 1000,
+      signalsRunner: cfg.SIGNALS_RUNNER,
     },
   };
 }

@@ -5,6 +5,8 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { notFoundHandler, routeKey, routes, type RouteDefinition } from '../functions/routes.js';
 import { workflows, type WorkflowDefinition } from '../functions/workflows/registry.js';
+import { ContainerCluster } from './constructs/container-cluster.js';
+import { EngineAccess } from './constructs/engine-access.js';
 import { FfmpegLayer } from './constructs/ffmpeg-layer.js';
 import { MediaBucket } from './constructs/media-bucket.js';
 import { ServiceFunction } from './constructs/service-function.js';
@@ -69,11 +71,18 @@ export class MediaScannerStack extends Stack {
     // Created on first use: only functions that run ffmpeg or ffprobe carry it.
     let ffmpeg: FfmpegLayer | undefined;
     const ffmpegLayer = () => (ffmpeg ??= new FfmpegLayer(this, 'Ffmpeg')).layer;
+    // Likewise the VPC and ECS cluster: only workflows with container tasks need them.
+    let containers: ContainerCluster | undefined;
+    const containerCluster = () => (containers ??= new ContainerCluster(this, 'Containers'));
 
-    // One state machine per entry of the workflow table, with one function per task.
+    // The analyzer and transcriber chosen with context (`-c analyzer=bedrock ...`, README).
+    const engines = new EngineAccess(this, 'Engines', { bucket: media.bucket });
+
+    // One state machine per entry of the workflow table, with one function per task and one
+    // Fargate task definition per container task.
     const stateMachines = Object.entries(workflows as Readonly<Record<string, WorkflowDefinition>>).map(
       ([name, workflow]): [string, StateMachine] => {
-        const { stateMachine } = new WorkflowStateMachine(this, `${pascalCase(name)}Workflow`, {
+        const { stateMachine, tasks, containerTasks } = new WorkflowStateMachine(this, `${pascalCase(name)}Workflow`, {
           name,
           workflow,
           environment,
@@ -82,7 +91,9 @@ export class MediaScannerStack extends Stack {
           eventBus,
           cursorSecret,
           ffmpegLayer,
+          containerCluster,
         });
+        if (name === 'analysis') engines.bindAnalysisTasks(tasks, containerTasks);
         new CfnOutput(this, `${pascalCase(name)}StateMachineArn`, { value: stateMachine.stateMachineArn });
         return [name, stateMachine];
       },

@@ -52,7 +52,6 @@ export async function createAccount(store: AccountStore, input: NewAccount): Pro
     maxObservations: input.maxObservations ?? null,
     trustedHosts: [],
     concurrencyInUse: 0,
-    queuedRuns: 0,
     createdAt: now,
     updatedAt: now,
   };

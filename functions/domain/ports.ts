@@ -25,8 +25,8 @@ export interface Account {
   /** Per-account cap on observations per run, below the deployment cap. */
   maxObservations: number | null;
   trustedHosts: string[];
+  /** Concurrency slots held by the account's runs (DESIGN §6). */
   concurrencyInUse: number;
-  queuedRuns: number;
   createdAt: string;
   updatedAt: string;
 }

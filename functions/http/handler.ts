@@ -35,7 +35,7 @@ export function httpHandler<P extends z.ZodType, Q extends z.ZodType, B extends 
   schemas: RequestSchemas<P, Q, B>,
   action: (request: ApiRequest<z.infer<P>, z.infer<Q>, z.infer<B>>, services: Services) => Promise<HttpResult>,
 ) {
-  const route = routeFor(handlerName);
+  const route: RouteDefinition = routeFor(handlerName);
 
   return middy<ApiEvent, ApiResponse, Error, Context>()
     .use(requestLogging())
@@ -45,6 +45,9 @@ export function httpHandler<P extends z.ZodType, Q extends z.ZodType, B extends 
       const accountId = event.requestContext.authorizer?.lambda?.accountId;
       if (!accountId) throw new ApiError('unauthorized', event.requestContext.authorizer?.lambda?.authError ?? 'Missing API key.');
 
+      if (route.maxBodyBytes !== undefined && bodyBytes(event) > route.maxBodyBytes) {
+        throw new ApiError('payload_too_large', `The body is over the ${route.maxBodyBytes / 1024} KiB this endpoint accepts.`, 'body');
+      }
       const rawBody = schemas.body ? readJsonBody(event) : undefined;
       const request = {
         accountId,
@@ -76,6 +79,8 @@ function parse<S extends z.ZodType>(schema: S | undefined, input: unknown, locat
   if (!result.success) throw validationError(result.error, location);
   return result.data;
 }
+
+const bodyBytes = (event: ApiEvent): number => (event.body ? Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : 0);
 
 function readJsonBody(event: ApiEvent): unknown {
   // Bodies are read as JSON whatever content-type says (curl -d sends form encoding by default).

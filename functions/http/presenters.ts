@@ -27,7 +27,8 @@ export const presentList = <T, R>(page: Page<T>, present: (item: T) => R) => ({
   next_cursor: page.nextCursor,
 });
 
-export function presentAccount(account: Account, deploymentMaxObservations: number) {
+/** `waitingRuns`: the account's runs queued for a concurrency slot. */
+export function presentAccount(account: Account, deploymentMaxObservations: number, waitingRuns: number) {
   const limits = limitsOf(account);
   return {
     object: 'account' as const,
@@ -41,7 +42,7 @@ export function presentAccount(account: Account, deploymentMaxObservations: numb
       max_observations: effectiveMaxObservations(account, deploymentMaxObservations),
     },
     retention: { days: limits.retentionDays },
-    concurrency: { limit: limits.concurrency, in_use: account.concurrencyInUse, queued: account.queuedRuns },
+    concurrency: { limit: limits.concurrency, in_use: account.concurrencyInUse, queued: waitingRuns },
     built_in_providers: builtInProviders.map((p) => ({ id: p.id, kind: p.kind, hostnames: [...p.hostnames] })),
     trusted_hosts: account.trustedHosts,
     created_at: account.createdAt,

@@ -1,4 +1,5 @@
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../domain/runs/model.js';
+import type { AnalysisProgress } from '../domain/runs/queries.js';
 
 const seconds = (ms: number) => ms / 1000;
 
@@ -68,3 +69,23 @@ export const presentMoments = (analysis: AnalysisRecord, moments: MomentRecord[]
   count: moments.length,
   moments: [...moments].sort((a, b) => a.rank - b.rank).map(presentMoment),
 });
+
+/** Share of the work counted by chunks; the rest is merging and persisting, so only completion reaches 1. */
+const CHUNKS_SHARE = 0.95;
+
+/** GET /v1/analyses/{analysis_id}/progress: queue position while queued, chunks while processing. */
+export function presentProgress({ analysis, run, queuePosition }: AnalysisProgress) {
+  const chunksDone = Math.min(analysis.chunksDone, analysis.chunksTotal ?? 0);
+  const chunkFraction = analysis.chunksTotal ? chunksDone / analysis.chunksTotal : 0;
+  return {
+    object: 'analysis_progress' as const,
+    analysis_id: analysis.analysisId,
+    run_id: run.runId,
+    status: run.status,
+    queue_position: queuePosition,
+    chunks_total: analysis.chunksTotal,
+    chunks_done: chunksDone,
+    fraction: run.status === 'completed' ? 1 : Math.round(chunkFraction * CHUNKS_SHARE * 1000) / 1000,
+    updated_at: analysis.updatedAt > run.updatedAt ? analysis.updatedAt : run.updatedAt,
+  };
+}

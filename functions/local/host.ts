@@ -15,7 +15,8 @@ import { ensureBucket, ensureTable } from './bootstrap.js';
 import { createApiServer } from './server.js';
 import { startDynamoDbLocal, startS3rver, type StandIn } from './stand-ins.js';
 import { LocalWorkflows } from './local-workflows.js';
-import { resumeUnfinishedRuns } from './resume-runs.js';
+import { reconcileBatches, reconcileRuns } from './resume-runs.js';
+import { dynamoSlotStore } from '../adapters/table/slot-store.js';
 import { useHostWorkflows } from '../wiring.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
@@ -138,10 +139,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     await ensureBucket(s3Client, LOCAL_BUCKET);
     s3Client.destroy();
 
-    const store = dynamoAccountStore({ doc, tableName: LOCAL_TABLE, cursors: new CursorCodec(cursorSecret) });
+    const tableContext = { doc, tableName: LOCAL_TABLE, cursors: new CursorCodec(cursorSecret) };
+    const store = dynamoAccountStore(tableContext);
     const { accountId, apiKey } = await seedDefaultAccount(store, previous, options.apiKey);
-    const resumed = await resumeUnfinishedRuns(doc, LOCAL_TABLE, workflows);
+    const resumed = await reconcileRuns(doc, LOCAL_TABLE, dynamoSlotStore(tableContext), workflows);
     if (resumed) console.log(`Resumed ${resumed} run(s) left unfinished by the previous start.`);
+    const resumedBatches = await reconcileBatches(doc, LOCAL_TABLE, workflows);
+    if (resumedBatches) console.log(`Resumed ${resumedBatches} scanner batch(es) left unfinished by the previous start.`);
     await writeFile(stateFile(dataDir), JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2), { mode: 0o600 });
     doc.destroy();
 

@@ -1,15 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { WorkflowStarter } from '../domain/runs/ports.js';
-import { workflows, type WorkflowName } from '../workflows/registry.js';
+import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
+import { workflows, type WorkflowDefinition, type WorkflowName } from '../workflows/registry.js';
+import { LocalContainerTasks, RUN_CONTAINER_TASK } from './container-tasks.js';
 
 type TaskHandler = (input: unknown) => Promise<unknown>;
 type JsonValue = Parameters<StateMachine['run']>[0];
+type ExecutionEvents = ReturnType<StateMachine['run']>['eventLogs'];
 interface AslState {
   Type: string;
   Resource?: string;
+  Parameters?: { FunctionName?: string; TaskDefinition?: string };
   ItemProcessor?: { States: Record<string, AslState> };
   Iterator?: { States: Record<string, AslState> };
   Branches?: { States: Record<string, AslState> }[];
@@ -18,45 +22,72 @@ interface AslState {
 const repoRoot = join(import.meta.dirname, '..', '..');
 const functionsDir = join(repoRoot, 'functions');
 
-/** Every Task state, nested ones included, with the placeholder its (substituted) Resource names. */
-function taskStates(states: Record<string, AslState>): [stateName: string, placeholder: string][] {
-  return Object.entries(states).flatMap(([name, state]) => {
+const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+
+interface BoundTask {
+  stateName: string;
+  placeholder: string;
+  /** `.waitForTaskToken`: the handler gets Parameters.Payload and the state waits for its token. */
+  waitsForToken: boolean;
+  /** `ecs:runTask.sync`: the placeholder is its TaskDefinition, a container task run as a child process. */
+  runsContainer: boolean;
+}
+
+/** Every Task state, nested ones included, with the placeholder of the function it invokes. */
+function taskStates(states: Record<string, AslState>): BoundTask[] {
+  return Object.entries(states).flatMap(([stateName, state]) => {
     const nested = [state.ItemProcessor?.States, state.Iterator?.States, ...(state.Branches ?? []).map((b) => b.States)]
       .filter((s) => s !== undefined)
       .flatMap(taskStates);
-    const placeholder = state.Type === 'Task' ? /^arn:aws:lambda:[^:]+:\d+:function:(\w+)$/.exec(state.Resource ?? '')?.[1] : undefined;
-    return placeholder ? [[name, placeholder] as [string, string], ...nested] : nested;
+    const waitsForToken = state.Resource === WAIT_FOR_TASK_TOKEN;
+    const runsContainer = state.Resource === RUN_CONTAINER_TASK;
+    const boundArn = waitsForToken ? state.Parameters?.FunctionName : runsContainer ? state.Parameters?.TaskDefinition : state.Resource;
+    const placeholder = state.Type === 'Task' ? /^arn:aws:lambda:[^:]+:\d+:function:(\w+)$/.exec(boundArn ?? '')?.[1] : undefined;
+    return placeholder ? [{ stateName, placeholder, waitsForToken, runsContainer }, ...nested] : nested;
   });
 }
 
 /**
  * Runs the same ASL files as Step Functions, in-process with aws-local-stepfunctions: each Task
  * state is bound to the handler the workflow table names for its placeholder, the very module
- * CDK deploys as that task's Lambda.
+ * CDK deploys as that task's Lambda, and each container task state to the same entrypoint the
+ * Fargate image runs, as a child process.
  */
-export class LocalWorkflows implements WorkflowStarter {
-  private readonly running = new Set<{ abort: () => void; done: Promise<unknown> }>();
+export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
+  private readonly running = new Map<string, { abort: () => void; done: Promise<unknown> }>();
+  private readonly waiting = new Map<string, (output: unknown) => void>();
+  private readonly containers = new LocalContainerTasks();
   private readonly machines = new Map<WorkflowName, Promise<{ machine: StateMachine; handlers: Record<string, TaskHandler> }>>();
+  /** Billable state transitions per execution name (see countTransitions). */
+  private readonly transitions = new Map<string, number>();
 
   private load(name: WorkflowName) {
     let loaded = this.machines.get(name);
     if (!loaded) {
       loaded = (async () => {
         const workflow = workflows[name];
-        // As CDK's DefinitionSubstitutions do on AWS: every ${Placeholder} becomes a function ARN
-        // (here a local one; the task overrides below run the handler instead of calling it).
+        // As CDK's DefinitionSubstitutions do on AWS: every ${Placeholder} becomes an ARN (here a
+        // local function ARN, also for container tasks and their network; the task overrides below
+        // run the handlers and child processes instead of calling AWS).
         const asl = (await readFile(join(repoRoot, workflow.definitionFile), 'utf8')).replace(
           /\$\{(\w+)\}/g,
           (_, placeholder: string) => `arn:aws:lambda:us-east-1:000000000000:function:${placeholder}`,
         );
         const definition = JSON.parse(asl) as { States: Record<string, AslState> };
         const tasks: Record<string, { handler: string }> = workflow.tasks;
+        const { containerTasks = {} }: WorkflowDefinition = workflow;
         const handlers: Record<string, TaskHandler> = {};
-        for (const [stateName, placeholder] of taskStates(definition.States)) {
+        for (const { stateName, placeholder, waitsForToken, runsContainer } of taskStates(definition.States)) {
+          if (runsContainer) {
+            const containerTask = containerTasks[placeholder];
+            if (!containerTask) throw new Error(`${workflow.definitionFile}: no container task in the workflow table for \${${placeholder}}`);
+            handlers[stateName] = this.containers.handler(containerTask);
+            continue;
+          }
           const task = tasks[placeholder];
           if (!task) throw new Error(`${workflow.definitionFile}: no task in the workflow table for \${${placeholder}}`);
           const module = (await import(pathToFileURL(join(functionsDir, `${task.handler}.ts`)).href)) as { handler: TaskHandler };
-          handlers[stateName] = module.handler;
+          handlers[stateName] = waitsForToken ? this.waitingForToken(module.handler) : module.handler;
         }
         // Built once, run many times (construction is the slow part).
         const machine = new StateMachine(definition as ConstructorParameters<typeof StateMachine>[0]);
@@ -67,25 +98,84 @@ export class LocalWorkflows implements WorkflowStarter {
     return loaded;
   }
 
-  /** Starts an execution in the background; its outcome is recorded by its own states. */
-  async start(name: WorkflowName, input: JsonValue): Promise<void> {
+  /**
+   * There is no SendTaskSuccess here: a waiting state is a promise, registered under a token of
+   * its own (the interpreter's `$$.Task.Token` is one per execution, and Map iterations wait side
+   * by side) before the handler runs, since the handler may wake it at once; `succeed` resolves it.
+   */
+  private waitingForToken(handler: TaskHandler): TaskHandler {
+    return async (input) => {
+      const { Payload } = input as { Payload: Record<string, unknown> };
+      const taskToken = `local-task-token-${randomUUID()}`;
+      const woken = new Promise((resolve) => this.waiting.set(taskToken, resolve));
+      await handler({ ...Payload, taskToken });
+      return woken;
+    };
+  }
+
+  succeed(taskToken: string, output: Record<string, unknown>): Promise<void> {
+    // A token of an execution that has ended (or of a previous process) wakes nothing, as on AWS.
+    this.waiting.get(taskToken)?.(output);
+    this.waiting.delete(taskToken);
+    return Promise.resolve();
+  }
+
+  /**
+   * Starts an execution in the background; its outcome is recorded by its own states. As on Step
+   * Functions, executions are named and a name already running is not started twice.
+   */
+  async start(name: WorkflowName, executionName: string, input: JsonValue): Promise<void> {
+    if (this.running.has(executionName)) return;
     const { machine, handlers } = await this.load(name);
-    const execution = machine.run(input, { overrides: { taskResourceLocalHandlers: handlers as Record<string, (input: JsonValue) => Promise<JsonValue>> }, noThrowOnAbort: true });
-    const entry = { abort: execution.abort, done: execution.result.catch(() => undefined) };
-    this.running.add(entry);
-    void entry.done.finally(() => this.running.delete(entry));
+    if (this.running.has(executionName)) return;
+    const execution = machine.run(input, {
+      overrides: { taskResourceLocalHandlers: handlers as Record<string, (input: JsonValue) => Promise<JsonValue>> },
+      noThrowOnAbort: true,
+      // Read by waiting states' Parameters; each wait gets a token of its own (waitingForToken).
+      context: { Task: { Token: 'local-task-token' } },
+    });
+    // Settled once its last event is counted too, so counts read after settle() are final.
+    const counted = this.countTransitions(executionName, execution.eventLogs);
+    const entry = { abort: execution.abort, done: Promise.all([execution.result.catch(() => undefined), counted]) };
+    this.running.set(executionName, entry);
+    void entry.done.finally(() => this.running.delete(executionName));
+  }
+
+  /**
+   * Step Functions bills a Standard workflow per state transition: each state entered, in Map
+   * iterations too, and each retry of a state. So the count is the interpreter's StateEntered
+   * events plus its StateRetried events (the execution's start and end, and Map iterations as
+   * such, are not counted; Catch goes on to a state that is). Reading the log also lets the
+   * interpreter drop the events it queues for a reader.
+   */
+  private async countTransitions(executionName: string, events: ExecutionEvents): Promise<void> {
+    for await (const event of events) {
+      if (event.type === 'StateEntered' || event.type === 'StateRetried') {
+        this.transitions.set(executionName, (this.transitions.get(executionName) ?? 0) + 1);
+      }
+    }
+  }
+
+  /** The billable state transitions of the executions named so in this process so far (0 if none ran). */
+  stateTransitionsOf(executionName: string): number {
+    return this.transitions.get(executionName) ?? 0;
   }
 
   startAnalysis(ref: { accountId: string; runId: string; analysisId: string }): Promise<void> {
-    return this.start('analysis', { ...ref });
+    return this.start('analysis', ref.analysisId, { ...ref });
+  }
+
+  startBatch(ref: { accountId: string; batchId: string }): Promise<void> {
+    return this.start('batch', ref.batchId, { ...ref });
   }
 
   /** Waits for running executions (tests), or aborts them (shutdown). */
   async settle(): Promise<void> {
-    await Promise.all([...this.running].map((r) => r.done));
+    await Promise.all([...this.running.values()].map((r) => r.done));
   }
 
   abortAll(): void {
-    for (const execution of this.running) execution.abort();
+    for (const execution of this.running.values()) execution.abort();
+    this.containers.stopAll();
   }
 }

@@ -1,29 +1,68 @@
-import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AnalysisRef, WorkflowStarter } from '../domain/runs/ports.js';
+import { ScanCommand, type DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { BatchRef, BatchWorkflowStarter } from '../domain/batches/ports.js';
+import { nowIso } from '../domain/clock.js';
+import type { RunRecord } from '../domain/runs/model.js';
+import type { AnalysisRef, SlotStore, WorkflowStarter } from '../domain/runs/ports.js';
 
-/**
- * Restarts the workflow of every run a previous local-host process left unfinished (stopped or
- * killed mid-run). Every step of the analysis workflow is safe to run again, so a restarted
- * execution finishes the run: it is never stuck, and it is charged or refunded exactly once.
- * (On AWS, Step Functions executions outlive any process, so this is the local host's concern.)
- */
-export async function resumeUnfinishedRuns(doc: DynamoDBDocumentClient, tableName: string, workflows: WorkflowStarter): Promise<number> {
-  const unfinished: AnalysisRef[] = [];
+type RunState = AnalysisRef & Pick<RunRecord, 'status' | 'slot'>;
+
+const unfinished = (run: RunState) => ['queued', 'dispatched', 'processing'].includes(run.status);
+
+async function scanAll<T>(doc: DynamoDBDocumentClient, input: Omit<ScanCommandInput, 'ExclusiveStartKey' | 'ConsistentRead'>): Promise<T[]> {
+  const found: T[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await doc.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#entity = :run AND #status IN (:queued, :dispatched, :processing)',
-        ProjectionExpression: 'accountId, runId, analysisId',
-        ExpressionAttributeNames: { '#entity': 'entity', '#status': 'status' },
-        ExpressionAttributeValues: { ':run': 'run', ':queued': 'queued', ':dispatched': 'dispatched', ':processing': 'processing' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    unfinished.push(...((page.Items ?? []) as AnalysisRef[]));
+    const page = await doc.send(new ScanCommand({ ...input, ConsistentRead: true, ExclusiveStartKey: startKey }));
+    found.push(...((page.Items ?? []) as T[]));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  for (const ref of unfinished) await workflows.startAnalysis(ref);
-  return unfinished.length;
+  return found;
+}
+
+/** Every run that is unfinished or still holds a slot (a stop can fall between settling and releasing). */
+const runsToReconcile = (doc: DynamoDBDocumentClient, tableName: string) =>
+  scanAll<RunState>(doc, {
+    TableName: tableName,
+    FilterExpression: '#entity = :run AND (#status IN (:queued, :dispatched, :processing) OR slot = :held)',
+    ProjectionExpression: 'accountId, runId, analysisId, #status, slot',
+    ExpressionAttributeNames: { '#entity': 'entity', '#status': 'status' },
+    ExpressionAttributeValues: { ':run': 'run', ':queued': 'queued', ':dispatched': 'dispatched', ':processing': 'processing', ':held': 'held' },
+  });
+
+/**
+ * Restarts the workflow of every batch not yet settled, oldest first, after the runs: its steps
+ * find spawned items spawned (no second run) and settled items settled, so no item is lost or doubled.
+ */
+export async function reconcileBatches(doc: DynamoDBDocumentClient, tableName: string, workflows: BatchWorkflowStarter): Promise<number> {
+  const batches = await scanAll<BatchRef>(doc, {
+    TableName: tableName,
+    FilterExpression: '#entity = :batch AND completedAt = :null',
+    ProjectionExpression: 'accountId, batchId',
+    ExpressionAttributeNames: { '#entity': 'entity' },
+    ExpressionAttributeValues: { ':batch': 'batch', ':null': null },
+  });
+  batches.sort((a, b) => a.batchId.localeCompare(b.batchId));
+  for (const batch of batches) await workflows.startBatch(batch);
+  return batches.length;
+}
+
+/**
+ * Start-up reconciliation of the local host. Slots held by runs that already ended go back, each
+ * account's in-use count is recomputed from its runs, and the workflow of every unfinished run is
+ * started again, oldest first. Every step of the analysis workflow is safe to repeat, so each run
+ * finishes, charged or refunded exactly once, and nothing stays stuck. (On AWS, executions outlive
+ * any process, and an EventBridge rule settles those that end abnormally.)
+ */
+export async function reconcileRuns(doc: DynamoDBDocumentClient, tableName: string, slots: SlotStore, workflows: WorkflowStarter): Promise<number> {
+  const runs = await runsToReconcile(doc, tableName);
+  for (const run of runs.filter((r) => !unfinished(r))) await slots.release(run, nowIso());
+  const holding = new Map<string, number>();
+  for (const run of runs) {
+    const holds = unfinished(run) && run.slot === 'held' ? 1 : 0;
+    holding.set(run.accountId, (holding.get(run.accountId) ?? 0) + holds);
+  }
+  for (const [accountId, inUse] of holding) await slots.recount(accountId, inUse, nowIso());
+  const resumed = runs.filter(unfinished).sort((a, b) => a.runId.localeCompare(b.runId));
+  for (const run of resumed) await workflows.startAnalysis({ accountId: run.accountId, runId: run.runId, analysisId: run.analysisId });
+  return resumed.length;
 }

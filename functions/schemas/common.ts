@@ -28,13 +28,17 @@ export const metadataSchema = z
   );
 export type Metadata = z.infer<typeof metadataSchema>;
 
-export const listQuerySchema = z.strictObject({
-  limit: z
+/** A page size in a query string: a whole number from 1 to `max` (a larger one is refused, not clamped). */
+export const pageSizeParam = (name: string, max: number, fallback: number) =>
+  z
     .string()
-    .regex(/^\d{1,3}$/, 'limit is a whole number from 1 to 100.')
+    .regex(/^\d{1,3}$/, `${name} is a whole number from 1 to ${max}.`)
     .transform(Number)
-    .pipe(z.int().min(1).max(100))
-    .default(20),
+    .pipe(z.int().min(1).max(max, `${name} is at most ${max}.`))
+    .default(fallback);
+
+export const listQuerySchema = z.strictObject({
+  limit: pageSizeParam('limit', 100, 20),
   cursor: z.string().min(1).max(2048).optional(),
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;

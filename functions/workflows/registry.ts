@@ -4,7 +4,8 @@ import type { DataAccess } from '../routes.js';
  * The workflow table: each state machine's ASL file and, for every `${Placeholder}` Task
  * resource in it, the handler module that implements it and what that handler needs.
  * CDK deploys one Lambda per task and substitutes its ARN; the local host binds the same
- * handlers in-process. Nothing else maps tasks to code.
+ * handlers in-process. Container tasks likewise: one Fargate task definition each on AWS, the
+ * same entrypoint as a child process locally. Nothing else maps tasks to code.
  */
 export interface WorkflowTask {
   readonly handler: `workflows/${string}`;
@@ -12,20 +13,60 @@ export interface WorkflowTask {
   readonly bucket?: DataAccess;
   readonly ffmpeg?: boolean;
   readonly events?: boolean;
+  /** The task wakes executions waiting on a task token (slot grants, batch items whose run ended). */
+  readonly wakesWorkflows?: boolean;
+  /** The task starts executions of the analysis workflow (a batch item's run). */
+  readonly startsAnalyses?: boolean;
   /** Seconds; signal extraction of a long chunk needs the most. */
   readonly timeoutSeconds: number;
   readonly memoryMb: number;
 }
 
+/**
+ * A task run as a container, by an `arn:aws:states:::ecs:runTask.sync` state whose TaskDefinition
+ * is the entry's placeholder: a Fargate task on AWS (image from layers/ffmpeg/Dockerfile, the
+ * entrypoint bundled in), a child process of the local host. Either way its input arrives in the
+ * TASK_INPUT variable and its exit status is its only result.
+ */
+export interface ContainerTask {
+  /** Module under functions/ without extension that is the container's whole process. */
+  readonly entrypoint: `containers/${string}`;
+  readonly table: DataAccess;
+  readonly bucket?: DataAccess;
+  /** Fargate CPU units (1024 = one vCPU) and memory; arm64. */
+  readonly cpu: number;
+  readonly memoryMb: number;
+}
+
+/** The name of a container task's one container, which the state's ContainerOverrides address. */
+export const containerNameOf = (task: ContainerTask): string => task.entrypoint.slice(task.entrypoint.lastIndexOf('/') + 1);
+
+/**
+ * Where every container task runs: the placeholders its state names for the cluster and network,
+ * substituted by CDK with the service's (public subnets in two zones, egress-only security group).
+ */
+export const containerPlacement = {
+  cluster: 'ContainerClusterArn',
+  subnets: ['ContainerSubnet1', 'ContainerSubnet2'],
+  securityGroup: 'ContainerSecurityGroupId',
+} as const;
+
 export interface WorkflowDefinition {
   readonly definitionFile: `statemachines/${string}.asl.json`;
   readonly tasks: Readonly<Record<string, WorkflowTask>>;
+  readonly containerTasks?: Readonly<Record<string, ContainerTask>>;
+  /**
+   * Runs when an execution ends FAILED, TIMED_OUT or ABORTED (an EventBridge rule on AWS): the
+   * cleanup the workflow's own failure path does, for the ends that path cannot catch.
+   */
+  readonly onExecutionEnded?: WorkflowTask;
 }
 
 export const workflows = {
   analysis: {
     definitionFile: 'statemachines/analysis.asl.json',
     tasks: {
+      AcquireSlotFunction: { handler: 'workflows/analysis/acquire-slot', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
       MarkProcessingFunction: { handler: 'workflows/analysis/mark-processing', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
       PlanChunksFunction: { handler: 'workflows/analysis/plan-chunks', table: 'read', timeoutSeconds: 30, memoryMb: 256 },
       ExtractChunkSignalsFunction: {
@@ -37,9 +78,23 @@ export const workflows = {
         memoryMb: 2048,
       },
       AnalyzeChunkFunction: { handler: 'workflows/analysis/analyze-chunk', table: 'read', bucket: 'readWrite', timeoutSeconds: 300, memoryMb: 1024 },
-      PersistResultsFunction: { handler: 'workflows/analysis/persist-results', table: 'readWrite', bucket: 'read', timeoutSeconds: 120, memoryMb: 1024 },
-      CompleteRunFunction: { handler: 'workflows/analysis/complete-run', table: 'readWrite', events: true, timeoutSeconds: 30, memoryMb: 256 },
-      FailRunFunction: { handler: 'workflows/analysis/fail-run', table: 'readWrite', events: true, timeoutSeconds: 30, memoryMb: 256 },
+      PersistResultsFunction: { handler: 'workflows/analysis/persist-results', table: 'readWrite', bucket: 'read', timeoutSeconds: 300, memoryMb: 1024 },
+      CompleteRunFunction: { handler: 'workflows/analysis/complete-run', table: 'readWrite', events: true, wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
+      FailRunFunction: { handler: 'workflows/analysis/fail-run', table: 'readWrite', events: true, wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
+    },
+    containerTasks: {
+      // The chunks of long sources (PlanChunks' runner `container`): no function time limit.
+      SignalsTaskDefinitionArn: { entrypoint: 'containers/extract-signals', table: 'read', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
+    },
+    onExecutionEnded: { handler: 'workflows/analysis/settle-ended-execution', table: 'readWrite', events: true, wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
+  },
+  batch: {
+    definitionFile: 'statemachines/batch.asl.json',
+    tasks: {
+      PlanBatchFunction: { handler: 'workflows/batch/plan-batch', table: 'read', timeoutSeconds: 30, memoryMb: 256 },
+      SpawnItemRunFunction: { handler: 'workflows/batch/spawn-item-run', table: 'readWrite', startsAnalyses: true, timeoutSeconds: 30, memoryMb: 256 },
+      AwaitItemRunFunction: { handler: 'workflows/batch/await-item-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
+      FinishBatchFunction: { handler: 'workflows/batch/finish-batch', table: 'readWrite', events: true, timeoutSeconds: 60, memoryMb: 256 },
     },
   },
 } as const satisfies Record<string, WorkflowDefinition>;

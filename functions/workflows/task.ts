@@ -9,6 +9,10 @@ export const analysisRefSchema = z.object({
   analysisId: z.string().min(1),
 });
 
+/** The input of every batch task, and of each item's. */
+export const batchRefSchema = z.object({ accountId: z.string().min(1), batchId: z.string().min(1) });
+export const batchItemRefSchema = batchRefSchema.extend({ index: z.int().min(0) });
+
 export const chunkSchema = z.object({ index: z.int().min(0), startMs: z.int().min(0), endMs: z.int().min(1) });
 
 /**

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Architecture, Runtime, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
@@ -10,6 +10,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { DataAccess } from '../../functions/routes.js';
+import { grantBucketAccess, grantTableAccess } from './data-grants.js';
 import { ffmpegPaths } from './ffmpeg-layer.js';
 import type { ServiceTable } from './service-table.js';
 
@@ -78,38 +79,14 @@ export class ServiceFunction extends Construct {
 
   /** Grants the table access a route needs and tells the function the table's name. */
   public bindTable(table: ServiceTable, access: DataAccess): void {
-    if (access === 'readWrite') table.grantReadWriteData(this.fn);
-    else table.grantReadData(this.fn);
+    grantTableAccess(this, this.fn, table, access);
     this.fn.addEnvironment('TABLE_NAME', table.tableName);
-
-    if (table.hasIndexes) {
-      const tableId = Stack.of(table).getLogicalId(table.node.defaultChild as CfnElement);
-      Validations.of(this).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
-        reason: 'Queries may use any index of the service table; the wildcard covers only the indexes of that table.',
-      });
-    }
   }
 
-  /**
-   * Grants object access in the media bucket and tells the function the bucket's name. Reads cover
-   * GET/HEAD (and presigned GETs); writes add presigned PUTs and multipart uploads, tagging and deletes.
-   */
+  /** Grants object access in the media bucket (see grantBucketAccess) and tells the function the bucket's name. */
   public bindBucket(bucket: Bucket, access: DataAccess): void {
-    const objectActions = ['s3:GetObject'];
-    if (access === 'readWrite') {
-      objectActions.push('s3:PutObject', 's3:PutObjectTagging', 's3:AbortMultipartUpload', 's3:DeleteObject');
-    }
-    Grant.addToPrincipal({ grantee: this.fn, actions: objectActions, resourceArns: [bucket.arnForObjects('*')] });
-    // Without ListBucket, HEAD on a missing key answers 403 instead of 404.
-    Grant.addToPrincipal({ grantee: this.fn, actions: ['s3:ListBucket'], resourceArns: [bucket.bucketArn] });
+    grantBucketAccess(this, this.fn, bucket, access);
     this.fn.addEnvironment('MEDIA_BUCKET', bucket.bucketName);
-
-    const bucketId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement);
-    Validations.of(this).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
-      reason: 'Media object keys are generated per upload, so access is granted on the objects of this one bucket.',
-    });
   }
 
   /** Attaches the ffmpeg layer (layers/ffmpeg) and points FFMPEG_PATH and FFPROBE_PATH at its binaries. */
@@ -128,6 +105,11 @@ export class ServiceFunction extends Construct {
   public bindStateMachine(stateMachine: IStateMachine, environmentVariable: string): void {
     stateMachine.grantStartExecution(this.fn);
     this.fn.addEnvironment(environmentVariable, stateMachine.stateMachineArn);
+  }
+
+  /** Lets the function wake executions of these state machines that wait on a task token. */
+  public bindTaskCallbacks(stateMachineArns: string[]): void {
+    Grant.addToPrincipal({ grantee: this.fn, actions: ['states:SendTaskSuccess'], resourceArns: stateMachineArns });
   }
 
   /** Grants read access to the cursor HMAC key and tells the function where to find it. */

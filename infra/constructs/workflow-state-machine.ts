@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Duration, Names, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
-import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import { ArnFormat, Duration, Names, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -9,7 +10,9 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType, type CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { WorkflowDefinition } from '../../functions/workflows/registry.js';
+import { workflows as workflowTable, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
+import type { ContainerCluster } from './container-cluster.js';
+import { ServiceContainerTask } from './service-container-task.js';
 import { ServiceFunction } from './service-function.js';
 import type { ServiceTable } from './service-table.js';
 
@@ -21,12 +24,33 @@ const placeholderPattern = /\$\{([^}]*)\}/g;
 /** Every `${Placeholder}` name in a text, in order of first appearance. */
 export const placeholdersIn = (text: string): string[] => [...new Set(Array.from(text.matchAll(placeholderPattern), (m) => m[1]!))];
 
-/** The Resource of every Task state, nested ones (Map, Parallel) included. */
+interface TaskParameters {
+  FunctionName?: unknown;
+  TaskDefinition?: unknown;
+  Cluster?: unknown;
+  NetworkConfiguration?: { AwsvpcConfiguration?: { Subnets?: unknown[]; SecurityGroups?: unknown[] } };
+}
+
+/** What one Task state names: the function it invokes, or the container task it runs and where. */
+function namedResources(resource: string, parameters: TaskParameters = {}): unknown[] {
+  // The `lambda:invoke` integrations, e.g. `.waitForTaskToken`.
+  if (resource.startsWith('arn:aws:states:::lambda:invoke')) return [parameters.FunctionName];
+  if (resource.startsWith('arn:aws:states:::ecs:runTask')) {
+    const network = parameters.NetworkConfiguration?.AwsvpcConfiguration;
+    return [parameters.TaskDefinition, parameters.Cluster, ...(network?.Subnets ?? []), ...(network?.SecurityGroups ?? [])];
+  }
+  return [resource];
+}
+
+/** What every Task state names (see namedResources), nested ones (Map, Parallel) included. */
 function taskResources(node: unknown): string[] {
   if (Array.isArray(node)) return node.flatMap(taskResources);
   if (typeof node !== 'object' || node === null) return [];
   const record = node as Record<string, unknown>;
-  const own = record.Type === 'Task' && typeof record.Resource === 'string' ? [record.Resource] : [];
+  const own =
+    record.Type === 'Task' && typeof record.Resource === 'string'
+      ? namedResources(record.Resource, record.Parameters as TaskParameters | undefined).filter((named) => typeof named === 'string')
+      : [];
   return [...own, ...Object.values(record).flatMap(taskResources)];
 }
 
@@ -51,7 +75,9 @@ export function checkWorkflowDefinition(definitionFile: string, asl: string, tas
     return match ? [match[1]!] : [];
   });
   const problems = [
-    ...difference(placeholders, taskPlaceholders).map((p) => `\${${p}} is not the whole Resource of a Task state`),
+    ...difference(placeholders, taskPlaceholders).map(
+      (p) => `\${${p}} is not the whole Resource (or invoked FunctionName, or ECS task definition, cluster, subnet or security group) of a Task state`,
+    ),
     ...difference(placeholders, taskNames).map((p) => `\${${p}} has no task in the workflow table`),
     ...difference(taskNames, placeholders).map((t) => `task ${t} is not used by any Task state`),
   ];
@@ -71,6 +97,15 @@ export function substitutionErrors(definition: string, substitutions: Readonly<R
   ];
 }
 
+/**
+ * Service state machines are named (`<stack>-<workflow>`), so that tasks can be granted on one's
+ * ARN without referring to it: its definition names those tasks, and a reference back would be a cycle.
+ */
+export const serviceStateMachineName = (scope: Construct, workflow: string): string => `${Stack.of(scope).stackName}-${workflow}`;
+
+export const serviceStateMachineArn = (scope: Construct, workflow: string): string =>
+  Stack.of(scope).formatArn({ service: 'states', resource: 'stateMachine', resourceName: serviceStateMachineName(scope, workflow), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+
 export interface WorkflowStateMachineProps {
   /** The workflow's key in the workflow table, e.g. `analysis`. */
   readonly name: string;
@@ -84,31 +119,43 @@ export interface WorkflowStateMachineProps {
   readonly cursorSecret: ISecret;
   /** The ffmpeg layer; called only when a task needs it. */
   readonly ffmpegLayer: () => ILayerVersion;
+  /** Where container tasks run; called only when the workflow has any. */
+  readonly containerCluster: () => ContainerCluster;
 }
 
 /**
- * One workflow of the workflow table: a Lambda function per task, built and granted from the
- * task's entry, and a Standard state machine running the workflow's ASL file with each task's
- * `${Placeholder}` substituted by its function's ARN. The state machine may invoke exactly
- * those functions.
+ * One workflow of the workflow table: a Lambda function per task and a Fargate task definition
+ * per container task, built and granted from the task's entry, and a Standard state machine
+ * running the workflow's ASL file with each task's `${Placeholder}` substituted by its function's
+ * or task definition's ARN (and the container placement by the cluster's). The state machine may
+ * invoke exactly those functions and run exactly those task definitions.
  */
 export class WorkflowStateMachine extends Construct {
   public readonly stateMachine: StateMachine;
   /** The task functions by placeholder name. */
   public readonly tasks: Readonly<Record<string, ServiceFunction>>;
+  /** The container tasks by placeholder name. */
+  public readonly containerTasks: Readonly<Record<string, ServiceContainerTask>>;
 
   public constructor(scope: Construct, id: string, props: WorkflowStateMachineProps) {
     super(scope, id);
     const { workflow } = props;
 
     const asl = readFileSync(`${repoRoot}${workflow.definitionFile}`, 'utf8');
-    checkWorkflowDefinition(workflow.definitionFile, asl, Object.keys(workflow.tasks));
+    const containerEntries = Object.entries(workflow.containerTasks ?? {});
+    const placement = containerEntries.length ? props.containerCluster().placementSubstitutions() : {};
+    checkWorkflowDefinition(workflow.definitionFile, asl, [
+      ...Object.keys(workflow.tasks),
+      ...containerEntries.map(([placeholder]) => placeholder),
+      ...Object.keys(placement),
+    ]);
 
-    const tasks: Record<string, ServiceFunction> = {};
-    for (const [placeholder, task] of Object.entries(workflow.tasks)) {
-      const fn = new ServiceFunction(this, placeholder, {
+    const stateMachineName = serviceStateMachineName(this, props.name);
+
+    const taskFunction = (id: string, task: WorkflowTask): ServiceFunction => {
+      const fn = new ServiceFunction(this, id, {
         handler: task.handler,
-        description: `${props.name} workflow: ${placeholder} (${task.handler})`,
+        description: `${props.name} workflow: ${id} (${task.handler})`,
         timeout: Duration.seconds(task.timeoutSeconds),
         memorySize: task.memoryMb,
         environment: props.environment,
@@ -117,10 +164,30 @@ export class WorkflowStateMachine extends Construct {
       if (task.bucket) fn.bindBucket(props.bucket, task.bucket);
       if (task.ffmpeg) fn.bindFfmpeg(props.ffmpegLayer());
       if (task.events) fn.bindEventBus(props.eventBus);
+      // A run's end wakes the batch waiting on it, so waking reaches every service workflow.
+      if (task.wakesWorkflows) fn.bindTaskCallbacks(Object.keys(workflowTable).map((name) => serviceStateMachineArn(this, name)));
+      if (task.startsAnalyses) {
+        fn.bindStateMachine(StateMachine.fromStateMachineArn(this, `${id}Starts`, serviceStateMachineArn(this, 'analysis')), 'ANALYSIS_STATE_MACHINE_ARN');
+      }
       fn.bindCursorSecret(props.cursorSecret);
-      tasks[placeholder] = fn;
-    }
+      return fn;
+    };
+    const tasks = Object.fromEntries(Object.entries(workflow.tasks).map(([placeholder, task]) => [placeholder, taskFunction(placeholder, task)]));
     this.tasks = tasks;
+    const containerTasks = Object.fromEntries(
+      containerEntries.map(([placeholder, task]) => [
+        placeholder,
+        new ServiceContainerTask(this, placeholder, {
+          task,
+          cluster: props.containerCluster(),
+          environment: props.environment,
+          table: props.table,
+          bucket: props.bucket,
+          cursorSecret: props.cursorSecret,
+        }),
+      ]),
+    );
+    this.containerTasks = containerTasks;
 
     // Vended-log groups under this prefix share one CloudWatch Logs resource policy entry, which
     // keeps that account-wide policy from growing with every logged state machine.
@@ -130,11 +197,16 @@ export class WorkflowStateMachine extends Construct {
     });
 
     this.stateMachine = new StateMachine(this, 'StateMachine', {
+      stateMachineName,
       stateMachineType: StateMachineType.STANDARD,
       // Inline (minified), not an S3 asset: the template then carries the definition, and
       // CloudFormation substitutes the ARNs at deploy time.
       definitionBody: DefinitionBody.fromString(JSON.stringify(JSON.parse(asl))),
-      definitionSubstitutions: Object.fromEntries(Object.entries(tasks).map(([placeholder, fn]) => [placeholder, fn.fn.functionArn])),
+      definitionSubstitutions: {
+        ...Object.fromEntries(Object.entries(tasks).map(([placeholder, fn]) => [placeholder, fn.fn.functionArn])),
+        ...Object.fromEntries(Object.entries(containerTasks).map(([placeholder, task]) => [placeholder, task.taskDefinition.taskDefinitionArn])),
+        ...placement,
+      },
       // State data holds ids, chunk bounds, artifact keys and failure causes: signed source URLs
       // are made inside the tasks and never returned, so execution data may be logged (cdk-nag SF1).
       logs: { destination: logGroup, level: LogLevel.ALL, includeExecutionData: true },
@@ -148,6 +220,23 @@ export class WorkflowStateMachine extends Construct {
       actions: ['lambda:InvokeFunction'],
       resourceArns: Object.values(tasks).map((fn) => fn.fn.functionArn),
     });
+    // ... and to run (ecs:runTask.sync) exactly the container tasks' definitions.
+    for (const task of Object.values(containerTasks)) task.grantRunSync(this.stateMachine);
+
+    // Ends the workflow's own Catch cannot see (a timed-out or aborted execution) get the same
+    // cleanup: the run fails with one refund and its slot goes back.
+    if (workflow.onExecutionEnded) {
+      const settle = taskFunction('SettleEndedExecution', workflow.onExecutionEnded);
+      new Rule(this, 'ExecutionEnded', {
+        description: `${props.name} workflow: executions that ended FAILED, TIMED_OUT or ABORTED`,
+        eventPattern: {
+          source: ['aws.states'],
+          detailType: ['Step Functions Execution Status Change'],
+          detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [this.stateMachine.stateMachineArn] },
+        },
+        targets: [new LambdaFunction(settle.fn, { retryAttempts: 8, maxEventAge: Duration.hours(6) })],
+      });
+    }
 
     Validations.of(this.stateMachine).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -1,17 +1,20 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHost, type HostProcess } from '../helpers/host-process.js';
+import { startHost, type HostProcess, type StartOptions } from '../helpers/host-process.js';
 
 export interface BenchHost extends HostProcess {
   /** Ctrl-C, then removes the host's data. */
   stop: () => Promise<void>;
 }
 
-/** A local host of its own (its own process and event loop, not the load generator's) on fresh data. */
-export async function benchHost(): Promise<BenchHost> {
+/**
+ * A local host of its own (its own process and event loop, not the load generator's) on fresh
+ * data; `env` holds its settings (functions/config.ts), e.g. CHUNK_SECONDS.
+ */
+export async function benchHost(options: Pick<StartOptions, 'env'> = {}): Promise<BenchHost> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mss-bench-host-'));
-  const host = await startHost({ dataDir });
+  const host = await startHost({ dataDir, ...options });
   return {
     ...host,
     stop: async () => {

@@ -1,29 +1,35 @@
 import { benchApi } from './api.js';
+import { benchBatches } from './batches.js';
 import { benchBundles } from './bundles.js';
+import { benchChunking } from './chunking.js';
+import { benchCosts } from './costs.js';
 import { benchPipeline } from './pipeline.js';
 import { benchSignals } from './signals.js';
+
+/** Prints a section's heading, then (once measured) its figures as a table. */
+async function section(heading: string, figures: () => Promise<object[]>): Promise<void> {
+  console.log(`\n## ${heading}`);
+  console.table(await figures());
+}
 
 /**
  * `npm run bench`: prints the service's speed and size figures. Figures, never pass/fail:
  * timing assertions flake on a shared machine. BENCH_ONLY=api,bundles picks sections.
  */
 const sections: Record<string, () => Promise<void>> = {
-  async api() {
-    console.log('\n## API latency on the local host (autocannon)');
-    console.table(await benchApi());
-  },
-  async signals() {
-    console.log('\n## Signal extraction: one 10-minute 1280x720 H.264 source vs a bare ffmpeg decode');
-    console.table([await benchSignals()]);
-  },
-  async pipeline() {
-    console.log('\n## A whole find_moments run through the local host vs a bare decode of the same file');
-    console.table([await benchPipeline()]);
-  },
-  async bundles() {
-    console.log('\n## Lambda bundle sizes (cdk synth, minified ESM)');
-    console.table(await benchBundles());
-  },
+  api: () => section('API latency on the local host (autocannon)', benchApi),
+  signals: () => section('Signal extraction: one 10-minute 1280x720 H.264 source vs a bare ffmpeg decode', async () => [await benchSignals()]),
+  pipeline: () => section('A whole find_moments run through the local host vs a bare decode of the same file', async () => [await benchPipeline()]),
+  chunking: () =>
+    section('One 30-minute 640x360 find_moments run with chunking on (CHUNK_SECONDS=600) and off (3600), on this machine', async () => {
+      const { sourceGenerationSeconds, figures, speedUp } = await benchChunking();
+      console.log(`source made in ${sourceGenerationSeconds} s (less, or 0, when an earlier run left its segment or the file in the OS temp dir)`);
+      console.log(`speed-up of chunking on (off runSeconds / on runSeconds): ${speedUp}x`);
+      return figures;
+    }),
+  costs: () => section('AWS cost drivers per run, counted on the local host: Step Functions state transitions, DynamoDB writes', benchCosts),
+  batches: () => section('A 100-item scanner batch of 5 s find_moments runs on a creator account: accept, read, drain', async () => [await benchBatches()]),
+  bundles: () => section('Lambda bundle sizes (cdk synth, minified ESM)', benchBundles),
 };
 
 const only = process.env.BENCH_ONLY?.split(',');

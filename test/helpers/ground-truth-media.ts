@@ -194,38 +194,60 @@ export interface LongSourceOptions {
    * real uploads.
    */
   preset?: 'ultrafast' | 'veryfast';
+  /**
+   * Sound with events: a quiet 440 Hz tone (-33 dBFS) with a loud 1 kHz burst (-3 dBFS) 3-4 s
+   * into every 10 s scene, instead of a steady -18 dBFS tone; what a find_moments run looks for
+   * besides the cuts.
+   */
+  loudBursts?: boolean;
   /** Directory to cache the file in (kept across processes). */
   dir?: string;
 }
 
 /**
  * A long H.264 + AAC source for benchmarks, cheaply: rendering 720p test patterns is slow
- * (about 2.5x realtime here), so a 30 s segment with two hard cuts is rendered once and
- * repeated by stream copy. Decoding cost per minute is the same as for a fully rendered file.
- * Cached by name in `dir` (default: the OS temp dir).
+ * (about 2.5x realtime here), so a 30 s segment of three 10 s scenes (two hard cuts) is rendered
+ * once and repeated by stream copy. Decoding cost per minute is the same as for a fully rendered
+ * file. Cached by name in `dir` (default: the OS temp dir).
  */
-export async function longSource(options: LongSourceOptions): Promise<string> {
-  const { minutes, width = 1280, height = 720, preset = 'ultrafast' } = options;
+export function longSource(options: LongSourceOptions): Promise<string> {
+  return repeatedSegment(options.minutes * 60, `long-${options.minutes}min`, options);
+}
+
+/** The first `seconds` of longSource's picture and sound (its first scene when `seconds` <= 10). */
+export function shortSource(seconds: number, options: Omit<LongSourceOptions, 'minutes'> = {}): Promise<string> {
+  return repeatedSegment(seconds, `short-${seconds}s`, options);
+}
+
+async function repeatedSegment(seconds: number, stem: string, options: Omit<LongSourceOptions, 'minutes'>): Promise<string> {
+  const { width = 1280, height = 720, preset = 'ultrafast', loudBursts = false } = options;
   const dir = options.dir ?? join(tmpdir(), 'mss-bench-media');
   mkdirSync(dir, { recursive: true });
-  const suffix = preset === 'ultrafast' ? '' : `-${preset}`;
-  const path = join(dir, `long-${minutes}min-${width}x${height}${suffix}.mp4`);
-  if (await exists(path)) return path;
-  const segment = join(dir, `segment-${width}x${height}${suffix}.mp4`);
   const size = `${width}x${height}`;
-  await ffmpeg(
-    [
-      ...['-f', 'lavfi', '-i', `testsrc2=s=${size}:r=25:d=10`],
-      ...['-f', 'lavfi', '-i', `testsrc=s=${size}:r=25:d=10`],
-      ...['-f', 'lavfi', '-i', `testsrc2=s=${size}:r=25:d=10,hue=h=120`],
-      ...['-f', 'lavfi', '-i', 'sine=f=440:r=48000:d=30'],
-      ...['-filter_complex', '[0][1][2]concat=n=3[v]', '-map', '[v]', '-map', '3'],
-      ...['-c:v', 'libx264', '-preset', preset, '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', segment],
-    ],
-    600_000,
-  );
+  const variant = `${size}${preset === 'ultrafast' ? '' : `-${preset}`}${loudBursts ? '-bursts' : ''}`;
+  const path = join(dir, `${stem}-${variant}.mp4`);
+  if (await exists(path)) return path;
+  const segment = join(dir, `segment-${variant}.mp4`);
+  if (!(await exists(segment))) {
+    const sound = loudBursts ? "aevalsrc='if(between(mod(t,10),3,4),0.7*sin(2*PI*1000*t),0.03*sin(2*PI*440*t))':s=48000:d=30" : 'sine=f=440:r=48000:d=30';
+    const partialSegment = `${segment}.partial.mp4`;
+    await ffmpeg(
+      [
+        ...['-f', 'lavfi', '-i', `testsrc2=s=${size}:r=25:d=10`],
+        ...['-f', 'lavfi', '-i', `testsrc=s=${size}:r=25:d=10`],
+        ...['-f', 'lavfi', '-i', `testsrc2=s=${size}:r=25:d=10,hue=h=120`],
+        ...['-f', 'lavfi', '-i', sound],
+        ...['-filter_complex', '[0][1][2]concat=n=3[v]', '-map', '[v]', '-map', '3'],
+        ...['-c:v', 'libx264', '-preset', preset, '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', partialSegment],
+      ],
+      600_000,
+    );
+    await rename(partialSegment, segment);
+  }
   const partial = `${path}.partial.mp4`;
-  await ffmpeg(['-stream_loop', '-1', '-i', segment, '-t', String(minutes * 60), '-c', 'copy', partial], 600_000);
+  // A stream copy ends with the packet that crosses -t, so the file runs up to a frame over;
+  // asking for a frame (40 ms) less keeps it within `seconds` (600.02 s would be two chunks).
+  await ffmpeg(['-stream_loop', '-1', '-i', segment, '-t', String(seconds - 0.04), '-c', 'copy', partial], 600_000);
   await rename(partial, path);
   return path;
 }

@@ -6,6 +6,8 @@
  * sent to it on to the host, and re-raises it on itself, so its exit status would say nothing
  * about how the host stopped.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -27,11 +29,13 @@ export interface StartOptions {
   dataDir: string;
   apiKey?: string;
   timeoutMs?: number;
+  /** Settings of functions/config.ts for this host (e.g. CHUNK_SECONDS). */
+  env?: Record<string, string>;
 }
 
 /** Spawns `start.ts` with PORT=0 and waits for the banner (URL, account, key). */
 export function spawnHost(options: StartOptions): { child: ChildProcessWithoutNullStreams; ready: Promise<HostProcess>; exited: HostProcess['exited']; output: HostProcess['output'] } {
-  const env = childEnv({ LOCAL_DATA_DIR: options.dataDir, PORT: '0', ...(options.apiKey !== undefined ? { LOCAL_API_KEY: options.apiKey } : {}) });
+  const env = childEnv({ ...options.env, LOCAL_DATA_DIR: options.dataDir, PORT: '0', ...(options.apiKey !== undefined ? { LOCAL_API_KEY: options.apiKey } : {}) });
   const child = spawn(process.execPath, [tsxCli, 'functions/local/start.ts'], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -69,6 +73,33 @@ export function spawnHost(options: StartOptions): { child: ChildProcessWithoutNu
 
 export function startHost(options: StartOptions): Promise<HostProcess> {
   return spawnHost(options).ready;
+}
+
+/**
+ * Hosts a test file starts, one after another, on one data directory of its own (to stop and
+ * start again on the same data); `cleanUp` (for afterAll) stops any still running and removes it.
+ */
+export function hostsOnOwnData(prefix: string) {
+  const hosts: HostProcess[] = [];
+  let dataDir = '';
+  return {
+    dataDir: () => dataDir,
+    async start(env?: Record<string, string>): Promise<HostProcess> {
+      dataDir ||= await mkdtemp(join(tmpdir(), prefix));
+      const host = await startHost({ dataDir, ...(env ? { env } : {}) });
+      hosts.push(host);
+      return host;
+    },
+    async cleanUp(): Promise<void> {
+      for (const host of hosts) {
+        if (host.child.exitCode === null && host.child.signalCode === null) {
+          host.child.kill('SIGINT');
+          await Promise.race([host.exited, new Promise((r) => setTimeout(r, 20_000))]);
+        }
+      }
+      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** running.json of a host's data dir (what the admin CLI reads). */

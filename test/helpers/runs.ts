@@ -283,7 +283,8 @@ export async function deleteUploadObject(accountId: string, uploadId: string): P
 let workDir: Promise<string> | undefined;
 const made = new Map<string, Promise<string>>();
 
-function generated(name: string, args: (path: string) => string[]): Promise<string> {
+/** `name` made once per process by ffmpeg with `args(outputPath)`, in that temp dir. */
+export function generated(name: string, args: (path: string) => string[]): Promise<string> {
   let path = made.get(name);
   if (!path) {
     workDir ??= mkdtemp(join(tmpdir(), 'mss-runs-')).then((dir) => {

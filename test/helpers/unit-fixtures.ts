@@ -22,7 +22,6 @@ export function testAccount(overrides: Partial<Account> = {}): Account {
     maxObservations: null,
     trustedHosts: [],
     concurrencyInUse: 0,
-    queuedRuns: 0,
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
     ...overrides,

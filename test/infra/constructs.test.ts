@@ -11,6 +11,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { workflows, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
+import { ContainerCluster } from '../../infra/constructs/container-cluster.js';
 import { FfmpegLayer } from '../../infra/constructs/ffmpeg-layer.js';
 import { MediaBucket } from '../../infra/constructs/media-bucket.js';
 import { ServiceFunction } from '../../infra/constructs/service-function.js';
@@ -105,6 +106,7 @@ function workflowIn(stack: Stack, workflow: WorkflowDefinition): WorkflowStateMa
   const media = new MediaBucket(stack, 'Media');
   const cursorSecret = new Secret(stack, 'Secret');
   Validations.of(cursorSecret).acknowledge({ id: 'AwsSolutions-SMG4', reason: 'Stands in for the stack’s cursor key, acknowledged there.' });
+  let containers: ContainerCluster | undefined;
   return new WorkflowStateMachine(stack, 'Workflow', {
     name: 'analysis',
     workflow,
@@ -114,6 +116,7 @@ function workflowIn(stack: Stack, workflow: WorkflowDefinition): WorkflowStateMa
     eventBus: new EventBus(stack, 'Bus'),
     cursorSecret,
     ffmpegLayer: () => new FfmpegLayer(stack, 'Ffmpeg').layer,
+    containerCluster: () => (containers ??= new ContainerCluster(stack, 'Containers')),
   });
 }
 
@@ -162,7 +165,7 @@ describe('checkWorkflowDefinition and substitutionErrors', () => {
 
   it('refuses placeholders outside a Task Resource, and invalid JSON', () => {
     expect(() => checkWorkflowDefinition('x.asl.json', asl('${Fn}', { Comment: '${Other}' }), ['Fn', 'Other'])).toThrow(
-      '${Other} is not the whole Resource of a Task state',
+      '${Other} is not the whole Resource (or invoked FunctionName, or ECS task definition, cluster, subnet or security group) of a Task state',
     );
     expect(() => checkWorkflowDefinition('x.asl.json', '{', [])).toThrow('x.asl.json is not valid JSON');
   });

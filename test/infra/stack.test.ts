@@ -23,6 +23,7 @@ afterAll(() => synthesized?.dispose());
 
 const workflowEntries = Object.entries(workflows as Readonly<Record<string, WorkflowDefinition>>);
 const taskCount = workflowEntries.reduce((n, [, workflow]) => n + Object.keys(workflow.tasks).length, 0);
+const containerTaskCount = workflowEntries.reduce((n, [, workflow]) => n + Object.keys(workflow.containerTasks ?? {}).length, 0);
 
 const find = (type: string, props: object = {}) => q.find(type, props);
 const functionBehindRoute = (key: string): string => q.functionBehindRoute(key);
@@ -127,8 +128,12 @@ describe('functions', () => {
 
   it('attaches no managed policies: each role may write only to its own log group', () => {
     template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
-    // One per function, the API access log and one per state machine.
-    template.resourceCountIs('AWS::Logs::LogGroup', routes.length + taskCount + 2 + 1 + workflowEntries.length);
+    // One per function, the API access log, one per state machine, one per container task and the
+    // container VPC's flow log.
+    template.resourceCountIs(
+      'AWS::Logs::LogGroup',
+      routes.length + taskCount + 2 + 1 + workflowEntries.length + containerTaskCount + (containerTaskCount ? 1 : 0),
+    );
   });
 });
 

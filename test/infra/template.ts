@@ -83,12 +83,27 @@ export class TemplateQueries {
 /** The minified ASL text the state machine of a workflow-table entry must deploy. */
 export const deployedDefinition = (aslText: string): string => JSON.stringify(JSON.parse(aslText));
 
-/** The state machine deploying `aslText`, with the logical ids of the functions its placeholders name. */
-export function stateMachineDeploying(q: TemplateQueries, aslText: string): { id: string; resource: Resource; taskFunctionIds: Record<string, string> } {
+export interface DeployedStateMachine {
+  readonly id: string;
+  readonly resource: Resource;
+  /** Placeholder -> logical id of the Lambda function substituted for it. */
+  readonly taskFunctionIds: Record<string, string>;
+  /** Placeholder -> logical id of the ECS task definition substituted for it (container tasks). */
+  readonly taskDefinitionIds: Record<string, string>;
+}
+
+/** The state machine deploying `aslText`, with the logical ids of the functions and task definitions its placeholders name. */
+export function stateMachineDeploying(q: TemplateQueries, aslText: string): DeployedStateMachine {
   const matches = Object.entries(q.find('AWS::StepFunctions::StateMachine', { DefinitionString: deployedDefinition(aslText) }));
   if (matches.length !== 1) throw new Error(`Expected one state machine deploying the definition, found ${matches.length}`);
   const [[id, resource]] = matches as [[string, Resource]];
-  const substitutions = (resource.Properties.DefinitionSubstitutions ?? {}) as Record<string, FnGetAtt>;
-  const taskFunctionIds = Object.fromEntries(Object.entries(substitutions).map(([key, value]) => [key, value['Fn::GetAtt'][0]]));
-  return { id, resource, taskFunctionIds };
+  const substitutions = (resource.Properties.DefinitionSubstitutions ?? {}) as Record<string, Partial<FnGetAtt> & { Ref?: string }>;
+  const substitutedOfType = (type: string): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(substitutions).flatMap(([key, value]) => {
+        const logicalId = value['Fn::GetAtt']?.[0] ?? value.Ref;
+        return logicalId !== undefined && q.resources[logicalId]?.Type === type ? [[key, logicalId]] : [];
+      }),
+    );
+  return { id, resource, taskFunctionIds: substitutedOfType('AWS::Lambda::Function'), taskDefinitionIds: substitutedOfType('AWS::ECS::TaskDefinition') };
 }

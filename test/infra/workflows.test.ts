@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workflows, type WorkflowDefinition } from '../../functions/workflows/registry.js';
+import { containerPlacement, workflows, type WorkflowDefinition } from '../../functions/workflows/registry.js';
 import { synthesize, type Synthesized } from './synth.js';
 import { deployedDefinition, stateMachineDeploying, TemplateQueries, type Statement } from './template.js';
 
@@ -21,14 +21,6 @@ const aslOf = (workflow: WorkflowDefinition): string => readFileSync(new URL(`..
 /** Placeholders as CloudFormation's DefinitionSubstitutions sees them, read straight from the file. */
 const placeholdersOf = (asl: string): string[] => [...new Set([...asl.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]!))].sort();
 
-/** Every Task state's Resource, nested states included. */
-function taskResources(node: unknown): string[] {
-  if (Array.isArray(node)) return node.flatMap(taskResources);
-  if (typeof node !== 'object' || node === null) return [];
-  const state = node as Record<string, unknown>;
-  return [...(state.Type === 'Task' ? [String(state.Resource)] : []), ...Object.values(state).flatMap(taskResources)];
-}
-
 const actions = (statement: Statement): string[] => [statement.Action].flat();
 
 describe.each(entries)('workflow %s', (_name, workflow) => {
@@ -41,12 +33,13 @@ describe.each(entries)('workflow %s', (_name, workflow) => {
     expect(resource.Properties.DefinitionString).toBe(deployedDefinition(asl));
   });
 
-  it('substitutes exactly the placeholders of the ASL file, which are exactly its Task resources and the table tasks', () => {
+  it('substitutes exactly the placeholders of the ASL file: the table tasks, the container tasks and where those run', () => {
     const placeholders = placeholdersOf(asl);
     expect(placeholders.length).toBeGreaterThan(0);
     expect(Object.keys(machine().resource.Properties.DefinitionSubstitutions as object).sort()).toEqual(placeholders);
-    expect(taskResources(JSON.parse(asl)).sort()).toEqual(placeholders.map((p) => `\${${p}}`));
-    expect(Object.keys(workflow.tasks).sort()).toEqual(placeholders);
+    const containerTasks = Object.keys(workflow.containerTasks ?? {});
+    const placement = containerTasks.length ? [containerPlacement.cluster, ...containerPlacement.subnets, containerPlacement.securityGroup] : [];
+    expect([...Object.keys(workflow.tasks), ...containerTasks, ...placement].sort()).toEqual(placeholders);
   });
 
   it('leaves no ${...} in the definition once CloudFormation substitutes', () => {

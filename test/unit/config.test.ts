@@ -19,6 +19,7 @@ describe('parseConfig', () => {
       MAX_OBSERVATIONS_CAP: 50,
       IDEMPOTENCY_TTL_SECONDS: 86_400,
       LOG_LEVEL: 'INFO',
+      SIGNALS_RUNNER: 'auto',
     });
   });
 
@@ -47,6 +48,7 @@ describe('parseConfig', () => {
     ['DYNAMODB_ENDPOINT', { ...minimal, DYNAMODB_ENDPOINT: 'not a url' }],
     ['S3_ENDPOINT', { ...minimal, S3_ENDPOINT: 'localhost' }],
     ['LOG_LEVEL', { ...minimal, LOG_LEVEL: 'VERBOSE' }],
+    ['SIGNALS_RUNNER', { ...minimal, SIGNALS_RUNNER: 'fargate' }],
   ])('fails loudly naming %s', (variable, env) => {
     const message = failure(env);
     expect(message).toMatch(/^Invalid configuration: /);
@@ -73,5 +75,56 @@ describe('parseConfig', () => {
   it('never echoes the secret in an error', () => {
     const secret = 'short-secret-value';
     expect(failure({ ...minimal, CURSOR_SECRET: secret })).not.toContain(secret);
+  });
+});
+
+describe('parseConfig: analyzer and transcriber', () => {
+  const openai = { ANALYZER: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'llama3.1' };
+  const whisper = { WHISPER_CPP_BIN: '/opt/whisper.cpp/build/bin/whisper-cli', WHISPER_MODEL: '/opt/models/ggml-base.en.bin' };
+  const localHost = { S3_ENDPOINT: 'http://127.0.0.1:4569' };
+
+  it('defaults to the local analyzer, no transcriber and en-US', () => {
+    expect(parseConfig(minimal)).toMatchObject({ ANALYZER: 'local', TRANSCRIBER: 'none', TRANSCRIBE_LANGUAGE_CODE: 'en-US' });
+  });
+
+  it('accepts each engine with what it needs', () => {
+    expect(parseConfig({ ...minimal, ANALYZER: 'bedrock', BEDROCK_MODEL_ID: 'anthropic.claude-3-5-haiku-20241022-v1:0' }).ANALYZER).toBe('bedrock');
+    expect(parseConfig({ ...minimal, ...openai, OPENAI_API_KEY: 'sk-test' })).toMatchObject({ ANALYZER: 'openai', OPENAI_MODEL: 'llama3.1' });
+    expect(parseConfig({ ...minimal, ...openai, OPENAI_API_KEY_SECRET_ID: 'media-scanner/openai' }).OPENAI_API_KEY_SECRET_ID).toBe('media-scanner/openai');
+    expect(parseConfig({ ...minimal, TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' })).toMatchObject({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
+  });
+
+  it('uses whisper.cpp once its binary and model are set, unless told otherwise', () => {
+    expect(parseConfig({ ...minimal, ...whisper }).TRANSCRIBER).toBe('whisper-cpp');
+    expect(parseConfig({ ...minimal, ...whisper, TRANSCRIBER: 'none' }).TRANSCRIBER).toBe('none');
+  });
+
+  it.each([
+    ['ANALYZER', { ...minimal, ANALYZER: 'gpt' }],
+    ['BEDROCK_MODEL_ID', { ...minimal, ANALYZER: 'bedrock' }],
+    ['OPENAI_BASE_URL', { ...minimal, ...openai, OPENAI_BASE_URL: undefined }],
+    ['OPENAI_BASE_URL', { ...minimal, ...openai, OPENAI_BASE_URL: 'localhost:11434' }],
+    ['OPENAI_MODEL', { ...minimal, ...openai, OPENAI_MODEL: undefined }],
+    ['OPENAI_API_KEY_SECRET_ID', { ...minimal, ...openai, OPENAI_API_KEY: 'sk-test', OPENAI_API_KEY_SECRET_ID: 'media-scanner/openai' }],
+    ['TRANSCRIBER', { ...minimal, TRANSCRIBER: 'whisper' }],
+    ['WHISPER_MODEL', { ...minimal, TRANSCRIBER: 'whisper-cpp', WHISPER_CPP_BIN: whisper.WHISPER_CPP_BIN }],
+    ['WHISPER_CPP_BIN', { ...minimal, WHISPER_MODEL: whisper.WHISPER_MODEL }],
+    ['TRANSCRIBE_LANGUAGE_CODE', { ...minimal, TRANSCRIBE_LANGUAGE_CODE: 'english' }],
+    // The local host's AWS credentials are its stand-ins', and Transcribe cannot read its S3.
+    ['ANALYZER', { ...minimal, ...localHost, ANALYZER: 'bedrock', BEDROCK_MODEL_ID: 'amazon.nova-lite-v1:0' }],
+    ['TRANSCRIBER', { ...minimal, ...localHost, TRANSCRIBER: 'aws-transcribe' }],
+  ])('fails loudly naming %s', (variable, env) => {
+    const message = failure(env);
+    expect(message).toMatch(/^Invalid configuration: /);
+    expect(message).toContain(variable);
+  });
+
+  it('names every missing engine setting at once', () => {
+    const message = failure({ ...minimal, ANALYZER: 'openai', TRANSCRIBER: 'whisper-cpp' });
+    for (const variable of ['OPENAI_BASE_URL', 'OPENAI_MODEL', 'WHISPER_CPP_BIN', 'WHISPER_MODEL']) expect(message).toContain(variable);
+  });
+
+  it('never echoes the OpenAI key in an error', () => {
+    expect(failure({ ...minimal, ...openai, OPENAI_API_KEY: 'sk-very-secret', OPENAI_API_KEY_SECRET_ID: 'id' })).not.toContain('sk-very-secret');
   });
 });

@@ -23,6 +23,14 @@ export const keys = {
   upload: (accountId: string, uploadId: string): TableKey => ({ PK: account(accountId), SK: `UPL#${uploadId}` }),
   run: (accountId: string, runId: string): TableKey => ({ PK: account(accountId), SK: `RUN#${runId}` }),
   analysis: (accountId: string, analysisId: string): TableKey => ({ PK: account(accountId), SK: `ANA#${analysisId}` }),
+  batch: (accountId: string, batchId: string): TableKey => ({ PK: account(accountId), SK: `BAT#${batchId}` }),
+  /** A batch's items in request order: the numeric item cursor is an offset into this. */
+  batchItem: (accountId: string, batchId: string, index: number): TableKey => ({
+    PK: account(accountId),
+    SK: `BATITEM#${batchId}#${rankSegment(index)}`,
+  }),
+  /** A run waiting for a concurrency slot; run ids are time-ordered, so the queue reads oldest first. */
+  slotQueueEntry: (accountId: string, runId: string): TableKey => ({ PK: account(accountId), SK: `SLOTQ#${runId}` }),
   /** A run's observations in rank order, read back strongly consistent right after completion. */
   runObservation: (accountId: string, runId: string, rank: number): TableKey => ({
     PK: account(accountId),
@@ -61,6 +69,9 @@ export const collections = {
   scannerVersions: (accountId: string, scannerId: string) => ({ PK: account(accountId), prefix: `SCNV#${scannerId}#` }),
   uploads: (accountId: string) => ({ PK: account(accountId), prefix: 'UPL#' }),
   runs: (accountId: string) => ({ PK: account(accountId), prefix: 'RUN#' }),
+  slotQueue: (accountId: string) => ({ PK: account(accountId), prefix: 'SLOTQ#' }),
+  batches: (accountId: string) => ({ PK: account(accountId), prefix: 'BAT#' }),
+  batchItems: (accountId: string, batchId: string) => ({ PK: account(accountId), prefix: `BATITEM#${batchId}#` }),
   runObservations: (accountId: string, runId: string) => ({ PK: account(accountId), prefix: `RUNOBS#${runId}#` }),
   moments: (accountId: string, analysisId: string) => ({ PK: account(accountId), prefix: `MOM#${analysisId}#` }),
   /** Every observation of the account by time-ordered id; `fromId` narrows to ids at or after it. */

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, type TableKey } from './keys.js';
 import { stripKeys, type TableContext } from './query-page.js';
 import type { LedgerEntry } from '../../domain/ports.js';
@@ -24,7 +24,7 @@ export async function conditionalWrite(table: TableContext, command: PutCommand 
   }
 }
 
-type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
+export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 
 /** How one transaction ended: written, or which item's condition refused it. */
 export type TransactOutcome = { ok: true } | { ok: false; failedIndex: number };
@@ -47,6 +47,21 @@ export async function transact(table: TableContext, items: TransactItems): Promi
       if (failedIndex >= 0) return { ok: false, failedIndex };
       if (attempt >= MAX_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
+    }
+  }
+}
+
+const BATCH_WRITE_SIZE = 25;
+
+/** Puts many items (unconditionally, so a retry replaces rather than duplicates), resending what DynamoDB leaves unprocessed. */
+export async function putAll(table: TableContext, items: Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < items.length; i += BATCH_WRITE_SIZE) {
+    let requests = { [table.tableName]: items.slice(i, i + BATCH_WRITE_SIZE).map((Item) => ({ PutRequest: { Item } })) };
+    for (let attempt = 0; Object.keys(requests).length; attempt++) {
+      const result = await table.doc.send(new BatchWriteCommand({ RequestItems: requests }));
+      requests = (result.UnprocessedItems ?? {}) as typeof requests;
+      if (attempt > 8) throw new Error('DynamoDB kept items unprocessed');
+      if (Object.keys(requests).length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
     }
   }
 }

@@ -1,11 +1,11 @@
-import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { collections, indexKeys, keys } from './keys.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
-import { conditionalWrite, getRecord, ledgerPut, transact } from './operations.js';
+import { conditionalWrite, getRecord, ledgerPut, putAll, transact } from './operations.js';
+import { slotQueueEntryItem } from './slot-store.js';
+import { itemTransitionWrites } from './batch-store.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../domain/runs/model.js';
 import type { RunStore } from '../../domain/runs/ports.js';
-
-const BATCH_WRITE_SIZE = 25;
 
 const unstarted = ({ startedAt: _started, completedAt: _completed, ...run }: RunRecord) => run;
 
@@ -36,9 +36,14 @@ export function dynamoRunStore(table: TableContext): RunStore {
           },
         },
         ledgerPut(table, run.accountId, entry),
+        // The run waits for a slot from the moment it exists: queue order is submission order.
+        { Put: { TableName: tableName, Item: slotQueueEntryItem(run.accountId, run.runId, run.analysisId) } },
+        // A batch item becomes its run exactly once, and never after its batch was canceled.
+        ...(run.batchItem ? itemTransitionWrites(table, run.batchItem, 'spawn', { runId: run.runId, analysisId: run.analysisId }, run.createdAt) : []),
       ]);
       if (outcome.ok) return 'created';
       if (outcome.failedIndex === 0) return 'insufficient_credits';
+      if (outcome.failedIndex >= 5) return 'item_not_waiting';
       throw new Error(`Run ${run.runId} could not be created (item ${outcome.failedIndex} exists)`);
     },
 
@@ -55,10 +60,11 @@ export function dynamoRunStore(table: TableContext): RunStore {
             TableName: tableName,
             Key: keys.run(ref.accountId, ref.runId),
             UpdateExpression: 'SET #status = :processing, updatedAt = :now, startedAt = if_not_exists(startedAt, :now)',
-            // A retried step finds it processing already, which is fine; a terminal run is not restarted.
-            ConditionExpression: '#status IN (:queued, :dispatched, :processing)',
+            // Compute starts only under a held slot. A retried step finds it processing already,
+            // which is fine; a terminal run is not restarted.
+            ConditionExpression: '#status IN (:dispatched, :processing) AND slot = :held',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':dispatched': 'dispatched', ':now': now },
+            ExpressionAttributeValues: { ':processing': 'processing', ':dispatched': 'dispatched', ':held': 'held', ':now': now },
           },
         },
         {
@@ -105,15 +111,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
         })),
         ...moments.map((m) => ({ ...keys.moment(ref.accountId, ref.analysisId, m.rank), entity: 'moment', ...m })),
       ];
-      for (let i = 0; i < puts.length; i += BATCH_WRITE_SIZE) {
-        let requests = { [tableName]: puts.slice(i, i + BATCH_WRITE_SIZE).map((Item) => ({ PutRequest: { Item } })) };
-        for (let attempt = 0; Object.keys(requests).length; attempt++) {
-          const result = await doc.send(new BatchWriteCommand({ RequestItems: requests }));
-          requests = (result.UnprocessedItems ?? {}) as typeof requests;
-          if (attempt > 8) throw new Error('DynamoDB kept items unprocessed');
-          if (Object.keys(requests).length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-        }
-      }
+      await putAll(table, puts);
     },
 
     async complete(ref, observationCount, now) {
@@ -175,6 +173,8 @@ export function dynamoRunStore(table: TableContext): RunStore {
           },
         },
         ledgerPut(table, run.accountId, refund),
+        // A run that fails while waiting leaves the queue with it.
+        { Delete: { TableName: tableName, Key: keys.slotQueueEntry(run.accountId, run.runId) } },
       ]);
       return outcome.ok;
     },

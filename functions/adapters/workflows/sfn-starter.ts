@@ -1,18 +1,23 @@
 import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { BatchWorkflowStarter } from '../../domain/batches/ports.js';
 import type { WorkflowStarter } from '../../domain/runs/ports.js';
 
 /**
- * Step Functions: the execution is named after the analysis, so a retried start can never run
- * the same analysis twice.
+ * Executions are named after what they process (the analysis, the batch), so a retried start
+ * can never run the same work twice: Step Functions refuses a second execution of one name.
  */
+async function startNamed(sfn: SFNClient, stateMachineArn: string, name: string, input: object): Promise<void> {
+  try {
+    await sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
+  } catch (error) {
+    if (!(error instanceof ExecutionAlreadyExists)) throw error;
+  }
+}
+
 export function sfnWorkflowStarter(sfn: SFNClient, analysisStateMachineArn: string): WorkflowStarter {
-  return {
-    async startAnalysis(ref) {
-      try {
-        await sfn.send(new StartExecutionCommand({ stateMachineArn: analysisStateMachineArn, name: ref.analysisId, input: JSON.stringify(ref) }));
-      } catch (error) {
-        if (!(error instanceof ExecutionAlreadyExists)) throw error;
-      }
-    },
-  };
+  return { startAnalysis: (ref) => startNamed(sfn, analysisStateMachineArn, ref.analysisId, ref) };
+}
+
+export function sfnBatchWorkflowStarter(sfn: SFNClient, batchStateMachineArn: string): BatchWorkflowStarter {
+  return { startBatch: (ref) => startNamed(sfn, batchStateMachineArn, ref.batchId, ref) };
 }

@@ -12,7 +12,7 @@ export const handler = httpHandler(
   async ({ accountId, params, body }, services) => {
     const account = await requireAccount(services.accounts, accountId);
     const run = await submitRun(
-      { ...scannerDeps(services), runs: services.runs, findSource: services.findRunnableSource, workflows: services.workflows() },
+      { ...scannerDeps(services), runs: services.runs, findSource: services.findRunnableSource, workflows: services.workflows },
       account,
       params.scanner_id,
       body,

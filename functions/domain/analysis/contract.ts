@@ -48,7 +48,7 @@ const LIMITS = { title: 200, summary: 2000, excerpt: 1000, speaker: 100, eventTy
 /** Two find_moments windows overlapping by more than this share of the shorter one are one moment. */
 const DUPLICATE_OVERLAP = 0.5;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function text(value: unknown, max: number): string | null {
   if (typeof value !== 'string') return null;
@@ -56,7 +56,7 @@ function text(value: unknown, max: number): string | null {
   return trimmed ? [...trimmed].slice(0, max).join('') : null;
 }
 
-function finiteNumber(value: unknown): number | null {
+export function finiteNumber(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
@@ -117,11 +117,15 @@ function valueOf(finding: Record<string, unknown>, ctx: ContractContext): Observ
       // An answer that measured none of the requested fields is no answer.
       return Object.values(extracted).some((v) => v !== null) ? extracted : null;
     }
-    case 'find_moments': {
-      const eventType = text(isRecord(value) ? value.event_type : finding.event_type, LIMITS.eventType);
-      return { event_type: eventType ?? 'moment' };
-    }
+    case 'find_moments':
+      return { event_type: eventTypeOf(finding) };
   }
+}
+
+/** find_moments: the event type a finding names, in its value or beside it; `moment` if none. */
+export function eventTypeOf(finding: Record<string, unknown>): string {
+  const { value } = finding;
+  return text(isRecord(value) ? value.event_type : finding.event_type, LIMITS.eventType) ?? 'moment';
 }
 
 function scalarOrNull(value: unknown): string | number | boolean | null {

@@ -1,8 +1,15 @@
 import { mergeSpans } from './spans.js';
-import type { Span, SourceSignals } from './signals.js';
+import type { LevelSpan, Span, SourceSignals } from './signals.js';
 
 /** Spans cut at a chunk boundary become one again. */
 const joined = <T extends Span>(lists: T[][]): T[] => mergeSpans(lists.flat());
+
+/** Levelled spans likewise, each as strong as the strongest of its parts. */
+const joinedLevels = (lists: LevelSpan[][]): LevelSpan[] =>
+  joined(lists).map((span) => ({
+    ...span,
+    level: Math.max(...lists.flat().filter((part) => part.startMs >= span.startMs && part.endMs <= span.endMs).map((part) => part.level)),
+  }));
 
 /** Loudness is logarithmic: chunks combine by mean energy, weighted by their length. */
 function combinedLufs(parts: { lufs: number | null; ms: number }[]): number | null {
@@ -46,7 +53,7 @@ export function mergeSignals(chunks: SourceSignals[]): SourceSignals {
       ? {
           loudness: audios.flatMap((a) => a.loudness),
           integratedLufs: combinedLufs(ordered.map((c) => ({ lufs: c.audio?.integratedLufs ?? null, ms: lengthOf(c) }))),
-          loudPeaks: audios.flatMap((a) => a.loudPeaks),
+          loudPeaks: joinedLevels(audios.map((a) => a.loudPeaks)),
           silence: joined(audios.map((a) => a.silence)),
           speech: joined(audios.map((a) => a.speech)),
           music: joined(audios.map((a) => a.music)),

@@ -67,7 +67,11 @@ export interface SignalExtractor {
   extract(input: { url: string; mediaKind: 'video' | 'audio'; durationMs: number; window: Span }): Promise<SourceSignals>;
 }
 
-/** Port: speech to text. `none` (the local default) answers null. */
+/**
+ * Port: speech to text. `none` (the local default) answers null. It gets the source both as a
+ * (signed) URL and as its key in the media bucket, for engines that read the bucket themselves,
+ * and answers the segments that start in the window.
+ */
 export interface Transcriber {
-  transcribe(input: { url: string; window: Span }): Promise<TranscriptSegment[] | null>;
+  transcribe(input: { url: string; objectKey: string; window: Span }): Promise<TranscriptSegment[] | null>;
 }

@@ -3,10 +3,13 @@ import type { ScannerDefinition } from '../../schemas/scanner.js';
 import type { Span } from '../analysis/signals.js';
 import type { MediaKind } from '../analysis/observation-types.js';
 import type { ObservationDraft } from '../analysis/contract.js';
+import type { BatchItemRef } from '../batches/model.js';
 
 export type RunStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed';
 export type AnalysisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
 export type BillingState = 'reserved' | 'charged' | 'refunded';
+/** A run's concurrency slot: absent while it waits, held once dispatched, released exactly once. */
+export type SlotState = 'held' | 'released';
 
 export interface TerminalError {
   code: string;
@@ -36,6 +39,10 @@ export interface RunRecord {
   updatedAt: string;
   startedAt: string | null;
   completedAt: string | null;
+  /** Internal scheduling state; never in a response. */
+  slot?: SlotState;
+  /** The batch item this run was spawned for, told when the run ends. */
+  batchItem?: BatchItemRef;
 }
 
 /** Every run owns an analysis: the record that carries lifecycle, chunk progress and billing. */

@@ -8,15 +8,20 @@ import { newId } from '../ids.js';
 import type { AccountStore, EventType, ServiceEvent } from '../ports.js';
 import type { Chunk, MomentRecord, ObservationRecord, RunRecord } from './model.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
+import { mergeChunkAnswers } from '../analysis/merge-findings.js';
 import { mergeSignals } from '../analysis/merge-signals.js';
 import type { AnalysisRef, ArtifactStore, RunStore, SourceUrlSigner } from './ports.js';
 import { getRun, refundEntry } from './submit.js';
+import { releaseSlot, RunNotStartable, type SchedulingDeps } from './scheduling.js';
+import type { BatchStore } from '../batches/ports.js';
+import { settleBatchItem } from '../batches/workflow.js';
 
 /**
  * The analysis workflow's steps (statemachines/analysis.asl.json). Each is one Task state and
  * is safe to retry: it reads its inputs from the store and writes its outputs at fixed keys.
  */
-export interface PipelineDeps {
+export interface PipelineDeps extends SchedulingDeps {
+  batches: BatchStore;
   runs: RunStore;
   accounts: AccountStore;
   artifacts: ArtifactStore;
@@ -27,10 +32,16 @@ export interface PipelineDeps {
   deploymentMaxObservations: number;
   /** Sources longer than this are analysed as bounded chunks (DESIGN §7). */
   chunkMs: number;
+  signalsRunner: SignalsRunnerSetting;
 }
 
-export interface ChunkSignalsRef {
-  signalsKey: string;
+/** Where a chunk's signals are extracted: the ExtractChunkSignals function, or a container task (Fargate on AWS, a child process locally). */
+export type SignalsRunner = 'lambda' | 'container';
+export type SignalsRunnerSetting = SignalsRunner | 'auto';
+
+/** A chunk as PlanChunks hands it to the state machine, which routes its extraction by `runner`. */
+export interface PlannedChunk extends Chunk {
+  runner: SignalsRunner;
 }
 
 export interface ChunkResult {
@@ -50,11 +61,12 @@ interface StoredFindings {
 
 /** Under `artifacts/`, which the bucket's lifecycle expires after a day: they matter only while a run is in flight. */
 const artifactPrefix = (ref: AnalysisRef) => `artifacts/${ref.accountId}/${ref.analysisId}`;
+/**
+ * Fixed per chunk, so the step after extraction finds the signals without the extraction's
+ * output: a container task (ecs:runTask.sync) cannot return one to the state machine.
+ */
+const signalsKeyOf = (ref: AnalysisRef, chunk: Chunk) => `${artifactPrefix(ref)}/chunks/${chunk.index}/signals.json`;
 const analysedRange = (run: RunRecord): Span => run.window ?? { startMs: 0, endMs: run.sourceDurationMs };
-
-export class RunNotStartable extends Error {
-  override readonly name = 'RunNotStartable';
-}
 
 export async function markProcessing(deps: PipelineDeps, ref: AnalysisRef): Promise<{ status: 'processing' }> {
   if (!(await deps.runs.markProcessing(ref, nowIso()))) throw new RunNotStartable(`Run ${ref.runId} is not startable`);
@@ -70,54 +82,60 @@ export function chunksOf(range: Span, chunkMs: number): Chunk[] {
   return chunks;
 }
 
-export async function planChunks(deps: PipelineDeps, ref: AnalysisRef): Promise<{ chunks: Chunk[] }> {
-  const run = await getRun(deps.runs, ref.accountId, ref.runId);
-  const chunks = chunksOf(analysedRange(run), deps.chunkMs);
-  await deps.runs.recordChunkPlan(ref, chunks.length, nowIso());
-  return { chunks };
+/**
+ * `auto`: a source long enough to be chunked is extracted in containers, which have no function
+ * time limit; a single chunk stays on the function, which starts far sooner than a container task.
+ */
+export function signalsRunnerFor(setting: SignalsRunnerSetting, chunkCount: number): SignalsRunner {
+  if (setting !== 'auto') return setting;
+  return chunkCount > 1 ? 'container' : 'lambda';
 }
 
-export async function extractChunkSignals(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk): Promise<ChunkSignalsRef> {
+/** One runner per run: every chunk of it is extracted the same way. */
+export async function planChunks(deps: PipelineDeps, ref: AnalysisRef): Promise<{ chunks: PlannedChunk[] }> {
+  const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  const chunks = chunksOf(analysedRange(run), deps.chunkMs);
+  const runner = signalsRunnerFor(deps.signalsRunner, chunks.length);
+  await deps.runs.recordChunkPlan(ref, chunks.length, nowIso());
+  return { chunks: chunks.map((chunk) => ({ ...chunk, runner })) };
+}
+
+/** The one implementation of signal extraction, whichever runner runs it. */
+export async function extractChunkSignals(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk): Promise<{ signalsKey: string }> {
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
   const url = await deps.signSourceUrl(run.objectKey);
   const window = { startMs: chunk.startMs, endMs: chunk.endMs };
   const [signals, transcript] = await Promise.all([
     deps.extractor.extract({ url, mediaKind: run.mediaKind, durationMs: run.sourceDurationMs, window }),
-    deps.transcriber.transcribe({ url, window }),
+    deps.transcriber.transcribe({ url, objectKey: run.objectKey, window }),
   ]);
-  const signalsKey = `${artifactPrefix(ref)}/chunks/${chunk.index}/signals.json`;
+  const signalsKey = signalsKeyOf(ref, chunk);
   await deps.artifacts.putJson(signalsKey, { ...signals, transcript } satisfies SourceSignals);
   return { signalsKey };
 }
 
-export async function analyzeChunk(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk, signalsRef: ChunkSignalsRef): Promise<ChunkResult> {
+export async function analyzeChunk(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk): Promise<ChunkResult> {
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  const signalsKey = signalsKeyOf(ref, chunk);
   let findingsKey: string | null = null;
   if (answeredPerChunk(run.scanner.type)) {
-    const signals = await deps.artifacts.getJson<SourceSignals>(signalsRef.signalsKey);
+    const signals = await deps.artifacts.getJson<SourceSignals>(signalsKey);
     const result = await deps.analyzer.analyze({ scanner: run.scanner, signals });
     findingsKey = `${artifactPrefix(ref)}/chunks/${chunk.index}/findings.json`;
     await deps.artifacts.putJson(findingsKey, { result, hasTranscript: Boolean(signals.transcript?.length) } satisfies StoredFindings);
   }
   await deps.runs.recordChunkDone(ref, nowIso());
-  return { chunk, signalsKey: signalsRef.signalsKey, findingsKey };
+  return { chunk, signalsKey, findingsKey };
 }
 
-/** The analyzer's answer for the whole run: per-chunk findings joined, or one answer over all signals. */
+/** The analyzer's answer for the whole run: per-chunk findings joined across boundaries, or one answer over all signals. */
 async function answerOf(deps: PipelineDeps, run: RunRecord, chunkResults: ChunkResult[]): Promise<StoredFindings> {
   if (answeredPerChunk(run.scanner.type)) {
-    const stored = await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<StoredFindings>(c.findingsKey!)));
-    return { result: mergeChunkResults(stored.map((s) => s.result)), hasTranscript: stored.some((s) => s.hasTranscript) };
+    const stored = await Promise.all(chunkResults.map(async (c) => ({ chunk: c.chunk, ...(await deps.artifacts.getJson<StoredFindings>(c.findingsKey!)) })));
+    return { result: mergeChunkAnswers(run.scanner.type, stored), hasTranscript: stored.some((s) => s.hasTranscript) };
   }
   const signals = mergeSignals(await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<SourceSignals>(c.signalsKey))));
   return { result: await deps.analyzer.analyze({ scanner: run.scanner, signals }), hasTranscript: Boolean(signals.transcript?.length) };
-}
-
-/** One result from all chunks: unsupported only when no chunk could answer. */
-function mergeChunkResults(results: AnalyzerResult[]): AnalyzerResult {
-  const answered = results.filter((r) => r.status === 'answered');
-  if (!answered.length) return results[0] ?? { status: 'unsupported', reason: 'Nothing was analysed.' };
-  return { status: 'answered', findings: answered.flatMap((r) => r.findings) };
 }
 
 export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunkResults: ChunkResult[]): Promise<{ observationCount: number }> {
@@ -179,16 +197,28 @@ export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunk
   return { observationCount: observations.length };
 }
 
-/** Settles billing and completes the run; a retry after success finds it completed and says so. */
+/** Settles billing, completes the run and frees its slot; a retry after success finds it completed and says so. */
 export async function completeRun(deps: PipelineDeps, ref: AnalysisRef, observationCount: number): Promise<RunRecord> {
   await deps.runs.complete(ref, observationCount, nowIso());
-  return getRun(deps.runs, ref.accountId, ref.runId);
+  return settled(deps, ref);
+}
+
+/** After a run ends: its slot goes to the account's next waiting run, and its batch item (if any) takes its state. */
+async function settled(deps: PipelineDeps, ref: AnalysisRef): Promise<RunRecord> {
+  await releaseSlot(deps, ref);
+  const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  await settleBatchItem(deps, run);
+  return run;
 }
 
 /** Stable, sanitised failure for the run record: internal causes never reach a response. */
 function failureOf(error: { Error?: string; Cause?: string } | undefined): { code: string; message: string } {
   if (error?.Error === 'SignalExtractionError') return { code: 'source_unreadable', message: 'The source could not be decoded for analysis.' };
+  if (error?.Error === 'TranscriptionFailed' || error?.Error === 'TranscriptionNotReady') {
+    return { code: 'transcription_failed', message: 'The speech in the source could not be transcribed.' };
+  }
   if (error?.Error === 'States.Timeout') return { code: 'analysis_timeout', message: 'The analysis took too long and was stopped.' };
+  if (error?.Error === 'States.Aborted') return { code: 'analysis_aborted', message: 'The analysis was stopped before it finished.' };
   return { code: 'analysis_failed', message: 'The analysis failed on our side.' };
 }
 
@@ -196,7 +226,7 @@ function failureOf(error: { Error?: string; Cause?: string } | undefined): { cod
 export async function failRun(deps: PipelineDeps, ref: AnalysisRef, failure: { Error?: string; Cause?: string } | undefined): Promise<RunRecord> {
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
   await deps.runs.failAndRefund(run, failureOf(failure), refundEntry(run), nowIso());
-  return getRun(deps.runs, ref.accountId, ref.runId);
+  return settled(deps, ref);
 }
 
 /** Terminal events get ids derived from what they announce, so a retried step re-sends the same id (consumers dedupe). */

@@ -16,9 +16,11 @@ export interface RunnableSource {
   durationMs: number;
   objectKey: string;
 }
-export type RunnableSourceLookup = (accountId: string, uploadId: string) => Promise<RunnableSource>;
+/** `param` names the field the upload id came from in errors (e.g. `items[3].upload_id`). */
+export type RunnableSourceLookup = (accountId: string, uploadId: string, param?: string) => Promise<RunnableSource>;
 
-export type ReservationOutcome = 'created' | 'insufficient_credits';
+/** `item_not_waiting`: the batch item the run was for is no longer queued, or its batch is canceling. */
+export type ReservationOutcome = 'created' | 'insufficient_credits' | 'item_not_waiting';
 
 export interface RunStore {
   /** Run, analysis, wallet debit and ledger entry in one transaction; never below zero. */
@@ -43,6 +45,41 @@ export interface RunStore {
     page: PageRequest,
   ): Promise<Page<ObservationRecord>>;
   listMoments(accountId: string, analysisId: string): Promise<MomentRecord[]>;
+}
+
+/** A run waiting for a concurrency slot of its account, with the token of the workflow waiting on it. */
+export interface SlotQueueEntry {
+  runId: string;
+  analysisId: string;
+  /** Absent until the run's workflow reaches AcquireSlot. */
+  taskToken: string | null;
+}
+
+export type GrantOutcome = 'granted' | 'account_full' | 'entry_changed' | 'run_not_waiting';
+
+/**
+ * Per-account concurrency slots (DESIGN §6). A run's queue entry is written with the run itself,
+ * so queue order is submission order; the account item counts the slots in use.
+ */
+export interface SlotStore {
+  /** Puts the task token on the run's queue entry; false when the run is not waiting (it holds a slot, or is over). */
+  awaitSlot(ref: AnalysisRef, taskToken: string): Promise<boolean>;
+  oldestWaiting(accountId: string): Promise<SlotQueueEntry | undefined>;
+  /** One transaction: in-use + 1 under the limit, the entry (as read) removed, the run queued -> dispatched holding the slot. */
+  grant(accountId: string, entry: SlotQueueEntry, limit: number, now: string): Promise<GrantOutcome>;
+  dropEntry(accountId: string, runId: string): Promise<void>;
+  /** Gives the run's slot back exactly once; false when it held none. */
+  release(ref: AnalysisRef, now: string): Promise<boolean>;
+  /** 1 for the next run to be dispatched; null when the run is not waiting. */
+  queuePosition(accountId: string, runId: string): Promise<number | null>;
+  countWaiting(accountId: string): Promise<number>;
+  /** Sets the in-use count to what the runs say (reconciliation after a crash). */
+  recount(accountId: string, inUse: number, now: string): Promise<void>;
+}
+
+/** Wakes a workflow waiting on a task token: Step Functions SendTaskSuccess, or the local host's own. */
+export interface TaskTokenCallbacks {
+  succeed(taskToken: string, output: Record<string, unknown>): Promise<void>;
 }
 
 /** Intermediate workflow data (signals, findings) too large for a state's payload. */

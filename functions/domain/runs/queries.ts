@@ -2,8 +2,8 @@ import { ApiError, notFound } from '../errors.js';
 import { firstIdAfter } from '../ids.js';
 import type { ObservationsQuery } from '../../schemas/run.js';
 import type { Page, PageRequest } from '../ports.js';
-import type { AnalysisRecord, MomentRecord, ObservationRecord } from './model.js';
-import type { RunStore } from './ports.js';
+import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from './model.js';
+import type { RunStore, SlotStore } from './ports.js';
 import { getRun } from './submit.js';
 
 /** A completed run's observations, in rank order; an empty list is then a meaningful answer. */
@@ -40,4 +40,20 @@ export function listObservations(runs: RunStore, accountId: string, query: Obser
     { fromId: created_after ? firstIdAfter('observation', new Date(created_after)) : undefined, keep: filtered ? keep : undefined },
     { limit: query.limit, cursor: query.cursor },
   );
+}
+
+export interface AnalysisProgress {
+  analysis: AnalysisRecord;
+  run: RunRecord;
+  /** 1 for the next of the account's runs to be dispatched; null unless waiting. */
+  queuePosition: number | null;
+}
+
+/** Where an analysis stands: its place in the account's queue, or its chunks done. */
+export async function analysisProgress(deps: { runs: RunStore; slots: SlotStore }, accountId: string, analysisId: string): Promise<AnalysisProgress> {
+  const analysis = await deps.runs.getAnalysis(accountId, analysisId);
+  if (!analysis) throw notFound('analysis');
+  const run = await getRun(deps.runs, accountId, analysis.runId);
+  const queuePosition = run.status === 'queued' ? await deps.slots.queuePosition(accountId, run.runId) : null;
+  return { analysis, run, queuePosition };
 }

@@ -6,7 +6,10 @@ import type { Account } from '../ports.js';
 import type { RunCreate } from '../../schemas/run.js';
 import type { Span } from '../analysis/signals.js';
 import { creditsFor, type AnalysisRecord, type RunRecord } from './model.js';
-import type { RunStore, RunnableSource, RunnableSourceLookup, WorkflowStarter } from './ports.js';
+import type { ReservationOutcome, RunStore, RunnableSource, RunnableSourceLookup, WorkflowStarter } from './ports.js';
+import type { ScannerRecord } from '../ports.js';
+import type { Metadata } from '../../schemas/common.js';
+import type { BatchItemRef } from '../batches/model.js';
 
 export interface SubmitRunDeps extends ScannerDeps {
   runs: RunStore;
@@ -42,14 +45,45 @@ export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId
   const scanner = await getScanner(deps, account.accountId, scannerId);
   const source = await deps.findSource(account.accountId, input.upload_id);
   const window = windowOf(input, scanner.type, source);
-  const credits = creditsFor(window ? window.endMs - window.startMs : source.durationMs);
+  const created = await createRun(deps.runs, { accountId: account.accountId, scanner, source, window, metadata: input.metadata ?? {} });
+  if (created.outcome !== 'created') {
+    throw new ApiError('insufficient_credits', `This run needs ${created.run.credits} credit(s); the wallet cannot cover it.`);
+  }
+  const { run } = created;
+  try {
+    await deps.workflows.startAnalysis({ accountId: account.accountId, runId: run.runId, analysisId: run.analysisId });
+  } catch (cause) {
+    await deps.runs.failAndRefund(run, { code: 'queue_unavailable', message: 'The run could not be queued.' }, refundEntry(run), nowIso());
+    throw new ApiError('queue_unavailable', 'The run could not be queued; its credits were refunded. Retry with backoff.', undefined, { cause });
+  }
+  return run;
+}
 
+export interface NewRun {
+  accountId: string;
+  /** The scanner version the run pins. */
+  scanner: ScannerRecord;
+  source: RunnableSource;
+  window: Span | null;
+  metadata: Metadata;
+  /** The batch item the run is spawned for: the item moves to processing in the same transaction. */
+  batchItem?: BatchItemRef;
+}
+
+/**
+ * Creates a queued run and its analysis, reserving its credits in the same transaction (the one
+ * way a run comes to exist, for POST runs and batch items alike). Starting its workflow is the
+ * caller's next step.
+ */
+export async function createRun(runs: RunStore, spec: NewRun): Promise<{ outcome: ReservationOutcome; run: RunRecord }> {
+  const { scanner, source, window } = spec;
+  const credits = creditsFor(window ? window.endMs - window.startMs : source.durationMs);
   const now = nowIso();
   const run: RunRecord = {
     runId: newId('run'),
-    accountId: account.accountId,
+    accountId: spec.accountId,
     analysisId: newId('analysis'),
-    scannerId,
+    scannerId: scanner.scannerId,
     scannerVersion: scanner.version,
     scanner: definitionOf(scanner),
     uploadId: source.uploadId,
@@ -57,7 +91,7 @@ export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId
     mediaKind: source.mediaKind,
     sourceDurationMs: source.durationMs,
     window,
-    metadata: input.metadata ?? {},
+    metadata: spec.metadata,
     status: 'queued',
     credits,
     error: null,
@@ -66,10 +100,11 @@ export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId
     updatedAt: now,
     startedAt: null,
     completedAt: null,
+    ...(spec.batchItem ? { batchItem: spec.batchItem } : {}),
   };
   const analysis: AnalysisRecord = {
     analysisId: run.analysisId,
-    accountId: account.accountId,
+    accountId: spec.accountId,
     runId: run.runId,
     kind: 'scanner_run',
     status: 'queued',
@@ -81,23 +116,8 @@ export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId
     createdAt: now,
     updatedAt: now,
   };
-  const outcome = await deps.runs.createWithReservation(run, analysis, {
-    entryId: newId('ledger'),
-    credits: -credits,
-    reason: `run_reserved:${run.runId}`,
-    createdAt: now,
-  });
-  if (outcome === 'insufficient_credits') {
-    throw new ApiError('insufficient_credits', `This run needs ${credits} credit(s); the wallet cannot cover it.`);
-  }
-
-  try {
-    await deps.workflows.startAnalysis({ accountId: account.accountId, runId: run.runId, analysisId: run.analysisId });
-  } catch (cause) {
-    await deps.runs.failAndRefund(run, { code: 'queue_unavailable', message: 'The run could not be queued.' }, refundEntry(run), nowIso());
-    throw new ApiError('queue_unavailable', 'The run could not be queued; its credits were refunded. Retry with backoff.', undefined, { cause });
-  }
-  return run;
+  const outcome = await runs.createWithReservation(run, analysis, { entryId: newId('ledger'), credits: -credits, reason: `run_reserved:${run.runId}`, createdAt: now });
+  return { outcome, run };
 }
 
 export const refundEntry = (run: RunRecord) => ({

@@ -249,6 +249,6 @@ describe('FfmpegSignalExtractor on windows, audio, colour and bad input', () => 
   );
 
   it('noTranscriber answers null', async () => {
-    await expect(noTranscriber.transcribe({ url: video.path, window: whole(video) })).resolves.toBeNull();
+    await expect(noTranscriber.transcribe({ url: video.path, objectKey: 'accounts/acct_1/uploads/upl_1', window: whole(video) })).resolves.toBeNull();
   });
 });

@@ -1,0 +1,139 @@
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { collections, keys } from './keys.js';
+import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { conditionalWrite, getRecord, putAll, transact, type TransactItems } from './operations.js';
+import { itemTransitions, type BatchItemRecord, type BatchItemRef, type BatchRecord, type ItemTransition } from '../../domain/batches/model.js';
+import type { BatchStore, ItemChanges } from '../../domain/batches/ports.js';
+
+/**
+ * The two writes of one item transition (docs/batches.md): the item moves only from the state
+ * the transition names, and the batch's counters move with it. A spawn also requires the batch
+ * not to be canceling. Run creation puts these into its own transaction.
+ */
+export function itemTransitionWrites(table: TableContext, ref: BatchItemRef, transition: ItemTransition, changes: ItemChanges, now: string): TransactItems {
+  const { from, to } = itemTransitions[transition];
+  const recorded = Object.entries(changes).filter(([, value]) => value !== undefined);
+  return [
+    {
+      Update: {
+        TableName: table.tableName,
+        Key: keys.batchItem(ref.accountId, ref.batchId, ref.index),
+        UpdateExpression: ['SET #status = :to, updatedAt = :now', ...recorded.map(([name]) => `#${name} = :${name}`)].join(', '),
+        ConditionExpression: '#status = :from',
+        ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(recorded.map(([name]) => [`#${name}`, name])) },
+        ExpressionAttributeValues: { ':to': to, ':from': from, ':now': now, ...Object.fromEntries(recorded.map(([name, value]) => [`:${name}`, value])) },
+      },
+    },
+    {
+      Update: {
+        TableName: table.tableName,
+        Key: keys.batch(ref.accountId, ref.batchId),
+        UpdateExpression: 'SET counters.#from = counters.#from - :one, counters.#to = counters.#to + :one, updatedAt = :now',
+        ...(transition === 'spawn' ? { ConditionExpression: 'cancelRequested = :no', } : {}),
+        ExpressionAttributeNames: { '#from': from, '#to': to },
+        ExpressionAttributeValues: { ':one': 1, ':now': now, ...(transition === 'spawn' ? { ':no': false } : {}) },
+      },
+    },
+  ];
+}
+
+const asItem = (item: Record<string, unknown>) => stripKeys(item) as unknown as BatchItemRecord;
+
+export function dynamoBatchStore(table: TableContext): BatchStore {
+  const { doc, tableName } = table;
+
+  return {
+    async create(batch, items) {
+      await putAll(
+        table,
+        items.map((item) => ({ ...keys.batchItem(item.accountId, item.batchId, item.index), entity: 'batch_item', ...item })),
+      );
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.batch(batch.accountId, batch.batchId), entity: 'batch', ...batch },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    },
+
+    get: (accountId, batchId) => getRecord<BatchRecord>(table, keys.batch(accountId, batchId)),
+
+    list: (accountId, page) => queryPage(table, accountId, collections.batches(accountId), page, (item) => stripKeys(item) as unknown as BatchRecord),
+
+    getItem: (ref) => getRecord<BatchItemRecord>(table, keys.batchItem(ref.accountId, ref.batchId, ref.index)),
+
+    async listItems(accountId, batchId, offset, limit) {
+      const { PK, prefix } = collections.batchItems(accountId, batchId);
+      const items: BatchItemRecord[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': PK, ':from': keys.batchItem(accountId, batchId, offset).SK, ':to': `${prefix}\uffff` },
+            Limit: limit - items.length,
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        items.push(...(page.Items ?? []).map(asItem));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey && items.length < limit);
+      return items;
+    },
+
+    async transition(ref, transition, changes, now) {
+      return (await transact(table, itemTransitionWrites(table, ref, transition, changes, now))).ok;
+    },
+
+    requestCancel: (ref, now) =>
+      conditionalWrite(
+        table,
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.batch(ref.accountId, ref.batchId),
+          UpdateExpression: 'SET cancelRequested = :yes, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(PK) AND completedAt = :null',
+          ExpressionAttributeValues: { ':yes': true, ':now': now, ':null': null },
+        }),
+      ),
+
+    async awaitRun(ref, runId, taskToken) {
+      const outcome = await transact(table, [
+        {
+          // Only a run still going will wake the item; an ended one is woken by the caller.
+          ConditionCheck: {
+            TableName: tableName,
+            Key: keys.run(ref.accountId, runId),
+            ConditionExpression: 'NOT #status IN (:completed, :failed)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':completed': 'completed', ':failed': 'failed' },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.batchItem(ref.accountId, ref.batchId, ref.index),
+            UpdateExpression: 'SET taskToken = :token',
+            ExpressionAttributeValues: { ':token': taskToken },
+          },
+        },
+      ]);
+      return outcome.ok;
+    },
+
+    markCompleted: (ref, now) =>
+      conditionalWrite(
+        table,
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.batch(ref.accountId, ref.batchId),
+          UpdateExpression: 'SET completedAt = :now, updatedAt = :now',
+          ConditionExpression: 'completedAt = :null',
+          ExpressionAttributeValues: { ':now': now, ':null': null },
+        }),
+      ),
+  };
+}

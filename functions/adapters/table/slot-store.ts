@@ -1,0 +1,155 @@
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { collections, keys } from './keys.js';
+import type { TableContext } from './query-page.js';
+import { getRecord, transact } from './operations.js';
+import type { SlotQueueEntry, SlotStore } from '../../domain/runs/ports.js';
+
+/** The queue entry a run is created with (written in the run's own creation transaction). */
+export const slotQueueEntryItem = (accountId: string, runId: string, analysisId: string) => ({
+  ...keys.slotQueueEntry(accountId, runId),
+  entity: 'slot_queue_entry',
+  accountId,
+  runId,
+  analysisId,
+});
+
+export function dynamoSlotStore(table: TableContext): SlotStore {
+  const { doc, tableName } = table;
+
+  const countQueue = async (accountId: string, upToSk?: string): Promise<number> => {
+    const { PK, prefix } = collections.slotQueue(accountId);
+    let count = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: upToSk ? 'PK = :pk AND SK BETWEEN :prefix AND :upTo' : 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': PK, ':prefix': prefix, ...(upToSk ? { ':upTo': upToSk } : {}) },
+          Select: 'COUNT',
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      count += page.Count ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return count;
+  };
+
+  return {
+    async awaitSlot(ref, taskToken) {
+      const outcome = await transact(table, [
+        {
+          // Only a run still waiting may (re)arm its entry: a granted run's entry is gone for good.
+          ConditionCheck: {
+            TableName: tableName,
+            Key: keys.run(ref.accountId, ref.runId),
+            ConditionExpression: '#status = :queued AND attribute_not_exists(slot)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':queued': 'queued' },
+          },
+        },
+        { Put: { TableName: tableName, Item: { ...slotQueueEntryItem(ref.accountId, ref.runId, ref.analysisId), taskToken } } },
+      ]);
+      return outcome.ok;
+    },
+
+    async oldestWaiting(accountId) {
+      const { PK, prefix } = collections.slotQueue(accountId);
+      const page = await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': PK, ':prefix': prefix },
+          Limit: 1,
+          ConsistentRead: true,
+        }),
+      );
+      const item = page.Items?.[0] as (SlotQueueEntry & { taskToken?: string }) | undefined;
+      return item && { runId: item.runId, analysisId: item.analysisId, taskToken: item.taskToken ?? null };
+    },
+
+    async grant(accountId, entry, limit, now) {
+      const outcome = await transact(table, [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.account(accountId),
+            UpdateExpression: 'SET concurrencyInUse = if_not_exists(concurrencyInUse, :zero) + :one, updatedAt = :now',
+            ConditionExpression: 'attribute_not_exists(concurrencyInUse) OR concurrencyInUse < :limit',
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit, ':now': now },
+          },
+        },
+        {
+          // The entry exactly as read: if its workflow armed a new token meanwhile, read again,
+          // so that the token woken is always the one the workflow waits on.
+          Delete: {
+            TableName: tableName,
+            Key: keys.slotQueueEntry(accountId, entry.runId),
+            ConditionExpression: entry.taskToken ? 'taskToken = :token' : 'attribute_exists(PK) AND attribute_not_exists(taskToken)',
+            ...(entry.taskToken ? { ExpressionAttributeValues: { ':token': entry.taskToken } } : {}),
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.run(accountId, entry.runId),
+            UpdateExpression: 'SET #status = :dispatched, slot = :held, updatedAt = :now',
+            ConditionExpression: '#status = :queued AND attribute_not_exists(slot)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':dispatched': 'dispatched', ':queued': 'queued', ':held': 'held', ':now': now },
+          },
+        },
+      ]);
+      if (outcome.ok) return 'granted';
+      return (['account_full', 'entry_changed', 'run_not_waiting'] as const)[outcome.failedIndex] ?? 'entry_changed';
+    },
+
+    async dropEntry(accountId, runId) {
+      await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.slotQueueEntry(accountId, runId) }));
+    },
+
+    async release(ref, now) {
+      const outcome = await transact(table, [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.run(ref.accountId, ref.runId),
+            UpdateExpression: 'SET slot = :released, updatedAt = :now',
+            ConditionExpression: 'slot = :held',
+            ExpressionAttributeValues: { ':released': 'released', ':held': 'held', ':now': now },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.account(ref.accountId),
+            UpdateExpression: 'SET concurrencyInUse = concurrencyInUse - :one, updatedAt = :now',
+            ExpressionAttributeValues: { ':one': 1, ':now': now },
+          },
+        },
+      ]);
+      return outcome.ok;
+    },
+
+    async queuePosition(accountId, runId) {
+      const own = keys.slotQueueEntry(accountId, runId);
+      if (!(await getRecord(table, own))) return null;
+      return countQueue(accountId, own.SK);
+    },
+
+    countWaiting: (accountId) => countQueue(accountId),
+
+    async recount(accountId, inUse, now) {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: 'SET concurrencyInUse = :inUse, updatedAt = :now',
+          ExpressionAttributeValues: { ':inUse': inUse, ':now': now },
+        }),
+      );
+    },
+  };
+}

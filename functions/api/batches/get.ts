@@ -1,0 +1,9 @@
+import { viewBatch } from '../../domain/batches/submit.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentBatch } from '../../http/batch-presenters.js';
+import { batchDetailQuerySchema, batchIdParams } from '../../schemas/batch.js';
+
+export const handler = httpHandler('api/batches/get', { params: batchIdParams, query: batchDetailQuerySchema }, async ({ accountId, params, query }, { batches }) => ({
+  status: 200,
+  body: presentBatch(await viewBatch(batches, accountId, params.batch_id, query.item_cursor, query.item_limit)),
+}));

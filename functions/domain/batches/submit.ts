@@ -1,0 +1,132 @@
+import { ApiError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { nowIso } from '../clock.js';
+import type { Account, Page, PageRequest, ScannerStore } from '../ports.js';
+import type { RunnableSourceLookup } from '../runs/ports.js';
+import type { BatchCreate } from '../../schemas/batch.js';
+import { batchStatusOf, isTerminalBatch, type BatchItemRecord, type BatchRecord } from './model.js';
+import type { BatchRef, BatchStore, BatchWorkflowStarter } from './ports.js';
+
+export interface BatchDeps {
+  batches: BatchStore;
+  scanners: ScannerStore;
+  findSource: RunnableSourceLookup;
+  batchWorkflows: BatchWorkflowStarter;
+  /** Durable batch processing is switched on for this deployment. */
+  batchesEnabled: boolean;
+}
+
+export interface BatchView {
+  batch: BatchRecord;
+  items: BatchItemRecord[];
+  /** The item offset of the next page; null on the last. */
+  nextItemOffset: number | null;
+}
+
+/**
+ * Accepts a batch: every item's scanner and upload are checked now (the error names the item),
+ * each item pins the scanner version current at submission, the batch and its items are stored,
+ * then its workflow starts. Nothing is reserved yet: each item reserves when it becomes a run.
+ */
+export async function submitBatch(deps: BatchDeps, account: Account, input: BatchCreate, itemLimit: number): Promise<BatchView> {
+  if (!deps.batchesEnabled) {
+    throw new ApiError('scanner_batch_service_unavailable', 'Durable batch processing is not enabled on this deployment; do not resubmit this work under new keys.');
+  }
+  const { accountId } = account;
+  const scanners = new Map<string, Promise<number>>();
+  const versionOf = (scannerId: string, param: string) => {
+    let version = scanners.get(scannerId);
+    if (!version) {
+      version = deps.scanners.get(accountId, scannerId).then((scanner) => scanner?.version ?? 0);
+      scanners.set(scannerId, version);
+    }
+    return version.then((v) => {
+      if (!v) throw new ApiError('validation_failed', `No such scanner: ${scannerId}.`, param);
+      return v;
+    });
+  };
+  const checked = await Promise.allSettled(
+    input.items.map((item, index) =>
+      Promise.all([versionOf(item.scanner_id, `items[${index}].scanner_id`), deps.findSource(accountId, item.upload_id, `items[${index}].upload_id`)]),
+    ),
+  );
+  // The first bad item, in request order, is the one named.
+  const versions = checked.map((check) => {
+    if (check.status === 'rejected') throw check.reason;
+    return check.value[0];
+  });
+
+  const now = nowIso();
+  const batchId = newId('batch');
+  const items: BatchItemRecord[] = input.items.map((item, index) => ({
+    batchId,
+    accountId,
+    index,
+    clientId: item.client_id,
+    scannerId: item.scanner_id,
+    scannerVersion: versions[index]!,
+    uploadId: item.upload_id,
+    metadata: item.metadata ?? {},
+    status: 'queued',
+    runId: null,
+    analysisId: null,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  const total = items.length;
+  const batch: BatchRecord = {
+    batchId,
+    accountId,
+    counters: { total, queued: total, processing: 0, completed: 0, failed: 0, canceled: 0 },
+    cancelRequested: false,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  };
+  await deps.batches.create(batch, items);
+  try {
+    await deps.batchWorkflows.startBatch({ accountId, batchId });
+  } catch (cause) {
+    // Nothing was reserved; the items will never start, and say why.
+    const error = { code: 'queue_unavailable', message: 'The batch could not be queued.' };
+    for (const item of items) await deps.batches.transition({ accountId, batchId, index: item.index }, 'reject', { error }, nowIso());
+    await deps.batches.markCompleted({ accountId, batchId }, nowIso());
+    throw new ApiError('queue_unavailable', 'The batch could not be queued. Retry with backoff under the same Idempotency-Key.', undefined, { cause });
+  }
+  return { batch, items: items.slice(0, itemLimit), nextItemOffset: total > itemLimit ? itemLimit : null };
+}
+
+export async function getBatch(batches: BatchStore, accountId: string, batchId: string): Promise<BatchRecord> {
+  const batch = await batches.get(accountId, batchId);
+  if (!batch) throw notFound('scanner batch');
+  return batch;
+}
+
+/** A batch with one page of its items, in request order. */
+export async function viewBatch(batches: BatchStore, accountId: string, batchId: string, offset: number, limit: number): Promise<BatchView> {
+  const batch = await getBatch(batches, accountId, batchId);
+  const items = offset < batch.counters.total ? await batches.listItems(accountId, batchId, offset, limit) : [];
+  const next = offset + items.length;
+  return { batch, items, nextItemOffset: items.length && next < batch.counters.total ? next : null };
+}
+
+export const listBatches = (batches: BatchStore, accountId: string, page: PageRequest): Promise<Page<BatchRecord>> => batches.list(accountId, page);
+
+/**
+ * Cancel: queued items never start and become canceled at once; items already spawned drain to
+ * their own terminal state. A settled batch cannot be canceled (409); canceling twice is fine.
+ */
+export async function cancelBatch(batches: BatchStore, ref: BatchRef): Promise<BatchRecord> {
+  const batch = await getBatch(batches, ref.accountId, ref.batchId);
+  if (isTerminalBatch(batchStatusOf(batch.counters, batch.cancelRequested)) || !(await batches.requestCancel(ref, nowIso()))) {
+    throw new ApiError('batch_not_cancelable', 'The batch has already finished; only queued or processing batches can be canceled.');
+  }
+  for (let offset = 0; offset < batch.counters.total; offset += 100) {
+    for (const item of await batches.listItems(ref.accountId, ref.batchId, offset, 100)) {
+      // A spawn racing this loses (it requires the batch not to be canceling) or wins; either way once.
+      if (item.status === 'queued') await batches.transition({ ...ref, index: item.index }, 'cancel', {}, nowIso());
+    }
+  }
+  return getBatch(batches, ref.accountId, ref.batchId);
+}

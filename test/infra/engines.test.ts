@@ -1,0 +1,163 @@
+/**
+ * The analyzer and transcriber chosen with CDK context: the analysis tasks that run them get
+ * their settings and exactly their IAM, nothing else does, and cdk-nag stays clean.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Stack } from 'aws-cdk-lib';
+import { createApp } from '../../infra/create-app.js';
+import { bedrockModelArns } from '../../infra/constructs/engine-access.js';
+import { awsSolutionsErrors, synthesize, type Synthesized } from './synth.js';
+import { TemplateQueries, type FnGetAtt, type Statement } from './template.js';
+
+/** Synthesizes the app as `cdk synth -c key=value ...` would: the CLI passes context in CDK_CONTEXT_JSON. */
+function synthesizeWith(context: Record<string, string>): Synthesized {
+  vi.stubEnv('CDK_CONTEXT_JSON', JSON.stringify(context));
+  try {
+    return synthesize({ bundle: false });
+  } finally {
+    vi.unstubAllEnvs();
+  }
+}
+
+/** The logical id of the analysis workflow's function for a task placeholder (its description names it). */
+function taskFunction(q: TemplateQueries, placeholder: string): string {
+  const ids = q.functionIds().filter((id) => String(q.descriptionOf(id)).startsWith(`analysis workflow: ${placeholder} `));
+  if (ids.length !== 1) throw new Error(`Expected one function for ${placeholder}, found ${ids.length}`);
+  return ids[0]!;
+}
+
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+const grantsAction = (q: TemplateQueries, functionId: string, prefix: string) => q.actionsOf(functionId).some((a) => a.startsWith(prefix));
+const resourcesOf = (statements: Statement[], action: string) => statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource));
+const resolvedJson = (value: unknown) => JSON.stringify(value);
+
+let defaults: Synthesized;
+beforeAll(() => {
+  defaults = synthesizeWith({});
+});
+afterAll(() => defaults?.dispose());
+
+describe('the defaults: the local analyzer, no transcriber', () => {
+  it('configure and grant no engine at all', () => {
+    const q = new TemplateQueries(defaults.template);
+    expect(q.functionIds().filter((id) => grantsAction(q, id, 'bedrock:') || grantsAction(q, id, 'transcribe:'))).toEqual([]);
+    expect(q.functionIds().filter((id) => 'ANALYZER' in q.environmentOf(id) || 'TRANSCRIBER' in q.environmentOf(id))).toEqual([]);
+  });
+});
+
+describe('bedrock through an inference profile, and Amazon Transcribe', () => {
+  let synthesized: Synthesized;
+  let q: TemplateQueries;
+  const modelId = 'eu.anthropic.claude-3-5-sonnet-20240620-v1:0';
+
+  beforeAll(() => {
+    synthesized = synthesizeWith({ analyzer: 'bedrock', bedrockModelId: modelId, transcriber: 'aws-transcribe', transcribeLanguageCode: 'de-DE' });
+    q = new TemplateQueries(synthesized.template);
+  });
+  afterAll(() => synthesized?.dispose());
+
+  it('configures and grants bedrock:InvokeModel to the two tasks that answer, and to no other function', () => {
+    const answering = ['AnalyzeChunkFunction', 'PersistResultsFunction'].map((placeholder) => taskFunction(q, placeholder));
+    for (const id of answering) {
+      expect(q.environmentOf(id)).toMatchObject({ ANALYZER: 'bedrock', BEDROCK_MODEL_ID: modelId });
+      const resources = resolvedJson(resourcesOf(q.statementsOf(id), 'bedrock:InvokeModel'));
+      expect(resources).toContain(`:inference-profile/${modelId}`);
+      expect(resources).toContain(':bedrock:*::foundation-model/anthropic.claude-3-5-sonnet-20240620-v1:0');
+    }
+    const others = q.functionIds().filter((id) => !answering.includes(id));
+    expect(others.filter((id) => grantsAction(q, id, 'bedrock:'))).toEqual([]);
+    expect(others.filter((id) => 'ANALYZER' in q.environmentOf(id))).toEqual([]);
+  });
+
+  it('lets the signals task run Transcribe jobs of this service and read and write their output, and no other function', () => {
+    const extract = taskFunction(q, 'ExtractChunkSignalsFunction');
+    expect(q.environmentOf(extract)).toMatchObject({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
+    const statements = q.statementsOf(extract);
+    for (const action of ['transcribe:StartTranscriptionJob', 'transcribe:GetTranscriptionJob', 'transcribe:DeleteTranscriptionJob']) {
+      expect(resolvedJson(resourcesOf(statements, action)), action).toContain(':transcription-job/media-scanner-*');
+    }
+    expect(resolvedJson(resourcesOf(statements, 's3:PutObject'))).toContain('/artifacts/transcripts/*');
+    expect(q.functionIds().filter((id) => id !== extract && grantsAction(q, id, 'transcribe:'))).toEqual([]);
+  });
+
+  it('does the same for the signals container that long chunks run in', () => {
+    const [taskDefinition, ...others] = Object.values(q.find('AWS::ECS::TaskDefinition'));
+    expect(others).toEqual([]);
+    const { TaskRoleArn, ContainerDefinitions } = taskDefinition!.Properties as {
+      TaskRoleArn: FnGetAtt;
+      ContainerDefinitions: { Environment: { Name: string; Value: unknown }[] }[];
+    };
+    expect(ContainerDefinitions[0]!.Environment).toEqual(
+      expect.arrayContaining([
+        { Name: 'TRANSCRIBER', Value: 'aws-transcribe' },
+        { Name: 'TRANSCRIBE_LANGUAGE_CODE', Value: 'de-DE' },
+      ]),
+    );
+    const statements = q.statementsOfRole(TaskRoleArn['Fn::GetAtt'][0]);
+    expect(resolvedJson(resourcesOf(statements, 'transcribe:StartTranscriptionJob'))).toContain(':transcription-job/media-scanner-*');
+    expect(resolvedJson(resourcesOf(statements, 's3:PutObject'))).toContain('/artifacts/transcripts/*');
+  });
+
+  it('adds no cdk-nag finding: every wildcard it grants is acknowledged with its reason', () => {
+    expect(awsSolutionsErrors(synthesized.validationReport)).toEqual(awsSolutionsErrors(defaults.validationReport));
+  });
+});
+
+describe('an OpenAI-compatible endpoint with its key in Secrets Manager, no transcriber', () => {
+  let synthesized: Synthesized;
+  let q: TemplateQueries;
+
+  beforeAll(() => {
+    synthesized = synthesizeWith({ analyzer: 'openai', openaiBaseUrl: 'https://llm.example.com/v1', openaiModel: 'gpt-4o-mini', openaiApiKeySecret: 'media-scanner/openai-key' });
+    q = new TemplateQueries(synthesized.template);
+  });
+  afterAll(() => synthesized?.dispose());
+
+  it('tells the answering tasks the endpoint, the model and the secret, and lets them read that secret', () => {
+    for (const id of ['AnalyzeChunkFunction', 'PersistResultsFunction'].map((placeholder) => taskFunction(q, placeholder))) {
+      expect(q.environmentOf(id)).toMatchObject({
+        ANALYZER: 'openai',
+        OPENAI_BASE_URL: 'https://llm.example.com/v1',
+        OPENAI_MODEL: 'gpt-4o-mini',
+        OPENAI_API_KEY_SECRET_ID: 'media-scanner/openai-key',
+      });
+      expect(resolvedJson(resourcesOf(q.statementsOf(id), 'secretsmanager:GetSecretValue'))).toContain(':secret:media-scanner/openai-key-??????');
+    }
+  });
+
+  it('never puts a key in the template, and grants no model or transcription service', () => {
+    const template = JSON.stringify(synthesized.template.toJSON());
+    expect(template).not.toContain('"OPENAI_API_KEY"');
+    expect(q.functionIds().filter((id) => grantsAction(q, id, 'bedrock:') || grantsAction(q, id, 'transcribe:'))).toEqual([]);
+    expect(q.functionIds().filter((id) => 'TRANSCRIBER' in q.environmentOf(id))).toEqual([]);
+  });
+
+  it('adds no cdk-nag finding: every wildcard it grants is acknowledged with its reason', () => {
+    expect(awsSolutionsErrors(synthesized.validationReport)).toEqual(awsSolutionsErrors(defaults.validationReport));
+  });
+});
+
+describe('engine context', () => {
+  // cdk.json's feature flags, as `cdk synth` reads them.
+  const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }).context;
+
+  it.each([
+    [{ analyzer: 'bedrock' }, /bedrockModelId: required when analyzer=bedrock/],
+    [{ analyzer: 'openai', openaiModel: 'gpt-4o-mini' }, /openaiBaseUrl/],
+    [{ analyzer: 'gpt' }, /analyzer/],
+    [{ transcriber: 'whisper-cpp' }, /local host only/],
+    [{ transcriber: 'aws-transcribe', transcribeLanguageCode: 'german' }, /transcribeLanguageCode/],
+  ])('refuses %j, naming the context key', (context, message) => {
+    expect(() => createApp({ context: { ...cdkContext, ...context } })).toThrow(message);
+  });
+
+  it('grants a plain model id on its foundation model in the stack region only', () => {
+    const stack = new Stack();
+    const { arns, anyRegionModel } = bedrockModelArns(stack, 'amazon.nova-lite-v1:0');
+    expect(anyRegionModel).toBeNull();
+    expect(stack.resolve(arns)).toEqual([
+      { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':bedrock:', { Ref: 'AWS::Region' }, '::foundation-model/amazon.nova-lite-v1:0']] },
+    ]);
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it, vi } from 'vitest';
+import { planChunks, signalsRunnerFor, type PipelineDeps, type SignalsRunnerSetting } from '../../../../functions/domain/runs/pipeline.js';
+import type { RunRecord } from '../../../../functions/domain/runs/model.js';
+
+const ref = { accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1' };
+
+/** Just what PlanChunks reads: the run's analysed range, and where it records the plan. */
+function depsFor(run: Pick<RunRecord, 'sourceDurationMs' | 'window'>, signalsRunner: SignalsRunnerSetting) {
+  const recordChunkPlan = vi.fn(() => Promise.resolve());
+  const deps = { runs: { getRun: () => Promise.resolve(run), recordChunkPlan }, chunkMs: 600_000, signalsRunner } as unknown as PipelineDeps;
+  return { deps, recordChunkPlan };
+}
+
+describe('signalsRunnerFor', () => {
+  it.each([
+    ['auto', 1, 'lambda'],
+    ['auto', 2, 'container'],
+    ['lambda', 5, 'lambda'],
+    ['container', 1, 'container'],
+  ] as const)('%s with %i chunk(s) runs on %s', (setting, chunks, runner) => {
+    expect(signalsRunnerFor(setting, chunks)).toBe(runner);
+  });
+});
+
+describe('planChunks', () => {
+  it('auto: a source longer than one chunk puts every chunk on the container runner', async () => {
+    const { deps, recordChunkPlan } = depsFor({ sourceDurationMs: 1_500_000, window: null }, 'auto');
+    expect(await planChunks(deps, ref)).toEqual({
+      chunks: [
+        { index: 0, startMs: 0, endMs: 600_000, runner: 'container' },
+        { index: 1, startMs: 600_000, endMs: 1_200_000, runner: 'container' },
+        { index: 2, startMs: 1_200_000, endMs: 1_500_000, runner: 'container' },
+      ],
+    });
+    expect(recordChunkPlan).toHaveBeenCalledWith(ref, 3, expect.any(String));
+  });
+
+  it('auto: a source of exactly one chunk stays on the function', async () => {
+    const { deps } = depsFor({ sourceDurationMs: 600_000, window: null }, 'auto');
+    expect(await planChunks(deps, ref)).toEqual({ chunks: [{ index: 0, startMs: 0, endMs: 600_000, runner: 'lambda' }] });
+  });
+
+  it('auto: decides on the analysed window, not the whole source', async () => {
+    const { deps } = depsFor({ sourceDurationMs: 3_600_000, window: { startMs: 60_000, endMs: 300_000 } }, 'auto');
+    expect(await planChunks(deps, ref)).toEqual({ chunks: [{ index: 0, startMs: 60_000, endMs: 300_000, runner: 'lambda' }] });
+  });
+
+  it.each(['lambda', 'container'] as const)('%s: every chunk of every source runs there', async (setting) => {
+    for (const sourceDurationMs of [30_000, 1_500_000]) {
+      const { chunks } = await planChunks(depsFor({ sourceDurationMs, window: null }, setting).deps, ref);
+      expect(new Set(chunks.map((c) => c.runner))).toEqual(new Set([setting]));
+    }
+  });
+});
