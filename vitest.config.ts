@@ -1,7 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import { InfraSequencer } from './test/infra/sequencer.js';
 
 export default defineConfig({
   test: {
+    // The default order, but infra files that wait for the shared synthesis go last among infra's.
+    sequence: { sequencer: InfraSequencer },
+    // Two files at a time, even on 2 cores (vitest's default there is one): integration files
+    // mostly wait on the shared host and on ffmpeg, so a second file overlaps that waiting.
+    maxWorkers: 2,
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
@@ -14,7 +20,16 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
-      { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 } },
+      {
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          // One fully bundled synthesis of the app, in a child process, for every infra file that reads it.
+          globalSetup: ['test/infra/shared-assembly-setup.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
     ],
   },
 });

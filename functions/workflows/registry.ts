@@ -96,6 +96,7 @@ export const workflows = {
       AwaitItemRunFunction: { handler: 'workflows/batch/await-item-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
       FinishBatchFunction: { handler: 'workflows/batch/finish-batch', table: 'readWrite', events: true, timeoutSeconds: 60, memoryMb: 256 },
     },
+    onExecutionEnded: { handler: 'workflows/batch/settle-ended-batch', table: 'readWrite', events: true, timeoutSeconds: 60, memoryMb: 256 },
   },
 } as const satisfies Record<string, WorkflowDefinition>;
 

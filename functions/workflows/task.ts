@@ -13,6 +13,29 @@ export const analysisRefSchema = z.object({
 export const batchRefSchema = z.object({ accountId: z.string().min(1), batchId: z.string().min(1) });
 export const batchItemRefSchema = batchRefSchema.extend({ index: z.int().min(0) });
 
+/**
+ * EventBridge "Step Functions Execution Status Change" for an execution that ended early; its
+ * own input (a JSON string) names what it was processing, parsed with `input`.
+ */
+export const executionEndedSchema = <S extends z.ZodType>(input: S) =>
+  z.object({
+    detail: z.object({
+      status: z.enum(['FAILED', 'TIMED_OUT', 'ABORTED']),
+      input: z.string().transform((text, ctx): z.infer<S> => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        const result = input.safeParse(parsed);
+        if (result.success) return result.data;
+        ctx.addIssue({ code: 'custom', message: 'the execution input is not what this workflow takes' });
+        return z.NEVER;
+      }),
+    }),
+  });
+
 export const chunkSchema = z.object({ index: z.int().min(0), startMs: z.int().min(0), endMs: z.int().min(1) });
 
 /**

@@ -9,6 +9,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType, type CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { workflows as workflowTable, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
 import type { ContainerCluster } from './container-cluster.js';
@@ -131,6 +132,13 @@ export interface WorkflowStateMachineProps {
  * invoke exactly those functions and run exactly those task definitions.
  */
 export class WorkflowStateMachine extends Construct {
+  /** Where an ended-execution event goes when its cleanup keeps failing: kept for 14 days, for replay by hand. */
+  private settleDeadLetters(): Queue {
+    const queue = new Queue(this, 'SettleDeadLetters', { enforceSSL: true, retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED });
+    Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself the dead-letter queue of the ended-execution rule.' });
+    return queue;
+  }
+
   public readonly stateMachine: StateMachine;
   /** The task functions by placeholder name. */
   public readonly tasks: Readonly<Record<string, ServiceFunction>>;
@@ -234,7 +242,7 @@ export class WorkflowStateMachine extends Construct {
           detailType: ['Step Functions Execution Status Change'],
           detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [this.stateMachine.stateMachineArn] },
         },
-        targets: [new LambdaFunction(settle.fn, { retryAttempts: 8, maxEventAge: Duration.hours(6) })],
+        targets: [new LambdaFunction(settle.fn, { retryAttempts: 8, maxEventAge: Duration.hours(6), deadLetterQueue: this.settleDeadLetters() })],
       });
     }
 

@@ -23,6 +23,10 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The shared host extracts chunk signals in-process: the files testing analysis results then do
+  // not pay a child-process start per chunk. The container path (a child process per chunk, the
+  // default for chunked sources) is tested on a host of its own (signals-container.test.ts).
+  process.env.SIGNALS_RUNNER ??= 'lambda';
   const dataDir = await mkdtemp(join(tmpdir(), 'mss-it-'));
   const host = await startLocalHost({ dataDir, port: 0 }).catch(async (error: unknown) => {
     await rm(dataDir, { recursive: true, force: true });

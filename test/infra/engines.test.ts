@@ -5,10 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Stack } from 'aws-cdk-lib';
+import { workflows } from '../../functions/workflows/registry.js';
 import { createApp } from '../../infra/create-app.js';
 import { bedrockModelArns } from '../../infra/constructs/engine-access.js';
 import { awsSolutionsErrors, synthesize, type Synthesized } from './synth.js';
-import { TemplateQueries, type FnGetAtt, type Statement } from './template.js';
+import { stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement } from './template.js';
 
 /** Synthesizes the app as `cdk synth -c key=value ...` would: the CLI passes context in CDK_CONTEXT_JSON. */
 function synthesizeWith(context: Record<string, string>): Synthesized {
@@ -32,6 +33,29 @@ const grantsAction = (q: TemplateQueries, functionId: string, prefix: string) =>
 const resourcesOf = (statements: Statement[], action: string) => statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource));
 const resolvedJson = (value: unknown) => JSON.stringify(value);
 
+/** The signals container task of the analysis workflow: its task role and its one container's environment. */
+function signalsContainer(q: TemplateQueries): { roleId: string; environment: Record<string, unknown> } {
+  const asl = readFileSync(new URL(`../../${workflows.analysis.definitionFile}`, import.meta.url), 'utf8');
+  const taskDefinitionId = stateMachineDeploying(q, asl).taskDefinitionIds.SignalsTaskDefinitionArn!;
+  const { TaskRoleArn, ContainerDefinitions } = q.resource(taskDefinitionId).Properties as {
+    TaskRoleArn: FnGetAtt;
+    ContainerDefinitions: { Environment: { Name: string; Value: unknown }[] }[];
+  };
+  expect(ContainerDefinitions).toHaveLength(1);
+  return { roleId: TaskRoleArn['Fn::GetAtt'][0], environment: Object.fromEntries(ContainerDefinitions[0]!.Environment.map((e) => [e.Name, e.Value])) };
+}
+
+/** The part of a set of statements that concerns a transcriber: its actions and the transcripts prefix, as comparable text. */
+const transcriberStatements = (statements: Statement[]): string[] =>
+  statements
+    .filter((s) => asArray(s.Action).some((a) => a.startsWith('transcribe:')) || resolvedJson(s.Resource).includes('/artifacts/transcripts/'))
+    .map((s) => resolvedJson({ ...s, Action: asArray(s.Action).sort() }))
+    .sort();
+
+const engineVariables = ['ANALYZER', 'BEDROCK_MODEL_ID', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'OPENAI_API_KEY_SECRET_ID', 'TRANSCRIBER', 'TRANSCRIBE_LANGUAGE_CODE'];
+const engineEnvironment = (environment: Record<string, unknown>) => Object.fromEntries(Object.entries(environment).filter(([name]) => engineVariables.includes(name)));
+
+// Not the run's shared synthesis (shared-assembly.ts): this file runs while that one bundles.
 let defaults: Synthesized;
 beforeAll(() => {
   defaults = synthesizeWith({});
@@ -43,6 +67,9 @@ describe('the defaults: the local analyzer, no transcriber', () => {
     const q = new TemplateQueries(defaults.template);
     expect(q.functionIds().filter((id) => grantsAction(q, id, 'bedrock:') || grantsAction(q, id, 'transcribe:'))).toEqual([]);
     expect(q.functionIds().filter((id) => 'ANALYZER' in q.environmentOf(id) || 'TRANSCRIBER' in q.environmentOf(id))).toEqual([]);
+    const container = signalsContainer(q);
+    expect(engineEnvironment(container.environment)).toEqual({});
+    expect(transcriberStatements(q.statementsOfRole(container.roleId))).toEqual([]);
   });
 });
 
@@ -81,22 +108,16 @@ describe('bedrock through an inference profile, and Amazon Transcribe', () => {
     expect(q.functionIds().filter((id) => id !== extract && grantsAction(q, id, 'transcribe:'))).toEqual([]);
   });
 
-  it('does the same for the signals container that long chunks run in', () => {
-    const [taskDefinition, ...others] = Object.values(q.find('AWS::ECS::TaskDefinition'));
-    expect(others).toEqual([]);
-    const { TaskRoleArn, ContainerDefinitions } = taskDefinition!.Properties as {
-      TaskRoleArn: FnGetAtt;
-      ContainerDefinitions: { Environment: { Name: string; Value: unknown }[] }[];
-    };
-    expect(ContainerDefinitions[0]!.Environment).toEqual(
-      expect.arrayContaining([
-        { Name: 'TRANSCRIBER', Value: 'aws-transcribe' },
-        { Name: 'TRANSCRIBE_LANGUAGE_CODE', Value: 'de-DE' },
-      ]),
-    );
-    const statements = q.statementsOfRole(TaskRoleArn['Fn::GetAtt'][0]);
-    expect(resolvedJson(resourcesOf(statements, 'transcribe:StartTranscriptionJob'))).toContain(':transcription-job/media-scanner-*');
-    expect(resolvedJson(resourcesOf(statements, 's3:PutObject'))).toContain('/artifacts/transcripts/*');
+  it('gives the signals container that long chunks run in the same transcriber settings and grants as the signals function', () => {
+    const extract = taskFunction(q, 'ExtractChunkSignalsFunction');
+    const container = signalsContainer(q);
+    expect(engineEnvironment(container.environment)).toEqual({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
+    const granted = transcriberStatements(q.statementsOfRole(container.roleId));
+    expect(granted.join('\n')).toContain(':transcription-job/media-scanner-*');
+    expect(granted.join('\n')).toContain('/artifacts/transcripts/*');
+    expect(granted).toEqual(transcriberStatements(q.statementsOf(extract)));
+    // And nothing of the analyzer, which the container does not run.
+    expect(q.statementsOfRole(container.roleId).flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('bedrock:'))).toEqual([]);
   });
 
   it('adds no cdk-nag finding: every wildcard it grants is acknowledged with its reason', () => {

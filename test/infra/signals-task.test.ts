@@ -5,28 +5,27 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { containerNameOf, containerPlacement, workflows, type ContainerTask } from '../../functions/workflows/registry.js';
-import { synthesize, type Synthesized } from './synth.js';
+import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
+import type { SynthesizedAssembly } from './synth.js';
 import { stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement } from './template.js';
 
 const analysis = workflows.analysis;
 const signalsTask: ContainerTask = analysis.containerTasks.SignalsTaskDefinitionArn;
 const asl = readFileSync(new URL(`../../${analysis.definitionFile}`, import.meta.url), 'utf8');
 
-let synthesized: Synthesized;
+let synthesized: SynthesizedAssembly;
 let template: Template;
 let q: TemplateQueries;
 
-// The template's shape is what matters here (and staging the image asset is a copy, not a build).
-beforeAll(() => {
-  synthesized = synthesize({ bundle: false });
+// The template and the staged image asset (a copy, not a build), from the run's one synthesis (shared-assembly-setup.ts).
+beforeAll(async () => {
+  synthesized = await sharedAssembly();
   template = synthesized.template;
   q = new TemplateQueries(template);
-}, 240_000);
-
-afterAll(() => synthesized?.dispose());
+}, SHARED_ASSEMBLY_TIMEOUT_MS);
 
 const machine = () => stateMachineDeploying(q, asl);
 const onlyId = (type: string): string => {
@@ -115,7 +114,7 @@ describe('task definition', () => {
   });
 
   it('builds its image from layers/ffmpeg/Dockerfile for linux/arm64 with the entrypoint of its entry, staging only what the image needs', () => {
-    const manifest = JSON.parse(readFileSync(join(synthesized.assemblyDirectory, `${synthesized.stack.artifactId}.assets.json`), 'utf8')) as {
+    const manifest = JSON.parse(readFileSync(join(synthesized.assemblyDirectory, `${synthesized.stackArtifactId}.assets.json`), 'utf8')) as {
       dockerImages: Record<string, { source: { directory: string; dockerFile: string; dockerBuildArgs: Record<string, string>; platform: string } }>;
     };
     const images = Object.values(manifest.dockerImages);

@@ -1,34 +1,44 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { tableDefinition } from '../../functions/adapters/table/definition.js';
+import type { Config } from '../../functions/config.js';
 import { RETENTION_TAG_KEY, retentionClasses } from '../../functions/domain/retention.js';
 import { routeKey, routes, type RouteDefinition } from '../../functions/routes.js';
-import { workflows, type WorkflowDefinition } from '../../functions/workflows/registry.js';
-import { synthesize, type Synthesized } from './synth.js';
-import { stateMachineDeploying, TemplateQueries, type FnGetAtt } from './template.js';
+import { workflows, type WorkflowDefinition, type WorkflowName } from '../../functions/workflows/registry.js';
+import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
+import type { SynthesizedAssembly } from './synth.js';
+import { settleFunctionOf, stateMachineDeploying, TemplateQueries, type FnGetAtt } from './template.js';
 
-let synthesized: Synthesized;
+let synthesized: SynthesizedAssembly;
 let template: Template;
 let q: TemplateQueries;
 
-// The template's shape is all these tests read: esbuild bundling is left to validation.test.ts.
-beforeAll(() => {
-  synthesized = synthesize({ bundle: false });
+// The template's shape is all these tests read, from the run's one synthesis (shared-assembly-setup.ts).
+beforeAll(async () => {
+  synthesized = await sharedAssembly();
   template = synthesized.template;
   q = new TemplateQueries(template);
-}, 240_000);
-
-afterAll(() => synthesized?.dispose());
+}, SHARED_ASSEMBLY_TIMEOUT_MS);
 
 const workflowEntries = Object.entries(workflows as Readonly<Record<string, WorkflowDefinition>>);
 const taskCount = workflowEntries.reduce((n, [, workflow]) => n + Object.keys(workflow.tasks).length, 0);
+/** Each workflow's onExecutionEnded entry runs on a function of its own. */
+const settleCount = workflowEntries.filter(([, workflow]) => workflow.onExecutionEnded).length;
 const containerTaskCount = workflowEntries.reduce((n, [, workflow]) => n + Object.keys(workflow.containerTasks ?? {}).length, 0);
+
+/** The variable functions/config.ts reads each workflow's state machine ARN from (typed against it: a rename breaks here). */
+const stateMachineArnVariables: Readonly<Record<WorkflowName, keyof Config>> = {
+  analysis: 'ANALYSIS_STATE_MACHINE_ARN',
+  batch: 'BATCH_STATE_MACHINE_ARN',
+};
 
 const find = (type: string, props: object = {}) => q.find(type, props);
 const functionBehindRoute = (key: string): string => q.functionBehindRoute(key);
 const actionsOf = (functionId: string): string[] => q.actionsOf(functionId);
 const descriptionOf = (functionId: string): unknown => q.descriptionOf(functionId);
+/** Template values in a stable order, for comparing lists whose order CDK's policy minimization decides. */
+const sorted = (values: readonly unknown[]): unknown[] => [...values].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
 describe('routes', () => {
   it('has one route per route-table entry plus the $default catch-all', () => {
@@ -100,8 +110,9 @@ describe('authorizer', () => {
 });
 
 describe('functions', () => {
-  it('has exactly one function per route and per workflow task, plus the authorizer and the not-found function', () => {
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + 2);
+  it('has exactly one function per route, per workflow task and per workflow that settles ended executions, plus the authorizer and the not-found function', () => {
+    expect(settleCount).toBeGreaterThan(0);
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + settleCount + 2);
   });
 
   it('runs every function on nodejs24.x, arm64, with its own log group and the shared configuration', () => {
@@ -132,8 +143,11 @@ describe('functions', () => {
     // container VPC's flow log.
     template.resourceCountIs(
       'AWS::Logs::LogGroup',
-      routes.length + taskCount + 2 + 1 + workflowEntries.length + containerTaskCount + (containerTaskCount ? 1 : 0),
+      routes.length + taskCount + settleCount + 2 + 1 + workflowEntries.length + containerTaskCount + (containerTaskCount ? 1 : 0),
     );
+    // ... each function's its own.
+    const logGroups = Object.values(find('AWS::Lambda::Function')).map((fn) => (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref);
+    expect(new Set(logGroups).size).toBe(logGroups.length);
   });
 });
 
@@ -228,7 +242,9 @@ describe('cursor secret and outputs', () => {
   it('outputs the API URL, table name, bucket name, event bus name and the state machine ARNs', () => {
     for (const output of ['ApiUrl', 'TableName', 'MediaBucketName']) template.hasOutput(output, {});
     template.hasOutput('EventBusName', { Value: { Ref: Match.stringLikeRegexp('^EventBus') } });
-    template.hasOutput('AnalysisStateMachineArn', { Value: { Ref: stateMachineOf('analysis').id } });
+    for (const [name] of workflowEntries) {
+      template.hasOutput(`${name.charAt(0).toUpperCase()}${name.slice(1)}StateMachineArn`, { Value: { Ref: stateMachineOf(name).id } });
+    }
   });
 });
 
@@ -250,33 +266,58 @@ const stateMachineOf = (name: string) => {
   return stateMachineDeploying(q, readFileSync(new URL(`../../${workflow.definitionFile}`, import.meta.url), 'utf8'));
 };
 
+/** `<stack>-<workflow>`: every service state machine's name, so that ARNs can be built without referring to it. */
+const stateMachineName = (workflow: string): string => `${synthesized.stackName}-${workflow}`;
+
+/** A service state machine's ARN built from its name (what tasks inside the workflows are granted on). */
+const namedStateMachineArn = (workflow: string): unknown => ({
+  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':states:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:stateMachine:${stateMachineName(workflow)}`]],
+});
+
 interface Needs {
   readonly ffmpeg: boolean;
   readonly events: boolean;
-  readonly workflows: boolean;
+  /** The state machines the function may start: its ARN, by the variable the function reads it from. */
+  readonly starts: Readonly<Partial<Record<keyof Config, unknown>>>;
+  /** Wakes executions waiting on a task token, of any service state machine. */
+  readonly wakes: boolean;
 }
 
-/** What each function's route or task entry declares, by the function's logical id; others declare nothing. */
+/** What each function's route, task or onExecutionEnded entry declares, by the function's logical id; others declare nothing. */
 function declaredNeeds(): Map<string, Needs> {
   const needs = new Map<string, Needs>();
+  const add = (functionId: string, need: Needs) => {
+    if (needs.has(functionId)) throw new Error(`${functionId} serves two entries`);
+    needs.set(functionId, need);
+  };
   for (const route of routes as readonly RouteDefinition[]) {
-    needs.set(functionBehindRoute(routeKey(route)), { ffmpeg: !!route.ffprobe, events: !!route.events, workflows: !!route.workflows });
+    // A route that starts workflows may start each of them, by the state machine's own ARN.
+    const starts = route.workflows ? Object.fromEntries(workflowEntries.map(([name]) => [stateMachineArnVariables[name as WorkflowName], { Ref: stateMachineOf(name).id }])) : {};
+    add(functionBehindRoute(routeKey(route)), { ffmpeg: !!route.ffprobe, events: !!route.events, starts, wakes: false });
   }
   for (const [name, workflow] of workflowEntries) {
     const { taskFunctionIds } = stateMachineOf(name);
-    for (const [placeholder, task] of Object.entries(workflow.tasks)) {
-      needs.set(taskFunctionIds[placeholder]!, { ffmpeg: !!task.ffmpeg, events: !!task.events, workflows: false });
+    const entries = [
+      ...Object.entries(workflow.tasks).map(([placeholder, task]) => [taskFunctionIds[placeholder]!, task] as const),
+      ...(workflow.onExecutionEnded ? [[settleFunctionOf(q, stateMachineOf(name).id), workflow.onExecutionEnded] as const] : []),
+    ];
+    for (const [functionId, task] of entries) {
+      // A task inside a workflow cannot refer to a state machine (its own would be a cycle): it is granted the named ARN.
+      const starts = task.startsAnalyses ? { [stateMachineArnVariables.analysis]: namedStateMachineArn('analysis') } : {};
+      add(functionId, { ffmpeg: !!task.ffmpeg, events: !!task.events, starts, wakes: !!task.wakesWorkflows });
     }
   }
   return needs;
 }
 
-const none: Needs = { ffmpeg: false, events: false, workflows: false };
+const none: Needs = { ffmpeg: false, events: false, starts: {}, wakes: false };
 
 describe('needs declared by routes and workflow tasks', () => {
-  it('covers every function (routes, tasks, authorizer, not-found)', () => {
-    expect(declaredNeeds().size).toBe(routes.length + taskCount);
-    expect(q.functionIds()).toEqual(expect.arrayContaining([...declaredNeeds().keys()]));
+  it('covers every function but the authorizer and the not-found function', () => {
+    const needs = declaredNeeds();
+    expect(needs.size).toBe(routes.length + taskCount + settleCount);
+    expect(q.functionIds()).toHaveLength(needs.size + 2);
+    expect(q.functionIds()).toEqual(expect.arrayContaining([...needs.keys()]));
   });
 
   it('attaches the one arm64 ffmpeg layer only to functions that run ffprobe or ffmpeg, with both paths', () => {
@@ -306,16 +347,45 @@ describe('needs declared by routes and workflow tasks', () => {
     }
   });
 
-  it('lets only routes that start workflows start the analysis state machine, and passes its ARN', () => {
+  it('names each service state machine <stack>-<workflow>, so that the ARNs built from names are theirs', () => {
+    for (const [name] of workflowEntries) {
+      expect(stateMachineOf(name).resource.Properties.StateMachineName, name).toBe(stateMachineName(name));
+    }
+  });
+
+  it('lets only routes that start workflows start every state machine, and batch items start the analysis one, and passes those ARNs', () => {
     const needs = declaredNeeds();
-    expect([...needs.values()].some((n) => n.workflows)).toBe(true);
-    const analysis = stateMachineOf('analysis').id;
+    const starters = [...needs.entries()].filter(([, n]) => Object.keys(n.starts).length > 0);
+    // Both kinds exist: routes (runs, batches) and the batch task that spawns each item's run.
+    expect(starters.some(([, n]) => Object.keys(n.starts).length === workflowEntries.length)).toBe(true);
+    expect(starters.some(([, n]) => Object.keys(n.starts).length === 1)).toBe(true);
     for (const functionId of q.functionIds()) {
-      const { workflows: starts } = needs.get(functionId) ?? none;
+      const { starts } = needs.get(functionId) ?? none;
       const statements = q.statementsOf(functionId);
-      expect(q.resourcesGranted(statements, 'states:StartExecution'), functionId).toEqual(starts ? [{ Ref: analysis }] : []);
-      expect(q.actionsOf(functionId).filter((a) => a.startsWith('states:')), functionId).toEqual(starts ? ['states:StartExecution'] : []);
-      expect(q.environmentOf(functionId).ANALYSIS_STATE_MACHINE_ARN, functionId).toEqual(starts ? { Ref: analysis } : undefined);
+      expect(sorted(q.resourcesGranted(statements, 'states:StartExecution')), functionId).toEqual(sorted(Object.values(starts)));
+      const environment = q.environmentOf(functionId);
+      for (const variable of Object.values(stateMachineArnVariables)) {
+        expect(environment[variable], `${functionId} ${variable}`).toEqual(starts[variable]);
+      }
+    }
+  });
+
+  it('lets only functions that wake waiting executions send task success, on every service state machine and nothing else', () => {
+    const needs = declaredNeeds();
+    expect([...needs.values()].some((n) => n.wakes)).toBe(true);
+    const every = sorted(workflowEntries.map(([name]) => namedStateMachineArn(name)));
+    for (const functionId of q.functionIds()) {
+      const { wakes } = needs.get(functionId) ?? none;
+      expect(sorted(q.resourcesGranted(q.statementsOf(functionId), 'states:SendTaskSuccess')), functionId).toEqual(wakes ? every : []);
+    }
+  });
+
+  it('grants no Step Functions action beyond starting and waking', () => {
+    const needs = declaredNeeds();
+    for (const functionId of q.functionIds()) {
+      const { starts, wakes } = needs.get(functionId) ?? none;
+      const expected = [...(Object.keys(starts).length ? ['states:StartExecution'] : []), ...(wakes ? ['states:SendTaskSuccess'] : [])];
+      expect([...new Set(q.actionsOf(functionId).filter((a) => a.startsWith('states:')))].sort(), functionId).toEqual(expected.sort());
     }
   });
 });

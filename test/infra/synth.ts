@@ -19,11 +19,19 @@ export interface ValidationReport {
   }[];
 }
 
-export interface Synthesized extends ServiceApp {
+/** A synthesized cloud assembly as the tests read it. */
+export interface SynthesizedAssembly {
   readonly template: Template;
   readonly validationReport: ValidationReport;
   /** The cloud assembly directory: staged (bundled) assets are its `asset.*` subdirectories. */
   readonly assemblyDirectory: string;
+  /** The stack's artifact id: its template is `<id>.template.json`, its asset manifest `<id>.assets.json`. */
+  readonly stackArtifactId: string;
+  /** The deployed stack name, which the service's state machine names start with. */
+  readonly stackName: string;
+}
+
+export interface Synthesized extends ServiceApp, SynthesizedAssembly {
   /** Removes the cloud assembly (bundled functions included) from the temporary directory. */
   readonly dispose: () => void;
 }
@@ -38,15 +46,19 @@ export interface SynthesizeOptions {
   readonly modify?: (app: ServiceApp) => void;
   /** Run esbuild for every function (slow); off when only the template's shape matters. @default true */
   readonly bundle?: boolean;
+  /** An empty directory to synthesize into. @default a new temporary directory */
+  readonly outdir?: string;
 }
+
+const readValidationReport = (assemblyDirectory: string): ValidationReport =>
+  JSON.parse(readFileSync(join(assemblyDirectory, VALIDATION_REPORT_FILE), 'utf8')) as ValidationReport;
 
 /**
  * Builds the app exactly as infra/app.ts does and synthesizes it into a temporary directory.
  * Validation failures (cdk-nag) are left in the report for the tests to inspect instead of
  * aborting synthesis, which is what makes `cdk synth` fail.
  */
-export function synthesize({ modify, bundle = true }: SynthesizeOptions = {}): Synthesized {
-  const outdir = mkdtempSync(join(tmpdir(), 'media-scanner-cdk-'));
+export function synthesize({ modify, bundle = true, outdir = mkdtempSync(join(tmpdir(), 'media-scanner-cdk-')) }: SynthesizeOptions = {}): Synthesized {
   const serviceApp = createApp({
     outdir,
     context: {
@@ -60,9 +72,31 @@ export function synthesize({ modify, bundle = true }: SynthesizeOptions = {}): S
   return {
     ...serviceApp,
     template: Template.fromStack(serviceApp.stack),
-    validationReport: JSON.parse(readFileSync(join(assembly.directory, VALIDATION_REPORT_FILE), 'utf8')) as ValidationReport,
+    validationReport: readValidationReport(assembly.directory),
     assemblyDirectory: assembly.directory,
+    stackArtifactId: serviceApp.stack.artifactId,
+    stackName: serviceApp.stack.stackName,
     dispose: () => rmSync(outdir, { recursive: true, force: true }),
+  };
+}
+
+interface AssemblyManifest {
+  readonly artifacts: Record<string, { readonly type: string; readonly properties?: { readonly templateFile?: string; readonly stackName?: string } }>;
+}
+
+/** A cloud assembly synthesized earlier (by `synthesize`, in this process or another), read back from its directory. */
+export function readAssembly(assemblyDirectory: string): SynthesizedAssembly {
+  const manifest = JSON.parse(readFileSync(join(assemblyDirectory, 'manifest.json'), 'utf8')) as AssemblyManifest;
+  const stacks = Object.entries(manifest.artifacts).filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack');
+  if (stacks.length !== 1) throw new Error(`Expected one stack in ${assemblyDirectory}, found ${stacks.length}`);
+  const [[stackArtifactId, { properties }]] = stacks as [[string, AssemblyManifest['artifacts'][string]]];
+  const template = JSON.parse(readFileSync(join(assemblyDirectory, properties?.templateFile ?? `${stackArtifactId}.template.json`), 'utf8')) as Record<string, unknown>;
+  return {
+    template: Template.fromJSON(template),
+    validationReport: readValidationReport(assemblyDirectory),
+    assemblyDirectory,
+    stackArtifactId,
+    stackName: properties?.stackName ?? stackArtifactId,
   };
 }
 

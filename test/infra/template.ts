@@ -107,3 +107,23 @@ export function stateMachineDeploying(q: TemplateQueries, aslText: string): Depl
     );
   return { id, resource, taskFunctionIds: substitutedOfType('AWS::Lambda::Function'), taskDefinitionIds: substitutedOfType('AWS::ECS::TaskDefinition') };
 }
+
+/** The EventBridge rules whose pattern names a state machine (by its logical id): its execution status changes. */
+export function rulesOnStateMachine(q: TemplateQueries, stateMachineId: string): [string, Resource][] {
+  return Object.entries(q.find('AWS::Events::Rule')).filter(([, rule]) => {
+    const pattern = rule.Properties.EventPattern as { detail?: { stateMachineArn?: unknown } } | undefined;
+    return JSON.stringify(pattern?.detail?.stateMachineArn) === JSON.stringify([{ Ref: stateMachineId }]);
+  });
+}
+
+/** The logical id of the function the one rule on a state machine's ended executions targets (a workflow's onExecutionEnded). */
+export function settleFunctionOf(q: TemplateQueries, stateMachineId: string): string {
+  const rules = rulesOnStateMachine(q, stateMachineId);
+  if (rules.length !== 1) throw new Error(`Expected one rule on ${stateMachineId}, found ${rules.length}`);
+  const targets = rules[0]![1].Properties.Targets as { Arn: Partial<FnGetAtt> }[];
+  const functionId = targets.length === 1 ? targets[0]!.Arn['Fn::GetAtt']?.[0] : undefined;
+  if (functionId === undefined || q.resources[functionId]?.Type !== 'AWS::Lambda::Function') {
+    throw new Error(`The rule on ${stateMachineId} does not target exactly one function`);
+  }
+  return functionId;
+}

@@ -1,23 +1,26 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CfnResource } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
-import { awsSolutionsErrors, synthesize, violations, type Synthesized } from './synth.js';
+import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
+import { awsSolutionsErrors, synthesize, violations, type SynthesizedAssembly } from './synth.js';
 import { TemplateQueries } from './template.js';
 
 // The one fully bundled synthesis of the infra tests (esbuild for every function, the ffmpeg layer
-// from its cache), as `cdk synth` does it. Both checks below run as policy validation plugins during
-// synthesis: their findings land in the cloud assembly's validation report (and make `cdk synth`
-// fail), not in construct annotations.
-let synthesized: Synthesized;
+// from its cache), as `cdk synth` does it, made once per run by the project's globalSetup
+// (shared-assembly-setup.ts) and read by the describe blocks after the first. Both checks below run
+// as policy validation plugins during synthesis: their findings land in the cloud assembly's
+// validation report (and make `cdk synth` fail), not in construct annotations. The report lists
+// only plugins with findings, so an empty one proves nothing by itself: the first block shows that
+// each check does report.
+let synthesized: SynthesizedAssembly;
 let q: TemplateQueries;
 
-beforeAll(() => {
-  synthesized = synthesize();
+const readShared = async () => {
+  synthesized = await sharedAssembly();
   q = new TemplateQueries(synthesized.template);
-}, 240_000);
-
-afterAll(() => synthesized?.dispose());
+};
 
 /** The staged directory of a function's or layer's asset: `asset.<hash>`, deployed as `<hash>.zip`. */
 function assetDirectory(logicalId: string): string {
@@ -39,24 +42,39 @@ function head(path: string, length: number): Buffer {
   }
 }
 
-describe('cdk-nag AwsSolutions', () => {
-  it('reports no unacknowledged errors for the stack', () => {
-    expect(awsSolutionsErrors(synthesized.validationReport)).toEqual([]);
-  });
-
-  it('does report errors when a resource breaks a rule (so the check above can fail)', () => {
-    const broken = synthesize({ bundle: false, modify: ({ stack }) => new Bucket(stack, 'Unlogged') });
+// First, and on a synthesis of its own (unbundled): it runs while the shared one may still be bundling.
+describe('the checks below can fail', () => {
+  it('reports cdk-nag errors and CloudFormation schema errors of a broken stack', () => {
+    const broken = synthesize({
+      bundle: false,
+      modify: ({ stack }) => {
+        new Bucket(stack, 'Unlogged');
+        // A property the AWS::SQS::Queue schema does not have.
+        new CfnResource(stack, 'Misspelt', { type: 'AWS::SQS::Queue', properties: { VisibilityTimeoutSecs: 30 } });
+      },
+    });
     try {
       const errors = awsSolutionsErrors(broken.validationReport);
       expect(errors).toContainEqual(expect.stringMatching(/^AwsSolutions-S1 at MediaScanner\/Unlogged\/Resource/));
       expect(errors).toContainEqual(expect.stringMatching(/^AwsSolutions-S10 at MediaScanner\/Unlogged\/Resource/));
+      expect(violations(broken.validationReport, 'CloudFormation Validate', ['error', 'warning'])).toContainEqual(expect.stringMatching(/ at MediaScanner\/Misspelt: /));
     } finally {
       broken.dispose();
     }
   });
 });
 
+describe('cdk-nag AwsSolutions', () => {
+  beforeAll(readShared, SHARED_ASSEMBLY_TIMEOUT_MS);
+
+  it('reports no unacknowledged errors for the stack', () => {
+    expect(awsSolutionsErrors(synthesized.validationReport)).toEqual([]);
+  });
+});
+
 describe('CloudFormation resource schemas', () => {
+  beforeAll(readShared, SHARED_ASSEMBLY_TIMEOUT_MS);
+
   // Among others, this accepts the authorizer with no IdentitySource and a result TTL of 0.
   it('accept every resource of the template', () => {
     expect(violations(synthesized.validationReport, 'CloudFormation Validate', ['error', 'warning'])).toEqual([]);
@@ -64,6 +82,8 @@ describe('CloudFormation resource schemas', () => {
 });
 
 describe('bundled assets', () => {
+  beforeAll(readShared, SHARED_ASSEMBLY_TIMEOUT_MS);
+
   it('bundles every function into an ESM entry point', () => {
     for (const functionId of q.functionIds()) {
       expect(existsSync(join(assetDirectory(functionId), 'index.mjs')), functionId).toBe(true);

@@ -1,19 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containerPlacement, workflows, type WorkflowDefinition } from '../../functions/workflows/registry.js';
-import { synthesize, type Synthesized } from './synth.js';
-import { deployedDefinition, stateMachineDeploying, TemplateQueries, type Statement } from './template.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { containerPlacement, workflows, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
+import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
+import type { SynthesizedAssembly } from './synth.js';
+import { deployedDefinition, rulesOnStateMachine, settleFunctionOf, stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement } from './template.js';
 
-let synthesized: Synthesized;
+let assembly: SynthesizedAssembly;
 let q: TemplateQueries;
 
-// Only the template's shape matters here: no esbuild bundling (validation.test.ts bundles).
-beforeAll(() => {
-  synthesized = synthesize({ bundle: false });
-  q = new TemplateQueries(synthesized.template);
-}, 240_000);
-
-afterAll(() => synthesized?.dispose());
+// The template's shape is what matters here, from the run's one synthesis (shared-assembly-setup.ts).
+beforeAll(async () => {
+  assembly = await sharedAssembly();
+  q = new TemplateQueries(assembly.template);
+}, SHARED_ASSEMBLY_TIMEOUT_MS);
 
 const entries = Object.entries(workflows as Readonly<Record<string, WorkflowDefinition>>);
 const aslOf = (workflow: WorkflowDefinition): string => readFileSync(new URL(`../../${workflow.definitionFile}`, import.meta.url), 'utf8');
@@ -23,13 +22,20 @@ const placeholdersOf = (asl: string): string[] => [...new Set([...asl.matchAll(/
 
 const actions = (statement: Statement): string[] => [statement.Action].flat();
 
-describe.each(entries)('workflow %s', (_name, workflow) => {
+describe('EventBridge rules', () => {
+  it('are exactly one per workflow that settles its ended executions', () => {
+    expect(Object.keys(q.find('AWS::Events::Rule'))).toHaveLength(entries.filter(([, workflow]) => workflow.onExecutionEnded).length);
+  });
+});
+
+describe.each(entries)('workflow %s', (name, workflow) => {
   const asl = aslOf(workflow);
   const machine = () => stateMachineDeploying(q, asl);
 
-  it('is one Standard state machine deploying its ASL file inline', () => {
+  it('is one Standard state machine named <stack>-<workflow>, deploying its ASL file inline', () => {
     const { resource } = machine();
     expect(resource.Properties.StateMachineType).toBe('STANDARD');
+    expect(resource.Properties.StateMachineName).toBe(`${assembly.stackName}-${name}`);
     expect(resource.Properties.DefinitionString).toBe(deployedDefinition(asl));
   });
 
@@ -69,22 +75,69 @@ describe.each(entries)('workflow %s', (_name, workflow) => {
     }
   });
 
-  it('grants each task function the table and bucket access of its entry, and the cursor key its cold start reads', () => {
-    const { taskFunctionIds } = machine();
-    for (const [placeholder, task] of Object.entries(workflow.tasks)) {
-      const granted = q.actionsOf(taskFunctionIds[placeholder]!);
-      expect(granted, placeholder).toContain('dynamodb:Query');
-      expect(granted.includes('dynamodb:PutItem'), placeholder).toBe(task.table === 'readWrite');
-      expect(granted.includes('s3:GetObject'), placeholder).toBe(task.bucket !== undefined);
-      expect(granted.includes('s3:PutObject'), placeholder).toBe(task.bucket === 'readWrite');
-      expect(granted, placeholder).toContain('secretsmanager:GetSecretValue');
-      expect(granted.some((a) => a.startsWith('states:')), placeholder).toBe(false);
+  /** Every function of the workflow with its table entry: the tasks, and what settles ended executions. */
+  const functionsWithEntries = (): [string, string, WorkflowTask][] => {
+    const { id, taskFunctionIds } = machine();
+    return [
+      ...Object.entries(workflow.tasks).map(([placeholder, task]): [string, string, WorkflowTask] => [placeholder, taskFunctionIds[placeholder]!, task]),
+      ...(workflow.onExecutionEnded ? [['onExecutionEnded', settleFunctionOf(q, id), workflow.onExecutionEnded] as [string, string, WorkflowTask]] : []),
+    ];
+  };
+
+  it('grants each task function the table and bucket access of its entry, the cursor key its cold start reads, and Step Functions only as its entry says', () => {
+    for (const [entryName, functionId, task] of functionsWithEntries()) {
+      const granted = q.actionsOf(functionId);
+      expect(granted, entryName).toContain('dynamodb:Query');
+      expect(granted.includes('dynamodb:PutItem'), entryName).toBe(task.table === 'readWrite');
+      expect(granted.includes('s3:GetObject'), entryName).toBe(task.bucket !== undefined);
+      expect(granted.includes('s3:PutObject'), entryName).toBe(task.bucket === 'readWrite');
+      expect(granted.includes('events:PutEvents'), entryName).toBe(!!task.events);
+      expect(granted, entryName).toContain('secretsmanager:GetSecretValue');
+      // Waking waiting executions (slot grants, a batch item's run ended) and starting a batch item's run.
+      const states = [...(task.startsAnalyses ? ['states:StartExecution'] : []), ...(task.wakesWorkflows ? ['states:SendTaskSuccess'] : [])];
+      expect([...new Set(granted.filter((a) => a.startsWith('states:')))].sort(), entryName).toEqual(states.sort());
     }
+  });
+
+  it.runIf(workflow.onExecutionEnded)('settles executions that end FAILED, TIMED_OUT or ABORTED with a function of its onExecutionEnded entry', () => {
+    const entry = workflow.onExecutionEnded!;
+    const { id } = machine();
+    const rules = rulesOnStateMachine(q, id);
+    expect(rules).toHaveLength(1);
+    const [ruleId, rule] = rules[0]!;
+    // Step Functions publishes status changes to the account's default bus: the rule names no other.
+    expect(rule.Properties.EventBusName).toBeUndefined();
+    expect(rule.Properties.State).toBe('ENABLED');
+    expect(rule.Properties.EventPattern).toEqual({
+      source: ['aws.states'],
+      'detail-type': ['Step Functions Execution Status Change'],
+      detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [{ Ref: id }] },
+    });
+    const settle = settleFunctionOf(q, id);
+    const [target, ...others] = rule.Properties.Targets as { Arn: FnGetAtt; Input?: unknown; InputPath?: unknown; InputTransformer?: unknown; RetryPolicy?: { MaximumRetryAttempts?: number } }[];
+    expect(others).toEqual([]);
+    // The whole event: the handler reads the execution's status and input from its detail.
+    expect(target).toMatchObject({ Arn: { 'Fn::GetAtt': [settle, 'Arn'] } });
+    expect([target!.Input, target!.InputPath, target!.InputTransformer]).toEqual([undefined, undefined, undefined]);
+    expect(target!.RetryPolicy?.MaximumRetryAttempts).toBeGreaterThan(0);
+    // EventBridge may invoke it, for this rule only.
+    const permissions = Object.values(q.find('AWS::Lambda::Permission', { FunctionName: { 'Fn::GetAtt': [settle, 'Arn'] } }));
+    expect(permissions.map((p) => p.Properties)).toEqual([
+      { Action: 'lambda:InvokeFunction', FunctionName: { 'Fn::GetAtt': [settle, 'Arn'] }, Principal: 'events.amazonaws.com', SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] } },
+    ]);
+    expect(q.resource(settle).Properties).toMatchObject({ Timeout: entry.timeoutSeconds, MemorySize: entry.memoryMb, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+    expect(q.descriptionOf(settle)).toContain(entry.handler);
+    // Not a task: the state machine never invokes it.
+    expect(Object.values(machine().taskFunctionIds)).not.toContain(settle);
+  });
+
+  it.skipIf(workflow.onExecutionEnded)('has no rule on its ended executions, having no onExecutionEnded entry', () => {
+    expect(rulesOnStateMachine(q, machine().id)).toEqual([]);
   });
 
   it('lets its role invoke exactly the task functions, by unqualified ARN, and nothing else in Lambda', () => {
     const { resource, taskFunctionIds } = machine();
-    const roleId = (resource.Properties.RoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const roleId = (resource.Properties.RoleArn as FnGetAtt)['Fn::GetAtt'][0];
     const statements = q.statementsOfRole(roleId);
     const lambda = statements.filter((s) => actions(s).some((a) => a.startsWith('lambda:')));
     expect(lambda.flatMap(actions)).toEqual(['lambda:InvokeFunction']);

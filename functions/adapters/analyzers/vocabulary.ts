@@ -32,9 +32,10 @@ export const concepts: Concept[] = [
     name: 'scene_change',
     words: /\b(scene\s*(change|changes|cut|cuts)|cuts?|transitions?|shot\s*changes?|scene\s*switch(es)?)\b/i,
     signals: ['scene_cuts'],
-    // Each cut opens a scene that lasts until the next cut.
+    // Each cut opens a scene that lasts until the next cut, or the end of what was analysed (a
+    // chunk's scene never claims the rest of the source: the next chunk sees its own cuts).
     occurrences: (s) =>
-      s.video?.sceneCuts.map((c, i, cuts) => ({ startMs: c.atMs, endMs: cuts[i + 1]?.atMs ?? s.durationMs, strength: Math.min(1, c.score) })) ?? null,
+      s.video?.sceneCuts.map((c, i, cuts) => ({ startMs: c.atMs, endMs: cuts[i + 1]?.atMs ?? s.window.endMs, strength: Math.min(1, c.score) })) ?? null,
   },
   {
     name: 'motion',

@@ -33,27 +33,21 @@ export async function submitBatch(deps: BatchDeps, account: Account, input: Batc
     throw new ApiError('scanner_batch_service_unavailable', 'Durable batch processing is not enabled on this deployment; do not resubmit this work under new keys.');
   }
   const { accountId } = account;
-  const scanners = new Map<string, Promise<number>>();
-  const versionOf = (scannerId: string, param: string) => {
-    let version = scanners.get(scannerId);
-    if (!version) {
-      version = deps.scanners.get(accountId, scannerId).then((scanner) => scanner?.version ?? 0);
-      scanners.set(scannerId, version);
-    }
-    return version.then((v) => {
-      if (!v) throw new ApiError('validation_failed', `No such scanner: ${scannerId}.`, param);
-      return v;
-    });
+  // Items often share scanners and uploads: each is read once, and its answer judged per item.
+  const versions = onceEach((scannerId: string) => deps.scanners.get(accountId, scannerId).then((scanner) => scanner?.version ?? 0));
+  const sources = onceEach((uploadId: string) => deps.findSource(accountId, uploadId).then(() => null, (error: unknown) => (error instanceof Error ? error : new Error(String(error)))));
+  const checkItem = async (item: BatchCreate['items'][number], index: number): Promise<number> => {
+    const [version, sourceError] = await Promise.all([versions(item.scanner_id), sources(item.upload_id)]);
+    if (!version) throw new ApiError('validation_failed', `No such scanner: ${item.scanner_id}.`, `items[${index}].scanner_id`);
+    if (sourceError instanceof ApiError) throw new ApiError(sourceError.code, sourceError.message, `items[${index}].upload_id`);
+    if (sourceError) throw sourceError;
+    return version;
   };
-  const checked = await Promise.allSettled(
-    input.items.map((item, index) =>
-      Promise.all([versionOf(item.scanner_id, `items[${index}].scanner_id`), deps.findSource(accountId, item.upload_id, `items[${index}].upload_id`)]),
-    ),
-  );
+  const checked = await Promise.allSettled(input.items.map(checkItem));
   // The first bad item, in request order, is the one named.
-  const versions = checked.map((check) => {
+  const pinned = checked.map((check) => {
     if (check.status === 'rejected') throw check.reason;
-    return check.value[0];
+    return check.value;
   });
 
   const now = nowIso();
@@ -64,7 +58,7 @@ export async function submitBatch(deps: BatchDeps, account: Account, input: Batc
     index,
     clientId: item.client_id,
     scannerId: item.scanner_id,
-    scannerVersion: versions[index]!,
+    scannerVersion: pinned[index]!,
     uploadId: item.upload_id,
     metadata: item.metadata ?? {},
     status: 'queued',
@@ -95,6 +89,16 @@ export async function submitBatch(deps: BatchDeps, account: Account, input: Batc
     throw new ApiError('queue_unavailable', 'The batch could not be queued. Retry with backoff under the same Idempotency-Key.', undefined, { cause });
   }
   return { batch, items: items.slice(0, itemLimit), nextItemOffset: total > itemLimit ? itemLimit : null };
+}
+
+/** `lookup` called once per distinct key, its promise shared by every caller of that key. */
+function onceEach<T>(lookup: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const answers = new Map<string, Promise<T>>();
+  return (key) => {
+    let answer = answers.get(key);
+    if (!answer) answers.set(key, (answer = lookup(key)));
+    return answer;
+  };
 }
 
 export async function getBatch(batches: BatchStore, accountId: string, batchId: string): Promise<BatchRecord> {

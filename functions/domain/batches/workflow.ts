@@ -110,15 +110,29 @@ export async function settleBatchItem(deps: Pick<BatchWorkflowDeps, 'batches' | 
  * repeat announces the same event).
  */
 export async function finishBatch(deps: BatchWorkflowDeps, ref: BatchRef, fanOutFailed: boolean): Promise<BatchRecord> {
-  let batch = await getBatch(deps.batches, ref.accountId, ref.batchId);
-  if (fanOutFailed) {
-    for (const item of await allItems(deps.batches, ref, batch.counters.total)) {
-      if (item.status === 'queued') await deps.batches.transition({ ...ref, index: item.index }, 'reject', { error: { code: 'batch_failed', message: 'The batch could not start this item.' } }, nowIso());
-    }
-    batch = await getBatch(deps.batches, ref.accountId, ref.batchId);
-  }
+  const batch = fanOutFailed ? await rejectUnstarted(deps, ref) : await getBatch(deps.batches, ref.accountId, ref.batchId);
   const { counters } = batch;
   if (counters.queued + counters.processing > 0) throw new BatchNotSettled(`Batch ${ref.batchId} still has unsettled items (${batchStatusOf(counters, batch.cancelRequested)})`);
+  await deps.batches.markCompleted(ref, nowIso());
+  return getBatch(deps.batches, ref.accountId, ref.batchId);
+}
+
+/** Items the fan-out never reached fail: their batch will not start them. */
+async function rejectUnstarted(deps: BatchWorkflowDeps, ref: BatchRef): Promise<BatchRecord> {
+  const batch = await getBatch(deps.batches, ref.accountId, ref.batchId);
+  for (const item of await allItems(deps.batches, ref, batch.counters.total)) {
+    if (item.status === 'queued') await deps.batches.transition({ ...ref, index: item.index }, 'reject', { error: { code: 'batch_failed', message: 'The batch could not start this item.' } }, nowIso());
+  }
+  return getBatch(deps.batches, ref.accountId, ref.batchId);
+}
+
+/**
+ * A batch execution that timed out or was aborted (EventBridge on AWS): its queued items fail at
+ * once; spawned items still settle through their own runs. Settled now if nothing is in flight.
+ */
+export async function settleEndedBatch(deps: BatchWorkflowDeps, ref: BatchRef): Promise<BatchRecord> {
+  const batch = await rejectUnstarted(deps, ref);
+  if (batch.completedAt || batch.counters.processing > 0) return batch;
   await deps.batches.markCompleted(ref, nowIso());
   return getBatch(deps.batches, ref.accountId, ref.batchId);
 }

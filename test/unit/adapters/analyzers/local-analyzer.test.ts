@@ -51,6 +51,15 @@ async function observe(def: ScannerDefinition, signals: SourceSignals) {
 }
 
 describe('local analyzer', () => {
+  it("ends a chunk's last scene at the chunk's end, not at the end of the source", async () => {
+    // The first of two 30 s chunks of a 60 s source: its last cut opens a scene the next chunk closes.
+    const firstChunk: SourceSignals = { ...video, durationMs: 60_000, window: { startMs: 0, endMs: 30_000 } };
+    const result = await localAnalyzer.analyze({ scanner: scanner('find_moments', 'Find the scene changes'), signals: firstChunk });
+    expect(result.status).toBe('answered');
+    const ends = result.status === 'answered' ? result.findings.map((f) => (f as { end_ms: number }).end_ms) : [];
+    expect(ends).toEqual([20_000, 30_000]);
+  });
+
   it('finds moments that start at the true cuts', async () => {
     const out = await observe(scanner('find_moments', 'Find the scene changes', { min_seconds: 5, max_seconds: 8 }), video);
     expect(out.map((o) => o.evidence.start_ms).sort((a, b) => a - b)).toEqual([10_000, 20_000]);

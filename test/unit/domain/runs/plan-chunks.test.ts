@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { planChunks, signalsRunnerFor, type PipelineDeps, type SignalsRunnerSetting } from '../../../../functions/domain/runs/pipeline.js';
+import { chunksOf, planChunks, signalsRunnerFor, type PipelineDeps, type SignalsRunnerSetting } from '../../../../functions/domain/runs/pipeline.js';
 import type { RunRecord } from '../../../../functions/domain/runs/model.js';
 
 const ref = { accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1' };
@@ -19,6 +19,18 @@ describe('signalsRunnerFor', () => {
     ['container', 1, 'container'],
   ] as const)('%s with %i chunk(s) runs on %s', (setting, chunks, runner) => {
     expect(signalsRunnerFor(setting, chunks)).toBe(runner);
+  });
+});
+
+describe('chunksOf', () => {
+  it('folds a remainder under a tenth of a chunk into the chunk before it, so no chunk is a sliver', () => {
+    expect(chunksOf({ startMs: 0, endMs: 1_800_025 }, 600_000).map((c) => [c.startMs, c.endMs])).toEqual([
+      [0, 600_000],
+      [600_000, 1_200_000],
+      [1_200_000, 1_800_025],
+    ]);
+    expect(chunksOf({ startMs: 0, endMs: 1_300_000 }, 600_000).map((c) => c.endMs)).toEqual([600_000, 1_200_000, 1_300_000]);
+    expect(chunksOf({ startMs: 0, endMs: 30_000 }, 600_000)).toEqual([{ index: 0, startMs: 0, endMs: 30_000 }]);
   });
 });
 
