@@ -4,6 +4,7 @@
  * `handler` is the entry module under functions/ (without extension) exporting `handler`.
  */
 import { MAX_BATCH_BODY_BYTES } from './schemas/batch.js';
+import type { WorkflowName } from './workflows/registry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -31,8 +32,8 @@ export interface RouteDefinition {
   readonly ffprobe?: boolean;
   /** The route publishes events (CDK grants events:PutEvents on the bus). */
   readonly events?: boolean;
-  /** The route starts workflows (CDK grants states:StartExecution and sets their ARNs). */
-  readonly workflows?: boolean;
+  /** The workflows the route starts (CDK grants states:StartExecution on exactly those and sets their ARNs). */
+  readonly workflows?: readonly WorkflowName[];
   /** Larger bodies are refused with 413 payload_too_large before anything else reads them. */
   readonly maxBodyBytes?: number;
 }
@@ -59,7 +60,7 @@ export const routes = [
     events: true,
   },
   // A run starts the analysis workflow (DESIGN §1); the started state machine is named by config.
-  { method: 'POST', path: '/v1/scanners/{scanner_id}/runs', handler: 'api/runs/create', idempotency: 'accepted', table: 'readWrite', workflows: true },
+  { method: 'POST', path: '/v1/scanners/{scanner_id}/runs', handler: 'api/runs/create', idempotency: 'accepted', table: 'readWrite', workflows: ['analysis'] },
   { method: 'GET', path: '/v1/runs/{run_id}', handler: 'api/runs/get', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/observations', handler: 'api/observations/list', idempotency: 'none', table: 'read' },
@@ -71,7 +72,7 @@ export const routes = [
     handler: 'api/batches/create',
     idempotency: 'required',
     table: 'readWrite',
-    workflows: true,
+    workflows: ['batch'],
     maxBodyBytes: MAX_BATCH_BODY_BYTES,
   },
   { method: 'GET', path: '/v1/scanner-batches', handler: 'api/batches/list', idempotency: 'none', table: 'read' },

@@ -4,7 +4,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { notFoundHandler, routeKey, routes, type RouteDefinition } from '../functions/routes.js';
-import { workflows, type WorkflowDefinition } from '../functions/workflows/registry.js';
+import { workflows, type WorkflowDefinition, type WorkflowName } from '../functions/workflows/registry.js';
 import { ContainerCluster } from './constructs/container-cluster.js';
 import { EngineAccess } from './constructs/engine-access.js';
 import { FfmpegLayer } from './constructs/ffmpeg-layer.js';
@@ -124,8 +124,8 @@ export class MediaScannerStack extends Stack {
       if (route.bucket) fn.bindBucket(media.bucket, route.bucket);
       if (route.ffprobe) fn.bindFfmpeg(ffmpegLayer());
       if (route.events) fn.bindEventBus(eventBus);
-      if (route.workflows) {
-        for (const [name, stateMachine] of stateMachines) fn.bindStateMachine(stateMachine, stateMachineArnVariable(name));
+      for (const [name, stateMachine] of stateMachines) {
+        if (route.workflows?.includes(name as WorkflowName)) fn.bindStateMachine(stateMachine, stateMachineArnVariable(name));
       }
       fn.bindCursorSecret(cursorSecret);
       api.addRoute(id, route.method, route.path, fn.fn);

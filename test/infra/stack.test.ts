@@ -291,8 +291,8 @@ function declaredNeeds(): Map<string, Needs> {
     needs.set(functionId, need);
   };
   for (const route of routes as readonly RouteDefinition[]) {
-    // A route that starts workflows may start each of them, by the state machine's own ARN.
-    const starts = route.workflows ? Object.fromEntries(workflowEntries.map(([name]) => [stateMachineArnVariables[name as WorkflowName], { Ref: stateMachineOf(name).id }])) : {};
+    // A route may start exactly the workflows it names, by the state machine's own ARN.
+    const starts = Object.fromEntries((route.workflows ?? []).map((name) => [stateMachineArnVariables[name], { Ref: stateMachineOf(name).id }]));
     add(functionBehindRoute(routeKey(route)), { ffmpeg: !!route.ffprobe, events: !!route.events, starts, wakes: false });
   }
   for (const [name, workflow] of workflowEntries) {
@@ -353,12 +353,11 @@ describe('needs declared by routes and workflow tasks', () => {
     }
   });
 
-  it('lets only routes that start workflows start every state machine, and batch items start the analysis one, and passes those ARNs', () => {
+  it('lets routes start exactly the workflows they name, and batch items the analysis one, and passes those ARNs', () => {
     const needs = declaredNeeds();
-    const starters = [...needs.entries()].filter(([, n]) => Object.keys(n.starts).length > 0);
-    // Both kinds exist: routes (runs, batches) and the batch task that spawns each item's run.
-    expect(starters.some(([, n]) => Object.keys(n.starts).length === workflowEntries.length)).toBe(true);
-    expect(starters.some(([, n]) => Object.keys(n.starts).length === 1)).toBe(true);
+    // Every workflow has a starter, and none may start them all (the run route has no business with batches).
+    for (const variable of Object.values(stateMachineArnVariables)) expect([...needs.values()].some((n) => variable in n.starts), variable).toBe(true);
+    expect([...needs.values()].some((n) => Object.keys(n.starts).length === workflowEntries.length)).toBe(false);
     for (const functionId of q.functionIds()) {
       const { starts } = needs.get(functionId) ?? none;
       const statements = q.statementsOf(functionId);
