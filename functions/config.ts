@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The one config reader. Every setting the functions use is named and validated here, once,
@@ -82,21 +82,20 @@ const configSchema = z.object({
   /** Local host only: loopback endpoints of DynamoDB Local and s3rver. */
   DYNAMODB_ENDPOINT: optionalUrl,
   S3_ENDPOINT: optionalUrl,
-  /** HMAC key for list cursors: literal (local host) or a Secrets Manager ARN (AWS). */
-  CURSOR_SECRET: z.string().min(32).optional(),
+  /** The Secrets Manager secret holding the HMAC key of list cursors (AWS; the local host keeps its own key). */
   CURSOR_SECRET_ARN: z.string().startsWith('arn:').optional(),
   /** Deployment-wide cap on observations per run (SPEC: at most 50; a deployment may set lower). */
   MAX_OBSERVATIONS_CAP: z.coerce.number().int().min(1).max(50).default(50),
+  /** Seconds a warm authorizer answers a key from its cache; a revocation takes effect within this time. 0: no cache. */
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(60),
   /** Seconds an idempotency record is kept. */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
   /** ffmpeg/ffprobe binaries; absent: the npm-shipped static builds (local host, tests). */
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
-  /** EventBridge bus for terminal events (AWS). Absent and no LOCAL_DATA_DIR: event delivery is off. */
+  /** EventBridge bus for terminal events (AWS). Absent: event delivery is off for this deployment. */
   EVENT_BUS_NAME: z.string().min(1).optional(),
-  /** Local host only: its data directory; events are appended to `<LOCAL_DATA_DIR>/events.ndjson`. */
-  LOCAL_DATA_DIR: z.string().min(1).optional(),
   /** Uploads larger than this use signed multipart part targets (one S3 PUT stops at 5 GiB). */
   MULTIPART_THRESHOLD_BYTES: z.coerce.number().int().min(5 * MiB).max(5 * GiB).default(5 * GiB),
   /** Size of each multipart part but the last (S3: 5 MiB to 5 GiB, at most 10,000 parts). */
@@ -133,11 +132,7 @@ function parseOrThrow<S extends z.ZodType>(schema: S, env: unknown): z.infer<S> 
 }
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
-  const parsed = parseOrThrow(configSchema, env);
-  if (!parsed.CURSOR_SECRET && !parsed.CURSOR_SECRET_ARN) {
-    throw new Error('Invalid configuration: set CURSOR_SECRET or CURSOR_SECRET_ARN');
-  }
-  return Object.freeze(parsed);
+  return Object.freeze(parseOrThrow(configSchema, env));
 }
 
 let cached: Config | undefined;

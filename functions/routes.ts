@@ -34,6 +34,8 @@ export interface RouteDefinition {
   readonly events?: boolean;
   /** The workflows the route starts (CDK grants states:StartExecution on exactly those and sets their ARNs). */
   readonly workflows?: readonly WorkflowName[];
+  /** The route pages a list with signed cursors (CDK grants read on the cursor secret; nothing else reads it). */
+  readonly cursors?: boolean;
   /** Larger bodies are refused with 413 payload_too_large before anything else reads them. */
   readonly maxBodyBytes?: number;
 }
@@ -41,13 +43,13 @@ export interface RouteDefinition {
 export const routes = [
   { method: 'GET', path: '/v1/account', handler: 'api/account/get', idempotency: 'none', table: 'read' },
   { method: 'POST', path: '/v1/scanners', handler: 'api/scanners/create', idempotency: 'accepted', table: 'readWrite' },
-  { method: 'GET', path: '/v1/scanners', handler: 'api/scanners/list', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/scanners', handler: 'api/scanners/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/scanners/{scanner_id}', handler: 'api/scanners/get', idempotency: 'none', table: 'read' },
   { method: 'PATCH', path: '/v1/scanners/{scanner_id}', handler: 'api/scanners/update', idempotency: 'accepted', table: 'readWrite' },
-  { method: 'GET', path: '/v1/scanners/{scanner_id}/versions', handler: 'api/scanners/list-versions', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/scanners/{scanner_id}/versions', handler: 'api/scanners/list-versions', idempotency: 'none', table: 'read', cursors: true },
   // SPEC: Idempotency-Key is not honoured on upload creation, and completion is idempotent by itself.
   { method: 'POST', path: '/v1/uploads', handler: 'api/uploads/create', idempotency: 'ignored', table: 'readWrite', bucket: 'readWrite' },
-  { method: 'GET', path: '/v1/uploads', handler: 'api/uploads/list', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/uploads', handler: 'api/uploads/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/uploads/{upload_id}', handler: 'api/uploads/get', idempotency: 'none', table: 'read' },
   {
     method: 'POST',
@@ -62,8 +64,8 @@ export const routes = [
   // A run starts the analysis workflow (DESIGN §1); the started state machine is named by config.
   { method: 'POST', path: '/v1/scanners/{scanner_id}/runs', handler: 'api/runs/create', idempotency: 'accepted', table: 'readWrite', workflows: ['analysis'] },
   { method: 'GET', path: '/v1/runs/{run_id}', handler: 'api/runs/get', idempotency: 'none', table: 'read' },
-  { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read' },
-  { method: 'GET', path: '/v1/observations', handler: 'api/observations/list', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read', cursors: true },
+  { method: 'GET', path: '/v1/observations', handler: 'api/observations/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/analyses/{analysis_id}/moments', handler: 'api/analyses/list-moments', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/analyses/{analysis_id}/progress', handler: 'api/analyses/get-progress', idempotency: 'none', table: 'read' },
   {
@@ -75,7 +77,7 @@ export const routes = [
     workflows: ['batch'],
     maxBodyBytes: MAX_BATCH_BODY_BYTES,
   },
-  { method: 'GET', path: '/v1/scanner-batches', handler: 'api/batches/list', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/scanner-batches', handler: 'api/batches/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/scanner-batches/{batch_id}', handler: 'api/batches/get', idempotency: 'none', table: 'read' },
   { method: 'POST', path: '/v1/scanner-batches/{batch_id}/cancel', handler: 'api/batches/cancel', idempotency: 'none', table: 'readWrite' },
 ] as const satisfies readonly RouteDefinition[];

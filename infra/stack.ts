@@ -53,7 +53,6 @@ export class MediaScannerStack extends Stack {
     const environment = {
       TABLE_NAME: table.tableName,
       MEDIA_BUCKET: media.bucket.bucketName,
-      CURSOR_SECRET_ARN: cursorSecret.secretArn,
       LOG_LEVEL: 'INFO',
       MAX_OBSERVATIONS_CAP: String(props.maxObservationsCap ?? 50),
       POWERTOOLS_SERVICE_NAME: 'media-scanner',
@@ -89,7 +88,6 @@ export class MediaScannerStack extends Stack {
           table,
           bucket: media.bucket,
           eventBus,
-          cursorSecret,
           ffmpegLayer,
           containerCluster,
         });
@@ -127,7 +125,7 @@ export class MediaScannerStack extends Stack {
       for (const [name, stateMachine] of stateMachines) {
         if (route.workflows?.includes(name as WorkflowName)) fn.bindStateMachine(stateMachine, stateMachineArnVariable(name));
       }
-      fn.bindCursorSecret(cursorSecret);
+      if (route.cursors) fn.bindCursorSecret(cursorSecret);
       api.addRoute(id, route.method, route.path, fn.fn);
     }
 

@@ -1,15 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Config } from '../config.js';
 
-/** The local host points the SDK at its loopback stand-ins; on AWS these are the defaults. */
-export interface AwsClients {
+/** The table's clients: the document client shares the low-level one's middleware stack. */
+export interface DynamoDbClients {
   dynamo: DynamoDBClient;
   doc: DynamoDBDocumentClient;
-  s3: S3Client;
-  secrets: SecretsManagerClient;
 }
 
 /** One DynamoDB request as sent (SDK retries of it are not seen). */
@@ -46,9 +43,9 @@ function itemsWrittenBy(operation: string, input: MultiItemWriteInput): number {
   return singleItemWrites.has(operation) ? 1 : 0;
 }
 
-export function createAwsClients(config: Config): AwsClients {
-  const region = config.AWS_REGION;
-  const dynamo = new DynamoDBClient({ region, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) });
+/** The local host points the SDK at its loopback stand-ins (DYNAMODB_ENDPOINT); on AWS these are the defaults. */
+export function createDynamoDbClients(config: Config): DynamoDbClients {
+  const dynamo = new DynamoDBClient({ region: config.AWS_REGION, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) });
   // The document client shares this stack, so its commands are seen too (under the operation names).
   dynamo.middlewareStack.add(
     (next, context) => (args) => {
@@ -64,12 +61,16 @@ export function createAwsClients(config: Config): AwsClients {
   const doc = DynamoDBDocumentClient.from(dynamo, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
-  const s3 = new S3Client({
-    region,
+  return { dynamo, doc };
+}
+
+/** The media bucket's client; the local host points it at s3rver (S3_ENDPOINT). */
+export function createS3Client(config: Config): S3Client {
+  return new S3Client({
+    region: config.AWS_REGION,
     // Without this the SDK signs a CRC32 of an empty body into presigned PUT/UploadPart URLs
     // (x-amz-checksum-crc32=AAAAAA==) and S3 rejects the client's real bytes.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true } : {}),
   });
-  return { dynamo, doc, s3, secrets: new SecretsManagerClient({ region }) };
 }

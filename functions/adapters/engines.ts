@@ -1,9 +1,9 @@
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
 import type { Analyzer } from '../domain/analysis/analyzer.js';
 import type { Transcriber } from '../domain/analysis/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
-import type { AwsClients } from './aws-clients.js';
+import { once } from '../shared/memo.js';
 import { resolveFfmpegPath } from './ffmpeg-binaries.js';
 import { noTranscriber } from './signals/no-transcriber.js';
 
@@ -13,23 +13,13 @@ import { noTranscriber } from './signals/no-transcriber.js';
  * never analyse (the API routes) never load them.
  */
 
-/** A value built on first call and shared after; a failed build (e.g. a secret read) is retried by the next call. */
-function onFirstUse<T>(build: () => Promise<T>): () => Promise<T> {
-  let built: Promise<T> | undefined;
-  return () =>
-    (built ??= build().catch((error: unknown) => {
-      built = undefined;
-      throw error;
-    }));
-}
-
 const lazyAnalyzer = (name: string, build: () => Promise<Analyzer>): Analyzer => {
-  const analyzer = onFirstUse(build);
+  const analyzer = once(build);
   return { name, analyze: async (input) => (await analyzer()).analyze(input) };
 };
 
 const lazyTranscriber = (build: () => Promise<Transcriber>): Transcriber => {
-  const transcriber = onFirstUse(build);
+  const transcriber = once(build);
   return { transcribe: async (input) => (await transcriber()).transcribe(input) };
 };
 
@@ -39,7 +29,8 @@ function required(value: string | undefined, variable: string): string {
   return value;
 }
 
-export function analyzerFor(cfg: Config, clients: Pick<AwsClients, 'secrets'>): Analyzer {
+/** `readSecret`: a Secrets Manager secret's value (the OpenAI key on AWS). */
+export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promise<string>): Analyzer {
   switch (cfg.ANALYZER) {
     case 'local':
       return localAnalyzer;
@@ -51,7 +42,7 @@ export function analyzerFor(cfg: Config, clients: Pick<AwsClients, 'secrets'>): 
     case 'openai': {
       const secretId = cfg.OPENAI_API_KEY_SECRET_ID;
       // On AWS the key lives in Secrets Manager, never in the function's configuration.
-      const apiKey = secretId ? onFirstUse(() => secretString(clients, secretId)) : () => Promise.resolve(cfg.OPENAI_API_KEY);
+      const apiKey = secretId ? once(() => readSecret(secretId)) : () => Promise.resolve(cfg.OPENAI_API_KEY);
       return lazyAnalyzer('openai', async () => {
         const { openAiAnalyzer } = await import('./analyzers/openai.js');
         return openAiAnalyzer({ baseUrl: required(cfg.OPENAI_BASE_URL, 'OPENAI_BASE_URL'), model: required(cfg.OPENAI_MODEL, 'OPENAI_MODEL'), apiKey });
@@ -61,7 +52,7 @@ export function analyzerFor(cfg: Config, clients: Pick<AwsClients, 'secrets'>): 
 }
 
 /** `bucket`: the media bucket, which Amazon Transcribe reads sources from and writes transcripts to. */
-export function transcriberFor(cfg: Config, clients: Pick<AwsClients, 's3'>, bucket: string): Transcriber {
+export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: string): Transcriber {
   switch (cfg.TRANSCRIBER) {
     case 'none':
       return noTranscriber;
@@ -82,10 +73,4 @@ export function transcriberFor(cfg: Config, clients: Pick<AwsClients, 's3'>, buc
         });
       });
   }
-}
-
-async function secretString(clients: Pick<AwsClients, 'secrets'>, secretId: string): Promise<string> {
-  const result = await clients.secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
-  if (!result.SecretString) throw new Error(`The secret ${secretId} has no string value`);
-  return result.SecretString;
 }

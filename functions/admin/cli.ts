@@ -1,12 +1,11 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { addCredits, createAccount, revokeApiKey, trustHost } from '../domain/accounts.js';
 import { ApiError } from '../domain/errors.js';
 import { planNames } from '../domain/plans.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
-import { CursorCodec } from '../adapters/table/cursor.js';
 import { localDocumentClient, readRunningHost, stateFile } from '../local/host.js';
 import { readFile } from 'node:fs/promises';
 
@@ -60,7 +59,7 @@ async function main(): Promise<unknown> {
   if (values.help || group !== 'accounts' || !command) throw new Error(usage);
   const { doc, tableName } = await target();
   // Admin commands never list anything, so cursors are never issued here.
-  const store = dynamoAccountStore({ doc, tableName, cursors: new CursorCodec('admin-cli-issues-no-cursors-at-all') });
+  const store = dynamoAccountStore({ doc, tableName, cursors: () => Promise.reject(new Error('The admin CLI lists nothing, so it issues no cursors')) });
   switch (command) {
     case 'create': {
       const plan = z.enum(planNames, { error: `--plan must be one of ${planNames.join(', ')}` }).parse(values.plan);

@@ -1,7 +1,7 @@
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import { authenticate } from '../domain/accounts.js';
 import { ApiError } from '../domain/errors.js';
-import { getServices } from '../wiring.js';
+import { apiKeys } from '../composition/table.js';
 import type { AuthorizerContext } from '../http/types.js';
 
 /**
@@ -14,7 +14,7 @@ export const handler = async (
 ): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => {
   const authorization = event.headers?.authorization;
   try {
-    const accountId = await authenticate((await getServices()).accounts, authorization);
+    const accountId = await authenticate(apiKeys(), authorization);
     return { isAuthorized: true, context: { accountId } };
   } catch (error) {
     if (error instanceof ApiError) return { isAuthorized: true, context: { authError: error.message } };

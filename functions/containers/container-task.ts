@@ -1,4 +1,4 @@
-import { logger } from '../http/logger.js';
+import { logger } from '../shared/logger.js';
 
 /**
  * Runs a workflow task as a container's whole process: its input is the JSON in TASK_INPUT (an

@@ -12,7 +12,7 @@ export const effectiveMaxObservations = (account: Account, deploymentCap: number
   Math.min(deploymentCap, account.maxObservations ?? deploymentCap);
 
 /** Resolves a Bearer header to an account id; every failure is the same 401. */
-export async function authenticate(store: AccountStore, authorization: string | undefined): Promise<string> {
+export async function authenticate(store: Pick<AccountStore, 'findApiKey'>, authorization: string | undefined): Promise<string> {
   // The scheme name is case-insensitive (RFC 9110 §11.1).
   const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
   const apiKey = match?.[1];

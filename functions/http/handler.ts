@@ -3,8 +3,7 @@ import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
 import { routeFor, type Route, type RouteDefinition } from '../routes.js';
-import { getServices, type Services } from '../wiring.js';
-import { requestFingerprint } from './idempotency.js';
+import { requestFingerprint, type IdempotentExecutor } from './idempotency.js';
 import { errorEnvelope, requestLogging } from './middlewares.js';
 import { jsonResponse, validationError } from './responses.js';
 import type { ApiEvent, ApiResponse, HttpResult } from './types.js';
@@ -26,16 +25,24 @@ export interface ApiRequest<P, Q, B> {
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
+/** A route that takes Idempotency-Key (route table) must be composed with the idempotent executor. */
+type IdempotencyDeps<H extends Route['handler']> =
+  Extract<Route, { handler: H }>['idempotency'] extends 'accepted' | 'required' ? { idempotent: IdempotentExecutor } : object;
+
 /**
  * Builds a route's Lambda handler: authenticate, parse with zod, run the use case (through
  * idempotency when the route table says so), shape the JSON response. Handlers stay thin.
+ * `deps` composes what the use case calls (functions/composition); it is built at the first
+ * request, once per process, from parts that are each built once.
  */
-export function httpHandler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
-  handlerName: Route['handler'],
+export function httpHandler<H extends Route['handler'], D extends IdempotencyDeps<H>, P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  handlerName: H,
   schemas: RequestSchemas<P, Q, B>,
-  action: (request: ApiRequest<z.infer<P>, z.infer<Q>, z.infer<B>>, services: Services) => Promise<HttpResult>,
+  deps: () => D,
+  action: (request: ApiRequest<z.infer<P>, z.infer<Q>, z.infer<B>>, deps: D) => Promise<HttpResult>,
 ) {
   const route: RouteDefinition = routeFor(handlerName);
+  let composed: D | undefined;
 
   return middy<ApiEvent, ApiResponse, Error, Context>()
     .use(requestLogging())
@@ -56,12 +63,12 @@ export function httpHandler<P extends z.ZodType, Q extends z.ZodType, B extends 
         query: parse(schemas.query, event.queryStringParameters ?? {}, 'query'),
         body: parse(schemas.body, rawBody),
       };
-      const services = await getServices();
-      const execute = () => action(request, services);
+      const used = (composed ??= deps());
+      const execute = () => action(request, used);
 
       const key = idempotencyKeyOf(event, route);
       if (!key) return toResponse(await execute(), requestId);
-      const { result, replayed } = await services.idempotent(
+      const { result, replayed } = await (used as { idempotent: IdempotentExecutor }).idempotent(
         { accountId, idempotencyKey: key, fingerprint: requestFingerprint(route.method, event.rawPath, rawBody), requestId, execute },
         context,
       );

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { logger } from './logger.js';
+import { logger } from '../shared/logger.js';
 import { errorResponse } from './responses.js';
 import { ApiError } from '../domain/errors.js';
 import type { ApiEvent, ApiResponse } from './types.js';

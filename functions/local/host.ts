@@ -17,7 +17,8 @@ import { startDynamoDbLocal, startS3rver, type StandIn } from './stand-ins.js';
 import { LocalWorkflows } from './local-workflows.js';
 import { reconcileBatches, reconcileRuns } from './resume-runs.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
-import { useHostWorkflows } from '../wiring.js';
+import { installHost } from '../composition/host.js';
+import { localEventBus } from '../adapters/events/local-event-bus.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
 export const LOCAL_BUCKET = 'media-scanner-local-media';
@@ -122,15 +123,19 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       DYNAMODB_ENDPOINT: dynamoDb.endpoint,
       S3_ENDPOINT: s3.endpoint,
-      CURSOR_SECRET: cursorSecret,
-      // Terminal events are appended to <dataDir>/events.ndjson by the in-process bus.
-      LOCAL_DATA_DIR: dataDir,
     });
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
     // Workflows run in this process from the same ASL files Step Functions runs on AWS.
     const workflows = new LocalWorkflows();
-    useHostWorkflows(workflows);
+    // What differs from AWS (DESIGN §2), installed before any handler is loaded. Terminal events
+    // are appended to <dataDir>/events.ndjson by the in-process bus.
+    const events = localEventBus(join(dataDir, 'events.ndjson'));
+    installHost({
+      cursorSecret: () => Promise.resolve(cursorSecret),
+      workflows: () => Promise.resolve(workflows),
+      events: () => Promise.resolve(events),
+    });
     started.push({ endpoint: 'workflows', stop: () => Promise.resolve(workflows.abortAll()) });
 
     const doc = localDocumentClient(dynamoDb.endpoint);
@@ -139,7 +144,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     await ensureBucket(s3Client, LOCAL_BUCKET);
     s3Client.destroy();
 
-    const tableContext = { doc, tableName: LOCAL_TABLE, cursors: new CursorCodec(cursorSecret) };
+    const tableContext = { doc, tableName: LOCAL_TABLE, cursors: () => Promise.resolve(new CursorCodec(cursorSecret)) };
     const store = dynamoAccountStore(tableContext);
     const { accountId, apiKey } = await seedDefaultAccount(store, previous, options.apiKey);
     const resumed = await reconcileRuns(doc, LOCAL_TABLE, dynamoSlotStore(tableContext), workflows);

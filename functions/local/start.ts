@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { startLocalHost } from './host.js';
 
 /** `npm start`: the embedded local host. Settings come from the environment, checked here. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { listQuerySchema, metadataSchema, pageSizeParam } from './common.js';
 
 /** SPEC Limits: 1 to 100 items, body at most 512 KiB (checked on the raw body, before parsing). */

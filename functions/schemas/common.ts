@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Length in characters (code points), as a person counts them, not UTF-16 units. */
 export const maxChars = (max: number) =>

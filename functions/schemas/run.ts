@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { listQuerySchema, metadataSchema } from './common.js';
 import { scannerTypes } from './scanner.js';
 import { evidenceKinds } from '../domain/analysis/observation-types.js';

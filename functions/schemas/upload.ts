@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { listQuerySchema } from './common.js';
 
 /** SPEC "Upload flow": the only content types an upload may declare, matched exactly. */

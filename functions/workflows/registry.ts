@@ -68,7 +68,7 @@ export const workflows = {
     tasks: {
       AcquireSlotFunction: { handler: 'workflows/analysis/acquire-slot', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
       MarkProcessingFunction: { handler: 'workflows/analysis/mark-processing', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
-      PlanChunksFunction: { handler: 'workflows/analysis/plan-chunks', table: 'read', timeoutSeconds: 30, memoryMb: 256 },
+      PlanChunksFunction: { handler: 'workflows/analysis/plan-chunks', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
       ExtractChunkSignalsFunction: {
         handler: 'workflows/analysis/extract-chunk-signals',
         table: 'read',
@@ -77,7 +77,7 @@ export const workflows = {
         timeoutSeconds: 900,
         memoryMb: 2048,
       },
-      AnalyzeChunkFunction: { handler: 'workflows/analysis/analyze-chunk', table: 'read', bucket: 'readWrite', timeoutSeconds: 300, memoryMb: 1024 },
+      AnalyzeChunkFunction: { handler: 'workflows/analysis/analyze-chunk', table: 'readWrite', bucket: 'readWrite', timeoutSeconds: 300, memoryMb: 1024 },
       PersistResultsFunction: { handler: 'workflows/analysis/persist-results', table: 'readWrite', bucket: 'read', timeoutSeconds: 300, memoryMb: 1024 },
       CompleteRunFunction: { handler: 'workflows/analysis/complete-run', table: 'readWrite', events: true, wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
       FailRunFunction: { handler: 'workflows/analysis/fail-run', table: 'readWrite', events: true, wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },

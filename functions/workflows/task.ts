@@ -1,6 +1,5 @@
-import { z } from 'zod';
-import { logger } from '../http/logger.js';
-import { getServices, type Services } from '../wiring.js';
+import * as z from 'zod';
+import { logger } from '../shared/logger.js';
 
 /** The input every analysis task receives from the state machine. */
 export const analysisRefSchema = z.object({
@@ -42,11 +41,11 @@ export const chunkSchema = z.object({ index: z.int().min(0), startMs: z.int().mi
  * Builds a workflow task's Lambda handler: parse the state's input, run one pipeline step.
  * Errors propagate so the state machine's Retry and Catch decide what happens next.
  */
-export function taskHandler<S extends z.ZodType, R>(schema: S, step: (input: z.infer<S>, services: Services) => Promise<R>) {
+export function taskHandler<S extends z.ZodType, D, R>(schema: S, deps: () => D, step: (input: z.infer<S>, deps: D) => Promise<R>) {
   return async (event: unknown): Promise<R> => {
     const input = schema.parse(event);
     try {
-      return await step(input, await getServices());
+      return await step(input, deps());
     } catch (error) {
       logger.error('Workflow task failed', { error: error as Error });
       throw error;

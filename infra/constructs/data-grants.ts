@@ -25,12 +25,13 @@ export function grantTableAccess(scope: Construct, grantee: IGrantable, table: S
 
 /**
  * Object access in the media bucket. Reads cover GET/HEAD (and presigned GETs); writes add
- * presigned PUTs and multipart uploads, tagging and deletes.
+ * presigned PUTs and multipart uploads (with the listing of received parts), tagging and deletes.
  */
 export function grantBucketAccess(scope: Construct, grantee: IGrantable, bucket: Bucket, access: DataAccess): void {
   const objectActions = ['s3:GetObject'];
   if (access === 'readWrite') {
-    objectActions.push('s3:PutObject', 's3:PutObjectTagging', 's3:AbortMultipartUpload', 's3:DeleteObject');
+    // ListMultipartUploadParts: completing a multipart upload lists the parts S3 received.
+    objectActions.push('s3:PutObject', 's3:PutObjectTagging', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts', 's3:DeleteObject');
   }
   Grant.addToPrincipal({ grantee, actions: objectActions, resourceArns: [bucket.arnForObjects('*')] });
   // Without ListBucket, HEAD on a missing key answers 403 instead of 404.

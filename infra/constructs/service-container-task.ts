@@ -5,7 +5,6 @@ import { ContainerImage, CpuArchitecture, type ContainerDefinition, FargateTaskD
 import { Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
 import { containerNameOf, type ContainerTask } from '../../functions/workflows/registry.js';
 import type { ContainerCluster } from './container-cluster.js';
@@ -22,7 +21,6 @@ export interface ServiceContainerTaskProps {
   readonly environment: Readonly<Record<string, string>>;
   readonly table: ServiceTable;
   readonly bucket: Bucket;
-  readonly cursorSecret: ISecret;
 }
 
 /**
@@ -61,7 +59,6 @@ export class ServiceContainerTask extends Construct {
         AWS_REGION: Stack.of(this).region,
         TABLE_NAME: props.table.tableName,
         MEDIA_BUCKET: props.bucket.bucketName,
-        CURSOR_SECRET_ARN: props.cursorSecret.secretArn,
       },
       logging: LogDrivers.awsLogs({ logGroup: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }), streamPrefix: containerName }),
       // The task writes nothing to disk: ffmpeg streams the source and its outputs through pipes.
@@ -71,13 +68,11 @@ export class ServiceContainerTask extends Construct {
     const role = this.taskDefinition.taskRole;
     grantTableAccess(this, role, props.table, task.table);
     if (task.bucket) grantBucketAccess(this, role, props.bucket, task.bucket);
-    // Every process builds its services, and with them the cursor codec, at start.
-    props.cursorSecret.grantRead(role);
 
     Validations.of(this.taskDefinition).acknowledge({
       id: 'AwsSolutions-ECS2',
       reason:
-        'The same configuration the functions get: names, ARNs and limits. The one secret, the cursor key, is read from Secrets Manager at start by its ARN and is never a value here.',
+        'The same configuration the functions get: names, ARNs and limits; no secret is a value here.',
     });
     Validations.of(this.taskDefinition.obtainExecutionRole()).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

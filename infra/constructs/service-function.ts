@@ -55,22 +55,21 @@ export class ServiceFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(29),
       role,
       logGroup,
-      environment: {
-        // Stack traces point at the TypeScript sources through the bundled source maps.
-        NODE_OPTIONS: '--enable-source-maps',
-        ...props.environment,
-      },
+      environment: { ...props.environment },
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
         target: 'node24',
         minify: true,
-        sourceMap: true,
+        // No source maps: loading one costs every cold start (--enable-source-maps), and kept
+        // names already make stack traces readable.
+        sourceMap: false,
         // Minified class names would garble the error names we log and map to responses.
         keepNames: true,
         mainFields: ['module', 'main'],
-        // Ship the SDK versions we test with rather than whichever the runtime carries.
-        bundleAwsSDK: true,
+        // The runtime's own AWS SDK v3 (nodejs24.x ships it): bundling it would put ~300 KB of
+        // SDK into every function. Entry modules import SDK clients only where they call them.
+        bundleAwsSDK: false,
         // Some CommonJS dependencies call require() at run time, which ESM does not define.
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },

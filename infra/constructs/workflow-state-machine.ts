@@ -7,7 +7,6 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType, type CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -116,8 +115,6 @@ export interface WorkflowStateMachineProps {
   readonly table: ServiceTable;
   readonly bucket: Bucket;
   readonly eventBus: IEventBus;
-  /** Every function builds its services, and with them the cursor codec, at cold start. */
-  readonly cursorSecret: ISecret;
   /** The ffmpeg layer; called only when a task needs it. */
   readonly ffmpegLayer: () => ILayerVersion;
   /** Where container tasks run; called only when the workflow has any. */
@@ -177,7 +174,6 @@ export class WorkflowStateMachine extends Construct {
       if (task.startsAnalyses) {
         fn.bindStateMachine(StateMachine.fromStateMachineArn(this, `${id}Starts`, serviceStateMachineArn(this, 'analysis')), 'ANALYSIS_STATE_MACHINE_ARN');
       }
-      fn.bindCursorSecret(props.cursorSecret);
       return fn;
     };
     const tasks = Object.fromEntries(Object.entries(workflow.tasks).map(([placeholder, task]) => [placeholder, taskFunction(placeholder, task)]));
@@ -191,7 +187,6 @@ export class WorkflowStateMachine extends Construct {
           environment: props.environment,
           table: props.table,
           bucket: props.bucket,
-          cursorSecret: props.cursorSecret,
         }),
       ]),
     );

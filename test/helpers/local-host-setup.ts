@@ -27,6 +27,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // not pay a child-process start per chunk. The container path (a child process per chunk, the
   // default for chunked sources) is tested on a host of its own (signals-container.test.ts).
   process.env.SIGNALS_RUNNER ??= 'lambda';
+  // Revocations must show at once in the auth tests; the cache itself is unit-tested.
+  process.env.API_KEY_CACHE_SECONDS ??= '0';
   const dataDir = await mkdtemp(join(tmpdir(), 'mss-it-'));
   const host = await startLocalHost({ dataDir, port: 0 }).catch(async (error: unknown) => {
     await rm(dataDir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ export const ACCOUNT_ID = 'acct_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b';
 export const OTHER_ACCOUNT_ID = 'acct_0190a0b0c0d07e0f8a9b0c1d2e3f4a5c';
 export const TABLE_NAME = 'unit-table';
 export const CURSOR_SECRET = 'unit-test-cursor-secret-of-at-least-32-chars';
+export const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:unit-cursor';
 
 export function testAccount(overrides: Partial<Account> = {}): Account {
   return {
@@ -33,7 +34,6 @@ export const serviceEnv = {
   TABLE_NAME,
   MEDIA_BUCKET: 'unit-media',
   AWS_REGION: 'eu-west-1',
-  CURSOR_SECRET,
   LOG_LEVEL: 'SILENT',
   AWS_ACCESS_KEY_ID: 'AKIAUNITTEST',
   AWS_SECRET_ACCESS_KEY: 'unit-test-secret',
@@ -47,7 +47,8 @@ export function stubServiceEnv(extra: Record<string, string | undefined> = {}): 
   for (const [name, value] of Object.entries({ ...serviceEnv, ...extra })) vi.stubEnv(name, value);
   vi.stubEnv('DYNAMODB_ENDPOINT', undefined);
   vi.stubEnv('S3_ENDPOINT', undefined);
-  vi.stubEnv('CURSOR_SECRET_ARN', undefined);
+  // Lists read the cursor key through the AWS host: tests that page mock Secrets Manager for it.
+  vi.stubEnv('CURSOR_SECRET_ARN', CURSOR_SECRET_ARN);
   vi.resetModules();
 }
 

@@ -96,7 +96,6 @@ describe('task definition', () => {
     expect(environment).toMatchObject({
       TABLE_NAME: { Ref: expect.stringMatching(/^Table/) as unknown },
       MEDIA_BUCKET: { Ref: expect.stringMatching(/^MediaBucket/) as unknown },
-      CURSOR_SECRET_ARN: { Ref: expect.stringMatching(/^CursorSecret/) as unknown },
       AWS_REGION: { Ref: 'AWS::Region' },
       LOG_LEVEL: 'INFO',
     });
@@ -105,11 +104,12 @@ describe('task definition', () => {
     expect(q.resource(logging.Options['awslogs-group'].Ref).Properties.RetentionInDays).toBe(30);
   });
 
-  it('gives the task role the table and bucket access of its entry and the cursor key, and nothing to do with workflows', () => {
+  it('gives the task role the table and bucket access of its entry, no secret, and nothing to do with workflows', () => {
     const granted = q.statementsOfRole(roleOf('TaskRoleArn')).flatMap(actions);
     expect(granted).toContain('dynamodb:Query');
     expect(granted.includes('dynamodb:PutItem')).toBe(signalsTask.table === 'readWrite');
-    expect(granted).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 's3:ListBucket', 'secretsmanager:GetSecretValue']));
+    expect(granted).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 's3:ListBucket']));
+    expect(granted).not.toContain('secretsmanager:GetSecretValue');
     expect(granted.filter((a) => /^(states|lambda|ecs|iam):/.test(a))).toEqual([]);
   });
 

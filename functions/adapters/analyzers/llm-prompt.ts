@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Analyzer } from '../../domain/analysis/analyzer.js';
 import type { AnalyzerResult } from '../../domain/analysis/contract.js';
 import type { LevelSpan, SourceSignals, Span, VideoSignals } from '../../domain/analysis/signals.js';

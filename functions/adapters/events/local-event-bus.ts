@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { logger } from '../../http/logger.js';
+import { logger } from '../../shared/logger.js';
 import type { EventPublisher, ServiceEvent } from '../../domain/ports.js';
 
 export type EventListener = (accountId: string, event: ServiceEvent) => void | Promise<void>;
@@ -52,6 +52,3 @@ export function localEventBus(file: string): LocalEventBus {
   buses.set(file, bus);
   return bus;
 }
-
-/** Event delivery is optional per deployment (SPEC Events): with no bus configured, events go nowhere. */
-export const disabledEventPublisher: EventPublisher = { publish: () => Promise.resolve() };

@@ -7,7 +7,8 @@ import type { Page, PageRequest } from '../../domain/ports.js';
 export interface TableContext {
   doc: DynamoDBDocumentClient;
   tableName: string;
-  cursors: CursorCodec;
+  /** Resolved only by lists: the key behind it is a secret that other functions are not granted. */
+  cursors: () => Promise<CursorCodec>;
 }
 
 export interface PageOptions<T> {
@@ -39,9 +40,10 @@ export async function queryPage<T>(
   const { partition, sort } = keyAttributesOf(collection);
   const attributes = [...new Set([tableDefinition.partitionKey, tableDefinition.sortKey, partition, sort])];
   const resumeKeyOf = (item: Record<string, unknown>): ResumeKey => Object.fromEntries(attributes.map((a) => [a, String(item[a])]));
-  const encode = (key: ResumeKey) => table.cursors.encode(accountId, collection.prefix, key);
+  const cursors = await table.cursors();
+  const encode = (key: ResumeKey) => cursors.encode(accountId, collection.prefix, key);
 
-  let startKey: ResumeKey | undefined = page.cursor ? table.cursors.decode(accountId, collection, page.cursor) : undefined;
+  let startKey: ResumeKey | undefined = page.cursor ? cursors.decode(accountId, collection, page.cursor) : undefined;
   const records: T[] = [];
   let resumeAfter: ResumeKey | undefined;
   let read = 0;

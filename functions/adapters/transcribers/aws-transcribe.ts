@@ -12,7 +12,7 @@ import {
   type TranscribeClient,
   type TranscriptionJob,
 } from '@aws-sdk/client-transcribe';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Span, Transcriber, TranscriptSegment } from '../../domain/analysis/signals.js';
 import { TranscriptionFailed, TranscriptionNotReady } from './errors.js';
 

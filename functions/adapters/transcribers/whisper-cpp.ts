@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Span, Transcriber, TranscriptSegment, TranscriptWord } from '../../domain/analysis/signals.js';
 import { SignalExtractionError } from '../signals/errors.js';
 import { failureReason } from '../signals/ffmpeg-signal-extractor.js';

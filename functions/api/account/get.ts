@@ -1,9 +1,12 @@
 import { requireAccount } from '../../domain/accounts.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentAccount } from '../../http/presenters.js';
+import { presentAccount } from '../../shared/presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
+import { accounts } from '../../composition/table.js';
+import { slots } from '../../composition/runs.js';
+import { config } from '../../config.js';
 
-export const handler = httpHandler('api/account/get', { query: noQuerySchema }, async ({ accountId }, { accounts, slots, config }) => {
+export const handler = httpHandler('api/account/get', { query: noQuerySchema }, () => ({ accounts: accounts(), slots: slots(), cap: config().MAX_OBSERVATIONS_CAP }), async ({ accountId }, { accounts, slots, cap }) => {
   const [account, waitingRuns] = await Promise.all([requireAccount(accounts, accountId), slots.countWaiting(accountId)]);
-  return { status: 200, body: presentAccount(account, config.MAX_OBSERVATIONS_CAP, waitingRuns) };
+  return { status: 200, body: presentAccount(account, cap, waitingRuns) };
 });

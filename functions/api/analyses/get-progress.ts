@@ -1,11 +1,13 @@
 import { analysisProgress } from '../../domain/runs/queries.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentProgress } from '../../http/run-presenters.js';
+import { presentProgress } from '../../shared/run-presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { analysisIdParams } from '../../schemas/run.js';
+import { runs, slots } from '../../composition/runs.js';
 
 export const handler = httpHandler(
   'api/analyses/get-progress',
   { params: analysisIdParams, query: noQuerySchema },
-  async ({ accountId, params }, services) => ({ status: 200, body: presentProgress(await analysisProgress(services, accountId, params.analysis_id)) }),
+  () => ({ runs: runs(), slots: slots() }),
+  async ({ accountId, params }, deps) => ({ status: 200, body: presentProgress(await analysisProgress(deps, accountId, params.analysis_id)) }),
 );

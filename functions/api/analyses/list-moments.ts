@@ -1,12 +1,14 @@
 import { listAnalysisMoments } from '../../domain/runs/queries.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentMoments } from '../../http/run-presenters.js';
+import { presentMoments } from '../../shared/run-presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { analysisIdParams } from '../../schemas/run.js';
+import { runs } from '../../composition/runs.js';
 
 export const handler = httpHandler(
   'api/analyses/list-moments',
   { params: analysisIdParams, query: noQuerySchema },
+  () => ({ runs: runs() }),
   async ({ accountId, params }, { runs }) => {
     const { analysis, moments } = await listAnalysisMoments(runs, accountId, params.analysis_id);
     return { status: 200, body: presentMoments(analysis, moments) };

@@ -1,11 +1,14 @@
 import { submitBatch } from '../../domain/batches/submit.js';
 import { requireAccount } from '../../domain/accounts.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentBatch } from '../../http/batch-presenters.js';
+import { presentBatch } from '../../shared/batch-presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { batchCreateSchema, MAX_ITEM_PAGE } from '../../schemas/batch.js';
+import { accounts } from '../../composition/table.js';
+import { idempotent } from '../../composition/idempotency.js';
+import { batchSubmission } from '../../composition/batches.js';
 
-export const handler = httpHandler('api/batches/create', { query: noQuerySchema, body: batchCreateSchema }, async ({ accountId, body }, services) => ({
+export const handler = httpHandler('api/batches/create', { query: noQuerySchema, body: batchCreateSchema }, () => ({ submission: batchSubmission(), accounts: accounts(), idempotent: idempotent() }), async ({ accountId, body }, deps) => ({
   status: 202,
-  body: presentBatch(await submitBatch(services.batchSubmission, await requireAccount(services.accounts, accountId), body, MAX_ITEM_PAGE)),
+  body: presentBatch(await submitBatch(deps.submission, await requireAccount(deps.accounts, accountId), body, MAX_ITEM_PAGE)),
 }));

@@ -1,22 +1,20 @@
 import { requireAccount } from '../../domain/accounts.js';
 import { submitRun } from '../../domain/runs/submit.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentRun } from '../../http/run-presenters.js';
+import { presentRun } from '../../shared/run-presenters.js';
 import { runCreateSchema } from '../../schemas/run.js';
 import { scannerIdParams } from '../../schemas/scanner.js';
-import { scannerDeps } from '../scanners/deps.js';
+import { accounts } from '../../composition/table.js';
+import { idempotent } from '../../composition/idempotency.js';
+import { runSubmission } from '../../composition/runs.js';
 
 export const handler = httpHandler(
   'api/runs/create',
   { params: scannerIdParams, body: runCreateSchema },
-  async ({ accountId, params, body }, services) => {
-    const account = await requireAccount(services.accounts, accountId);
-    const run = await submitRun(
-      { ...scannerDeps(services), runs: services.runs, findSource: services.findRunnableSource, workflows: services.workflows },
-      account,
-      params.scanner_id,
-      body,
-    );
+  () => ({ ...runSubmission(), accounts: accounts(), idempotent: idempotent() }),
+  async ({ accountId, params, body }, deps) => {
+    const account = await requireAccount(deps.accounts, accountId);
+    const run = await submitRun(deps, account, params.scanner_id, body);
     return { status: 202, body: presentRun(run) };
   },
 );

@@ -1,11 +1,15 @@
 import { requireAccount } from '../../domain/accounts.js';
 import { createScanner } from '../../domain/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentScanner } from '../../http/presenters.js';
+import { presentScanner } from '../../shared/presenters.js';
 import { scannerCreateSchema } from '../../schemas/scanner.js';
-import { scannerDeps } from './deps.js';
+import { accounts } from '../../composition/table.js';
+import { idempotent } from '../../composition/idempotency.js';
+import { scanners } from '../../composition/scanners.js';
 
-export const handler = httpHandler('api/scanners/create', { body: scannerCreateSchema }, async ({ accountId, body }, services) => {
-  const account = await requireAccount(services.accounts, accountId);
-  return { status: 201, body: presentScanner(await createScanner(scannerDeps(services), account, body)) };
+export const handler = httpHandler('api/scanners/create', { body: scannerCreateSchema },
+  () => ({ ...scanners(), accounts: accounts(), idempotent: idempotent() }),
+  async ({ accountId, body }, deps) => {
+  const account = await requireAccount(deps.accounts, accountId);
+  return { status: 201, body: presentScanner(await createScanner(deps, account, body)) };
 });

@@ -1,15 +1,16 @@
 import { getScanner } from '../../domain/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentScanner } from '../../http/presenters.js';
+import { presentScanner } from '../../shared/presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { scannerIdParams } from '../../schemas/scanner.js';
-import { scannerDeps } from './deps.js';
+import { scanners } from '../../composition/scanners.js';
 
 export const handler = httpHandler(
   'api/scanners/get',
   { params: scannerIdParams, query: noQuerySchema },
-  async ({ accountId, params }, services) => ({
+  scanners,
+  async ({ accountId, params }, deps) => ({
     status: 200,
-    body: presentScanner(await getScanner(scannerDeps(services), accountId, params.scanner_id)),
+    body: presentScanner(await getScanner(deps, accountId, params.scanner_id)),
   }),
 );

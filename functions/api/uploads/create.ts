@@ -1,14 +1,17 @@
 import { requireAccount } from '../../domain/accounts.js';
 import { createUpload } from '../../domain/uploads.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentUpload } from '../../http/presenters.js';
+import { presentUpload } from '../../shared/presenters.js';
 import { uploadCreateSchema } from '../../schemas/upload.js';
-import { uploadDeps } from './deps.js';
+import { accounts } from '../../composition/table.js';
+import { uploads } from '../../composition/uploads.js';
 
 /** POST /v1/uploads: the record with its signed target(s), returned this once (SPEC: persist it at once). */
-export const handler = httpHandler('api/uploads/create', { body: uploadCreateSchema }, async ({ accountId, body }, services) => {
-  const account = await requireAccount(services.accounts, accountId);
+export const handler = httpHandler('api/uploads/create', { body: uploadCreateSchema },
+  () => ({ ...uploads(), accounts: accounts() }),
+  async ({ accountId, body }, deps) => {
+  const account = await requireAccount(deps.accounts, accountId);
   const now = new Date();
-  const { upload, targets } = await createUpload(uploadDeps(services), account, body, now);
+  const { upload, targets } = await createUpload(deps, account, body, now);
   return { status: 201, body: presentUpload(upload, now, targets) };
 });

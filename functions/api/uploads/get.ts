@@ -1,15 +1,16 @@
 import { getUpload } from '../../domain/uploads.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentUpload } from '../../http/presenters.js';
+import { presentUpload } from '../../shared/presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { uploadIdParams } from '../../schemas/upload.js';
-import { uploadDeps } from './deps.js';
+import { uploadStore } from '../../composition/uploads.js';
 
 export const handler = httpHandler(
   'api/uploads/get',
   { params: uploadIdParams, query: noQuerySchema },
-  async ({ accountId, params }, services) => ({
+  () => ({ uploads: uploadStore() }),
+  async ({ accountId, params }, deps) => ({
     status: 200,
-    body: presentUpload(await getUpload(uploadDeps(services), accountId, params.upload_id), new Date()),
+    body: presentUpload(await getUpload(deps, accountId, params.upload_id), new Date()),
   }),
 );

@@ -1,13 +1,13 @@
 import { listUploads } from '../../domain/uploads.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList, presentUpload } from '../../http/presenters.js';
+import { presentList, presentUpload } from '../../shared/presenters.js';
 import { uploadListQuerySchema } from '../../schemas/upload.js';
-import { uploadDeps } from './deps.js';
+import { uploadStore } from '../../composition/uploads.js';
 
 /** GET /v1/uploads: newest first, optionally one status, to reconcile an ambiguous upload (SPEC Upload flow). */
-export const handler = httpHandler('api/uploads/list', { query: uploadListQuerySchema }, async ({ accountId, query }, services) => {
+export const handler = httpHandler('api/uploads/list', { query: uploadListQuerySchema }, () => ({ uploads: uploadStore() }), async ({ accountId, query }, deps) => {
   const now = new Date();
   const { status, ...page } = query;
-  const uploads = await listUploads(uploadDeps(services), accountId, page, status, now);
+  const uploads = await listUploads(deps, accountId, page, status, now);
   return { status: 200, body: presentList(uploads, (upload) => presentUpload(upload, now)) };
 });

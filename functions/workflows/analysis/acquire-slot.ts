@@ -1,11 +1,12 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { acquireSlot } from '../../domain/runs/scheduling.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
+import { analysisTask } from '../../composition/pipeline.js';
 
 const input = analysisRefSchema.extend({ taskToken: z.string().min(1) });
 
 /** Invoked with `.waitForTaskToken`: its return value is ignored, the grant sends the token back. */
-export const handler = taskHandler(input, async ({ taskToken, ...ref }, { pipeline }) => {
+export const handler = taskHandler(input, analysisTask, async ({ taskToken, ...ref }, { pipeline }) => {
   await acquireSlot(pipeline, ref, taskToken);
   return { armed: true };
 });

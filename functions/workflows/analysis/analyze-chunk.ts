@@ -1,4 +1,5 @@
 import { analyzeChunk } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
+import { analysisTask } from '../../composition/pipeline.js';
 
-export const handler = taskHandler(analysisRefSchema.extend({ chunk: chunkSchema }), ({ chunk, ...ref }, { pipeline }) => analyzeChunk(pipeline, ref, chunk));
+export const handler = taskHandler(analysisRefSchema.extend({ chunk: chunkSchema }), analysisTask, ({ chunk, ...ref }, { pipeline }) => analyzeChunk(pipeline, ref, chunk));

@@ -1,6 +1,7 @@
 import { extractChunkSignals } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
+import { analysisTask } from '../../composition/pipeline.js';
 
-export const handler = taskHandler(analysisRefSchema.extend({ chunk: chunkSchema }), ({ chunk, ...ref }, { pipeline }) =>
+export const handler = taskHandler(analysisRefSchema.extend({ chunk: chunkSchema }), analysisTask, ({ chunk, ...ref }, { pipeline }) =>
   extractChunkSignals(pipeline, ref, chunk),
 );

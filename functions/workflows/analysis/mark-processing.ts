@@ -1,4 +1,5 @@
 import { markProcessing } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
+import { analysisTask } from '../../composition/pipeline.js';
 
-export const handler = taskHandler(analysisRefSchema, (ref, { pipeline }) => markProcessing(pipeline, ref));
+export const handler = taskHandler(analysisRefSchema, analysisTask, (ref, { pipeline }) => markProcessing(pipeline, ref));

@@ -1,4 +1,5 @@
 import { planChunks } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
+import { analysisTask } from '../../composition/pipeline.js';
 
-export const handler = taskHandler(analysisRefSchema, (ref, { pipeline }) => planChunks(pipeline, ref));
+export const handler = taskHandler(analysisRefSchema, analysisTask, (ref, { pipeline }) => planChunks(pipeline, ref));

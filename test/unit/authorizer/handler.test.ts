@@ -63,6 +63,16 @@ describe('authorizer', () => {
 
   it('does not turn a table failure into an anonymous request', async () => {
     ddb.on(GetCommand).rejects(new Error('ServiceUnavailable'));
-    await expect(authorize(authorizerEvent({ authorization: `Bearer ${GOOD_KEY}` }))).rejects.toThrow('ServiceUnavailable');
+    const uncachedKey = `sk_live_${'Tf5'.repeat(13)}W`;
+    await expect(authorize(authorizerEvent({ authorization: `Bearer ${uncachedKey}` }))).rejects.toThrow('ServiceUnavailable');
+  });
+
+  it('answers a key it looked up within the last minute from its cache, without a table read', async () => {
+    await authorize(authorizerEvent({ authorization: `Bearer ${GOOD_KEY}` }));
+    ddb.reset();
+    ddb.on(GetCommand).rejects(new Error('no read expected'));
+    const result = await authorize(authorizerEvent({ authorization: `Bearer ${GOOD_KEY}` }));
+    expect(result.context).toEqual({ accountId: ACCOUNT_ID });
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 });

@@ -14,16 +14,20 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResponse } from '../../../functions/http/types.js';
 import type { ScannerResource } from '../../../functions/schemas/scanner.js';
-import { ACCOUNT_ID, apiEvent, jsonBody, stubServiceEnv, testAccount, unitContext, type ErrorBody, type EventOptions } from '../../helpers/unit-fixtures.js';
+import { ACCOUNT_ID, CURSOR_SECRET, CURSOR_SECRET_ARN, apiEvent, jsonBody, stubServiceEnv, testAccount, unitContext, type ErrorBody, type EventOptions } from '../../helpers/unit-fixtures.js';
 
 type Handler = (event: ApiEvent, context: Context) => Promise<ApiResponse>;
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const dynamo = mockClient(DynamoDBClient);
+// The list route reads the cursor key from Secrets Manager (on AWS, through the host).
+const secrets = mockClient(SecretsManagerClient);
+secrets.on(GetSecretValueCommand, { SecretId: CURSOR_SECRET_ARN }).resolves({ SecretString: CURSOR_SECRET });
 
 let getHandler: Handler;
 let createHandler: Handler;
@@ -38,13 +42,14 @@ beforeAll(async () => {
   updateHandler = (await import('../../../functions/api/scanners/update.js')).handler;
   listHandler = (await import('../../../functions/api/scanners/list.js')).handler;
   // The instance the freshly imported handlers log with: errors are logged there, never shown.
-  const { logger } = await import('../../../functions/http/logger.js');
+  const { logger } = await import('../../../functions/shared/logger.js');
   loggerError = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
 });
 
 afterAll(() => {
   ddb.restore();
   dynamo.restore();
+  secrets.restore();
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
 });

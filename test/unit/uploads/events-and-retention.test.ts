@@ -6,7 +6,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { localEventBus, type EventLogLine } from '../../../functions/adapters/events/local-event-bus.js';
 import { eventBridgePublisher, EVENT_SOURCE } from '../../../functions/adapters/events/eventbridge-publisher.js';
-import { eventPublisherFor } from '../../../functions/adapters/events/publisher.js';
+import { awsHost } from '../../../functions/composition/aws-host.js';
 import { parseConfig } from '../../../functions/config.js';
 import { encodeTags, retentionClasses, retentionClassFor, retentionTags } from '../../../functions/domain/retention.js';
 import type { ServiceEvent } from '../../../functions/domain/ports.js';
@@ -73,11 +73,11 @@ describe('EventBridge publisher', () => {
     await expect(eventBridgePublisher(new EventBridgeClient({ region: 'eu-west-1' }), 'bus').publish('acct_1', event(1))).rejects.toThrow(/InternalFailure/);
   });
 
-  it('is chosen by EVENT_BUS_NAME; LOCAL_DATA_DIR picks the local bus; neither turns events off', async () => {
+  it('is the AWS host publisher when EVENT_BUS_NAME is set; without it events go nowhere', async () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
-    await eventPublisherFor(parseConfig({ ...serviceEnv, EVENT_BUS_NAME: 'bus' })).publish('acct_1', event(2));
+    await (await awsHost(parseConfig({ ...serviceEnv, EVENT_BUS_NAME: 'bus' })).events()).publish('acct_1', event(2));
     expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(1);
-    await eventPublisherFor(parseConfig({ ...serviceEnv })).publish('acct_1', event(3));
+    await (await awsHost(parseConfig({ ...serviceEnv })).events()).publish('acct_1', event(3));
     expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(1);
   });
 });

@@ -12,7 +12,7 @@ import type {
   UploadStore,
 } from '../../../functions/domain/ports.js';
 import type { UploadDeps } from '../../../functions/domain/uploads.js';
-import { presentUpload } from '../../../functions/http/presenters.js';
+import { presentUpload } from '../../../functions/shared/presenters.js';
 
 export class MemoryUploads implements UploadStore {
   readonly records = new Map<string, { upload: UploadRecord; ttl: number }>();

@@ -11,13 +11,13 @@ import {
   PutObjectTaggingCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { createAwsClients } from '../../../functions/adapters/aws-clients.js';
+import { createS3Client } from '../../../functions/adapters/aws-clients.js';
 import { parseConfig } from '../../../functions/config.js';
 import { s3MediaStore } from '../../../functions/adapters/media/s3-media-store.js';
 import { serviceEnv } from '../../helpers/unit-fixtures.js';
 
-// The S3 client exactly as the service builds it (createAwsClients), so presigning is real.
-const { s3 } = createAwsClients(parseConfig({ ...serviceEnv }));
+// The S3 client exactly as the service builds it (createS3Client), so presigning is real.
+const s3 = createS3Client(parseConfig({ ...serviceEnv }));
 const s3Mock = mockClient(S3Client);
 const store = s3MediaStore(s3, 'media-bucket');
 const KEY = 'accounts/acct_1/uploads/upl_1';

@@ -11,7 +11,7 @@ import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID, TABLE_NAME, uploadRecord }
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
 const ddb = mockClient(DynamoDBDocumentClient);
 const cursors = new CursorCodec(CURSOR_SECRET);
-const store = dynamoUploadStore({ doc, tableName: TABLE_NAME, cursors });
+const store = dynamoUploadStore({ doc, tableName: TABLE_NAME, cursors: () => Promise.resolve(cursors) });
 
 beforeEach(() => ddb.reset());
 afterAll(() => ddb.restore());

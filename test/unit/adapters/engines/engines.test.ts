@@ -10,6 +10,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { GetTranscriptionJobCommand, TranscribeClient } from '@aws-sdk/client-transcribe';
 import { localAnalyzer } from '../../../../functions/adapters/analyzers/local-analyzer.js';
 import { analyzerFor, transcriberFor } from '../../../../functions/adapters/engines.js';
+import { readSecretString } from '../../../../functions/adapters/secrets.js';
 import { noTranscriber } from '../../../../functions/adapters/signals/no-transcriber.js';
 import { transcriptionJobName } from '../../../../functions/adapters/transcribers/aws-transcribe.js';
 import { parseConfig } from '../../../../functions/config.js';
@@ -26,7 +27,8 @@ const bedrockMock = mockClient(BedrockRuntimeClient);
 const transcribeMock = mockClient(TranscribeClient);
 const s3Mock = mockClient(S3Client);
 const secretsMock = mockClient(SecretsManagerClient);
-const clients = { s3: new S3Client({ region: 'eu-west-1' }), secrets: new SecretsManagerClient({ region: 'eu-west-1' }) };
+const clients = { s3: new S3Client({ region: 'eu-west-1' }) };
+const readSecret = (secretId: string) => readSecretString(new SecretsManagerClient({ region: 'eu-west-1' }), secretId);
 
 let chat: FakeChatServer;
 let workDir: string;
@@ -47,12 +49,12 @@ beforeEach(() => {
 
 describe('analyzerFor', () => {
   it('is the local analyzer by default', () => {
-    expect(analyzerFor(parseConfig(base), clients)).toBe(localAnalyzer);
+    expect(analyzerFor(parseConfig(base), readSecret)).toBe(localAnalyzer);
   });
 
   it('asks the configured Bedrock model', async () => {
     bedrockMock.on(ConverseCommand).resolves({ output: { message: { role: 'assistant', content: [{ text: answer }] } }, stopReason: 'end_turn', usage: undefined, metrics: undefined });
-    const analyzer = analyzerFor(parseConfig({ ...base, ANALYZER: 'bedrock', BEDROCK_MODEL_ID: 'amazon.nova-lite-v1:0' }), clients);
+    const analyzer = analyzerFor(parseConfig({ ...base, ANALYZER: 'bedrock', BEDROCK_MODEL_ID: 'amazon.nova-lite-v1:0' }), readSecret);
 
     expect(analyzer.name).toBe('bedrock');
     await expect(analyzer.analyze({ scanner: summarizer, signals: audioSignals() })).resolves.toMatchObject({ status: 'answered' });
@@ -60,7 +62,7 @@ describe('analyzerFor', () => {
   });
 
   it('asks the configured OpenAI-compatible endpoint and model with the literal key', async () => {
-    const analyzer = analyzerFor(parseConfig({ ...base, ANALYZER: 'openai', OPENAI_BASE_URL: chat.baseUrl, OPENAI_MODEL: 'llama3.1', OPENAI_API_KEY: 'sk-literal' }), clients);
+    const analyzer = analyzerFor(parseConfig({ ...base, ANALYZER: 'openai', OPENAI_BASE_URL: chat.baseUrl, OPENAI_MODEL: 'llama3.1', OPENAI_API_KEY: 'sk-literal' }), readSecret);
     await analyzer.analyze({ scanner: summarizer, signals: audioSignals() });
 
     expect(chat.received[0]).toMatchObject({ headers: { authorization: 'Bearer sk-literal' }, body: { model: 'llama3.1' } });
@@ -70,7 +72,7 @@ describe('analyzerFor', () => {
     secretsMock.on(GetSecretValueCommand).rejectsOnce(new Error('network down')).resolves({ SecretString: 'sk-from-secret' });
     const analyzer = analyzerFor(
       parseConfig({ ...base, ANALYZER: 'openai', OPENAI_BASE_URL: chat.baseUrl, OPENAI_MODEL: 'gpt-4o-mini', OPENAI_API_KEY_SECRET_ID: 'media-scanner/openai' }),
-      clients,
+      readSecret,
     );
 
     await expect(analyzer.analyze({ scanner: summarizer, signals: audioSignals() })).rejects.toThrow('network down');

@@ -11,7 +11,7 @@ import { ACCOUNT_ID, CURSOR_SECRET, TABLE_NAME, testAccount } from '../../../hel
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
-const store = dynamoAccountStore({ doc, tableName: TABLE_NAME, cursors: new CursorCodec(CURSOR_SECRET) });
+const store = dynamoAccountStore({ doc, tableName: TABLE_NAME, cursors: () => Promise.resolve(new CursorCodec(CURSOR_SECRET)) });
 
 const KEY_HASH = createHash('sha256').update('sk_live_example').digest('hex');
 const keyRecord: ApiKeyRecord = { keyHash: KEY_HASH, accountId: ACCOUNT_ID, revoked: false, createdAt: '2026-01-01T00:00:00.000Z' };

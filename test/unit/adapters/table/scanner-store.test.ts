@@ -13,7 +13,7 @@ import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID, TABLE_NAME, testAccount } 
 const ddb = mockClient(DynamoDBDocumentClient);
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
 const cursors = new CursorCodec(CURSOR_SECRET);
-const store = dynamoScannerStore({ doc, tableName: TABLE_NAME, cursors });
+const store = dynamoScannerStore({ doc, tableName: TABLE_NAME, cursors: () => Promise.resolve(cursors) });
 
 const SCANNER_ID = 'scn_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b';
 const scanner = (version: number, overrides: Partial<ScannerRecord> = {}): ScannerRecord => ({

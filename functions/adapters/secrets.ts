@@ -1,0 +1,8 @@
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+
+/** A Secrets Manager secret's string value (the cursor key, an engine's API key). */
+export async function readSecretString(client: SecretsManagerClient, secretId: string): Promise<string> {
+  const result = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+  if (!result.SecretString) throw new Error(`The secret ${secretId} has no string value`);
+  return result.SecretString;
+}

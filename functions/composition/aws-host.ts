@@ -1,0 +1,49 @@
+import type { Config } from '../config.js';
+import { disabledEventPublisher } from '../adapters/events/disabled-publisher.js';
+import type { Host, WorkflowHost } from './host.js';
+import { once } from '../shared/memo.js';
+
+/** A setting only the parts that use it require; reading it elsewhere is a deployment error worth naming. */
+function required(value: string | undefined, variable: string): string {
+  if (!value) throw new Error(`Invalid configuration: ${variable} is not set`);
+  return value;
+}
+
+/**
+ * The AWS host's parts. Each loads its SDK client only when first called, so a route that never
+ * starts a workflow or publishes an event never loads (or is granted) those services.
+ */
+export function awsHost(cfg: Config): Host {
+  return {
+    cursorSecret: once(async () => {
+      const [{ SecretsManagerClient }, { readSecretString }] = await Promise.all([
+        import('@aws-sdk/client-secrets-manager'),
+        import('../adapters/secrets.js'),
+      ]);
+      return readSecretString(new SecretsManagerClient({ region: cfg.AWS_REGION }), required(cfg.CURSOR_SECRET_ARN, 'CURSOR_SECRET_ARN'));
+    }),
+    workflows: once(async (): Promise<WorkflowHost> => {
+      const [{ SFNClient }, { sfnBatchWorkflowStarter, sfnWorkflowStarter }, { sfnTaskCallbacks }] = await Promise.all([
+        import('@aws-sdk/client-sfn'),
+        import('../adapters/workflows/sfn-starter.js'),
+        import('../adapters/workflows/sfn-task-callbacks.js'),
+      ]);
+      const sfn = new SFNClient({ region: cfg.AWS_REGION });
+      // Each ARN is set only on the functions granted to start that workflow: required when used.
+      return {
+        startAnalysis: async (ref) => sfnWorkflowStarter(sfn, required(cfg.ANALYSIS_STATE_MACHINE_ARN, 'ANALYSIS_STATE_MACHINE_ARN')).startAnalysis(ref),
+        startBatch: async (ref) => sfnBatchWorkflowStarter(sfn, required(cfg.BATCH_STATE_MACHINE_ARN, 'BATCH_STATE_MACHINE_ARN')).startBatch(ref),
+        ...sfnTaskCallbacks(sfn),
+      };
+    }),
+    events: once(async () => {
+      // SPEC Events: delivery is optional per deployment; with no bus configured events go nowhere.
+      if (!cfg.EVENT_BUS_NAME) return disabledEventPublisher;
+      const [{ EventBridgeClient }, { eventBridgePublisher }] = await Promise.all([
+        import('@aws-sdk/client-eventbridge'),
+        import('../adapters/events/eventbridge-publisher.js'),
+      ]);
+      return eventBridgePublisher(new EventBridgeClient({ region: cfg.AWS_REGION }), cfg.EVENT_BUS_NAME);
+    }),
+  };
+}

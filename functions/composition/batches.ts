@@ -1,0 +1,37 @@
+import { config } from '../config.js';
+import { dynamoBatchStore } from '../adapters/table/batch-store.js';
+import type { BatchDeps } from '../domain/batches/submit.js';
+import type { BatchWorkflowDeps } from '../domain/batches/workflow.js';
+import { lazy } from '../shared/memo.js';
+import { hostEvents, hostWorkflows } from './host-parts.js';
+import { findRunnableSource, runs } from './runs.js';
+import { scanners } from './scanners.js';
+import { accounts, table } from './table.js';
+
+export const batches = lazy(() => dynamoBatchStore(table()));
+
+export const batchSubmission = lazy(
+  (): BatchDeps => ({
+    batches: batches(),
+    scanners: scanners().scanners,
+    findSource: findRunnableSource(),
+    batchWorkflows: hostWorkflows,
+    batchesEnabled: config().SCANNER_BATCHES_ENABLED,
+  }),
+);
+
+/** The batch workflow's steps: spawning item runs and settling them. */
+export const batchWorkflow = lazy(
+  (): BatchWorkflowDeps => ({
+    batches: batches(),
+    runs: runs(),
+    scanners: scanners().scanners,
+    accounts: accounts(),
+    findSource: findRunnableSource(),
+    workflows: hostWorkflows,
+    callbacks: hostWorkflows,
+  }),
+);
+
+/** What every batch task takes: the batch workflow's steps and where terminal events go. */
+export const batchTask = lazy(() => ({ batchWorkflow: batchWorkflow(), events: hostEvents }));

@@ -1,0 +1,16 @@
+import type { EventPublisher } from '../domain/ports.js';
+import { currentHost, type WorkflowHost } from './host.js';
+
+/**
+ * The host's workflows and events as plain ports, resolved at their first call: composing them
+ * costs nothing, so a function that never starts a workflow never loads Step Functions.
+ */
+export const hostWorkflows: WorkflowHost = {
+  startAnalysis: async (ref) => (await currentHost().workflows()).startAnalysis(ref),
+  startBatch: async (ref) => (await currentHost().workflows()).startBatch(ref),
+  succeed: async (token, output) => (await currentHost().workflows()).succeed(token, output),
+};
+
+export const hostEvents: EventPublisher = {
+  publish: async (accountId, event) => (await currentHost().events()).publish(accountId, event),
+};

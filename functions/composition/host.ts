@@ -1,0 +1,41 @@
+import { config } from '../config.js';
+import type { EventPublisher } from '../domain/ports.js';
+import type { BatchWorkflowStarter } from '../domain/batches/ports.js';
+import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
+import { awsHost } from './aws-host.js';
+
+/** What runs workflows: starts them and wakes executions waiting on a task token. */
+export type WorkflowHost = WorkflowStarter & BatchWorkflowStarter & TaskTokenCallbacks;
+
+/**
+ * Everything that differs between the AWS host and the local host (DESIGN §2); all other code is
+ * shared. Each part is built on first use, so a function pays only for the parts it calls.
+ * (The table and the bucket are not here: both hosts reach them with the same SDK clients, the
+ * local host's pointed at its stand-ins by configuration.)
+ */
+export interface Host {
+  /** The HMAC key of list cursors: Secrets Manager on AWS, the data directory's key locally. */
+  cursorSecret(): Promise<string>;
+  /** Step Functions on AWS, the in-process interpreter locally. */
+  workflows(): Promise<WorkflowHost>;
+  /** EventBridge on AWS (or nowhere when event delivery is off), the in-process bus locally. */
+  events(): Promise<EventPublisher>;
+}
+
+let installed: Host | undefined;
+let inUse = false;
+
+/**
+ * The local host installs itself once, before it loads any entry module; every other process
+ * (a Lambda function, a Fargate task, a container child of the local host) runs on AWS's parts.
+ */
+export function installHost(host: Host): void {
+  if (installed || inUse) throw new Error('The host is installed once per process, before any handler runs');
+  installed = host;
+}
+
+/** The host this process runs on. */
+export function currentHost(): Host {
+  inUse = true;
+  return (installed ??= awsHost(config()));
+}

@@ -1,0 +1,45 @@
+import { config } from '../config.js';
+import { analyzerFor, transcriberFor } from '../adapters/engines.js';
+import { resolveFfmpegPath, resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
+import { s3ArtifactStore } from '../adapters/s3-artifact-store.js';
+import { FfmpegSignalExtractor } from '../adapters/signals/ffmpeg-signal-extractor.js';
+import type { SignalExtractor } from '../domain/analysis/signals.js';
+import type { PipelineDeps } from '../domain/runs/pipeline.js';
+import { lazy } from '../shared/memo.js';
+import { batches } from './batches.js';
+import { hostEvents, hostWorkflows } from './host-parts.js';
+import { media, s3 } from './media.js';
+import { runs, slots } from './runs.js';
+import { accounts } from './table.js';
+
+/** Presigned GETs that ffmpeg reads sources through live as long as the longest chunk may take. */
+const SOURCE_URL_TTL_SECONDS = 6 * 60 * 60;
+
+/** The analysis workflow's steps (statemachines/analysis.asl.json). */
+export const pipeline = lazy((): PipelineDeps => {
+  const cfg = config();
+  // Built on first use: only the functions that carry ffmpeg ever extract signals.
+  const extractor = lazy(() => new FfmpegSignalExtractor({ ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH), ffprobePath: resolveFfprobePath(cfg.FFPROBE_PATH) }));
+  const lazyExtractor: SignalExtractor = { extract: (input) => extractor().extract(input) };
+  return {
+    runs: runs(),
+    accounts: accounts(),
+    slots: slots(),
+    callbacks: hostWorkflows,
+    batches: batches(),
+    artifacts: s3ArtifactStore(s3(), cfg.MEDIA_BUCKET),
+    signSourceUrl: (objectKey) => media().signGet(objectKey, SOURCE_URL_TTL_SECONDS),
+    extractor: lazyExtractor,
+    transcriber: transcriberFor(cfg, { s3: s3() }, cfg.MEDIA_BUCKET),
+    analyzer: analyzerFor(cfg, async (secretId) => {
+      const [{ SecretsManagerClient }, { readSecretString }] = await Promise.all([import('@aws-sdk/client-secrets-manager'), import('../adapters/secrets.js')]);
+      return readSecretString(new SecretsManagerClient({ region: cfg.AWS_REGION }), secretId);
+    }),
+    deploymentMaxObservations: cfg.MAX_OBSERVATIONS_CAP,
+    chunkMs: cfg.CHUNK_SECONDS * 1000,
+    signalsRunner: cfg.SIGNALS_RUNNER,
+  };
+});
+
+/** What every analysis task takes: the pipeline's steps and where terminal events go. */
+export const analysisTask = lazy(() => ({ pipeline: pipeline(), events: hostEvents }));

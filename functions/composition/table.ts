@@ -1,0 +1,25 @@
+import { config } from '../config.js';
+import { createDynamoDbClients } from '../adapters/aws-clients.js';
+import { CursorCodec } from '../adapters/table/cursor.js';
+import type { TableContext } from '../adapters/table/query-page.js';
+import { dynamoAccountStore } from '../adapters/table/account-store.js';
+import { cachedApiKeys } from '../adapters/cached-api-keys.js';
+import { lazy, once } from '../shared/memo.js';
+import { currentHost } from './host.js';
+
+/** The service table's clients, built once per process. */
+export const dynamoDbClients = lazy(() => createDynamoDbClients(config()));
+
+/** What every table adapter takes; the cursor key is read only when a list first pages. */
+export const table = lazy(
+  (): TableContext => ({
+    doc: dynamoDbClients().doc,
+    tableName: config().TABLE_NAME,
+    cursors: once(async () => new CursorCodec(await currentHost().cursorSecret())),
+  }),
+);
+
+export const accounts = lazy(() => dynamoAccountStore(table()));
+
+/** The authorizer's key lookups, answered from a per-process cache for API_KEY_CACHE_SECONDS. */
+export const apiKeys = lazy(() => cachedApiKeys(accounts(), config().API_KEY_CACHE_SECONDS * 1000));

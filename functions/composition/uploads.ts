@@ -1,0 +1,29 @@
+import { config } from '../config.js';
+import { ffprobeInspector, spawnFfprobe } from '../adapters/media/ffprobe-inspector.js';
+import { resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
+import { dynamoUploadStore } from '../adapters/table/upload-store.js';
+import type { UploadDeps } from '../domain/uploads.js';
+import { logger } from '../shared/logger.js';
+import { lazy } from '../shared/memo.js';
+import { presentUpload } from '../shared/presenters.js';
+import { hostEvents } from './host-parts.js';
+import { media } from './media.js';
+import { table } from './table.js';
+
+/** Upload records alone: what the read routes need. */
+export const uploadStore = lazy(() => dynamoUploadStore(table()));
+
+/** Everything the upload flow needs: signed targets, the fail-closed probe, and its events. */
+export const uploads = lazy((): UploadDeps => {
+  const cfg = config();
+  return {
+    uploads: uploadStore(),
+    media: media(),
+    inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)), cfg.PROBE_TIMEOUT_MS),
+    events: hostEvents,
+    multipartThresholdBytes: cfg.MULTIPART_THRESHOLD_BYTES,
+    partSizeBytes: cfg.MULTIPART_PART_SIZE_BYTES,
+    present: (upload, now) => presentUpload(upload, now),
+    warn: (message, error) => logger.warn(message, error as Error),
+  };
+});
