@@ -190,6 +190,7 @@ function client(settings: Settings) {
         const inProgress = reply.status === 409 && (reply.body as Partial<ErrorBody> | undefined)?.error?.code === 'idempotency_request_in_progress';
         if (last || !(TRANSIENT.has(reply.status) || inProgress)) return reply;
       } catch (error) {
+        if (last && attempt > 1 && error instanceof SmokeFailure) throw new SmokeFailure(`${error.message} after ${attempt} attempts`);
         if (last) throw error;
       }
       await sleep(1000 * attempt);
