@@ -174,8 +174,11 @@ async function fetchStream(request: StreamRequest, deps: Deps): Promise<Outbound
     refuseDeclaredLength(response, request, request.maxBytes, head.target);
     const headersMs = exchange.elapsedMs();
     const body = Readable.from(bodyChunks(response, request, request.maxBytes, head.target, exchange.signal), { objectMode: false });
-    // A paused consumer (or one that has not started reading) still learns of the deadline or an abort.
+    // A paused consumer (or one that has not started reading) still learns of the deadline or an
+    // abort: pipeline and async iteration report a stream's error however late they attach. This
+    // listener only keeps an error raised before anyone listens from crashing the process.
     exchange.signal.addEventListener('abort', () => body.destroy(exchange.signal.reason as Error), { once: true });
+    body.on('error', () => undefined);
     body.once('close', () => {
       response.destroy();
       exchange.end();
