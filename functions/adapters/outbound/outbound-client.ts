@@ -117,7 +117,33 @@ export interface OutboundClient {
 }
 
 const MiB = 1024 ** 2;
-const defaults = { connectTimeoutMs: 10_000, headersTimeoutMs: 15_000, idleTimeoutMs: 30_000 };
+
+/** Every limit of one exchange, defaults applied and checked once. */
+interface Bounds {
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  idleTimeoutMs: number;
+  totalTimeoutMs: number;
+  maxBytes: number;
+}
+
+function boundsOf(request: OutboundRequest & { maxBytes?: number | undefined }, totalTimeoutMs: number, maxBytes: number): Bounds {
+  const bounds: Bounds = {
+    connectTimeoutMs: request.connectTimeoutMs ?? 10_000,
+    headersTimeoutMs: request.headersTimeoutMs ?? 15_000,
+    idleTimeoutMs: request.idleTimeoutMs ?? 30_000,
+    totalTimeoutMs: request.totalTimeoutMs ?? totalTimeoutMs,
+    maxBytes: request.maxBytes ?? maxBytes,
+  };
+  for (const [name, value] of Object.entries(bounds)) {
+    // setTimeout takes at most 2^31 - 1 ms (24.8 days); a NaN limit would be no limit at all.
+    const max = name === 'maxBytes' ? Number.MAX_SAFE_INTEGER : 2 ** 31 - 1;
+    if (!Number.isSafeInteger(value) || value < (name === 'maxBytes' ? 0 : 1) || value > max) {
+      throw new TypeError(`${name} must be an integer from ${name === 'maxBytes' ? 0 : 1} to ${max}`);
+    }
+  }
+  return bounds;
+}
 
 interface Deps {
   policy: TargetPolicy;
@@ -141,16 +167,18 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
 }
 
 async function fetchBuffered(request: BufferedRequest, deps: Deps): Promise<OutboundBufferedResponse> {
-  const maxBytes = request.maxBytes ?? MiB;
+  const bounds = boundsOf(request, 30_000, MiB);
+  const { maxBytes } = bounds;
   const truncate = request.overflow === 'truncate';
-  const exchange = startExchange(request, 30_000);
+  const exchange = startExchange(request, bounds);
   try {
-    const { response, head } = await open(request, deps, exchange.signal);
+    const { response, head } = await open(request, bounds, deps, exchange.signal);
     if (!truncate) refuseDeclaredLength(response, request, maxBytes, head.target);
     const chunks: Buffer[] = [];
     let kept = 0;
     let truncated = false;
-    for await (const chunk of bodyChunks(response, request, truncate ? Infinity : maxBytes, head.target, exchange.signal)) {
+    const limit = truncate ? Infinity : maxBytes;
+    for await (const chunk of bodyChunks(response, { ...bounds, maxBytes: limit }, head.target, exchange.signal)) {
       const room = maxBytes - kept;
       if (chunk.length > room) {
         chunks.push(chunk.subarray(0, room));
@@ -168,12 +196,13 @@ async function fetchBuffered(request: BufferedRequest, deps: Deps): Promise<Outb
 }
 
 async function fetchStream(request: StreamRequest, deps: Deps): Promise<OutboundStreamResponse> {
-  const exchange = startExchange(request, 3_600_000);
+  const bounds = boundsOf(request, 3_600_000, request.maxBytes);
+  const exchange = startExchange(request, bounds);
   try {
-    const { response, head } = await open(request, deps, exchange.signal);
-    refuseDeclaredLength(response, request, request.maxBytes, head.target);
+    const { response, head } = await open(request, bounds, deps, exchange.signal);
+    refuseDeclaredLength(response, request, bounds.maxBytes, head.target);
     const headersMs = exchange.elapsedMs();
-    const body = Readable.from(bodyChunks(response, request, request.maxBytes, head.target, exchange.signal), { objectMode: false });
+    const body = Readable.from(bodyChunks(response, bounds, head.target, exchange.signal), { objectMode: false });
     // A paused consumer (or one that has not started reading) still learns of the deadline or an
     // abort: pipeline and async iteration report a stream's error however late they attach. This
     // listener only keeps an error raised before anyone listens from crashing the process.
@@ -198,11 +227,10 @@ interface Exchange {
   end(): void;
 }
 
-function startExchange(request: OutboundRequest, defaultTotalMs: number): Exchange {
+function startExchange(request: OutboundRequest, { totalTimeoutMs: totalMs }: Bounds): Exchange {
   const started = performance.now();
   const controller = new AbortController();
   const target = redactUrl(request.url);
-  const totalMs = request.totalTimeoutMs ?? defaultTotalMs;
   const timer = setTimeout(
     () => controller.abort(new OutboundRequestFailed('timeout', target, `the exchange took longer than ${totalMs} ms`)),
     totalMs,
@@ -228,10 +256,10 @@ interface Hop {
 }
 
 /** Sends the request, following redirects; resolves with the final response, its body unread. */
-async function open(request: OutboundRequest, deps: Deps, signal: AbortSignal): Promise<{ response: IncomingMessage; head: OutboundResponseHead }> {
+async function open(request: OutboundRequest, bounds: Bounds, deps: Deps, signal: AbortSignal): Promise<{ response: IncomingMessage; head: OutboundResponseHead }> {
   let hop = firstHop(request, deps);
   for (let redirects = 0; ; redirects += 1) {
-    const response = await send(hop, request, deps, signal);
+    const response = await send(hop, bounds, deps, signal);
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
     if (request.redirect === 'manual' || !redirectStatuses.has(status) || location === undefined) {
@@ -289,10 +317,8 @@ function nextHop(previous: Hop, status: number, location: string, deps: Deps): H
 }
 
 /** One hop: check and resolve, connect to a checked address, send, wait for the headers. */
-function send(hop: Hop, bounds: OutboundRequest, deps: Deps, signal: AbortSignal): Promise<IncomingMessage> {
+function send(hop: Hop, { connectTimeoutMs, headersTimeoutMs }: Bounds, deps: Deps, signal: AbortSignal): Promise<IncomingMessage> {
   const target = redactUrl(hop.url);
-  const connectTimeoutMs = bounds.connectTimeoutMs ?? defaults.connectTimeoutMs;
-  const headersTimeoutMs = bounds.headersTimeoutMs ?? defaults.headersTimeoutMs;
   return new Promise<IncomingMessage>((resolve, reject) => {
     let settled = false;
     let request: ClientRequest | undefined;
@@ -373,12 +399,10 @@ function refuseDeclaredLength(response: IncomingMessage, request: OutboundReques
  */
 async function* bodyChunks(
   response: IncomingMessage,
-  bounds: OutboundRequest,
-  maxBytes: number,
+  { idleTimeoutMs, maxBytes }: Bounds,
   target: string,
   signal: AbortSignal,
 ): AsyncGenerator<Buffer> {
-  const idleTimeoutMs = bounds.idleTimeoutMs ?? defaults.idleTimeoutMs;
   const onAbort = () => response.destroy(signal.reason as Error);
   signal.addEventListener('abort', onAbort, { once: true });
   response.socket.setTimeout(idleTimeoutMs, () =>

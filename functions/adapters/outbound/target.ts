@@ -114,7 +114,8 @@ async function lookupAll(resolver: DnsResolver, hostname: string, target: string
  */
 export function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
   return (_hostname: string, options: LookupOptions, callback) => {
-    const wanted = addresses.filter(({ family }) => !options.family || options.family === family);
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    const wanted = addresses.filter((address) => !family || address.family === family);
     const answer: LookupAddress[] = wanted.length > 0 ? wanted : [...addresses];
     const [first] = answer;
     if (options.all) callback(null, answer);

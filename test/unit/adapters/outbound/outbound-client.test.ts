@@ -317,6 +317,21 @@ describe('time bounds', () => {
     await expect(client.fetch({ url: `${base}/ok`, signal: AbortSignal.abort() })).rejects.toMatchObject({ reason: 'aborted' });
   });
 
+  it('connect covers DNS: a resolver that never answers', async () => {
+    const stuck = createOutboundClient({ resolver: { resolve: () => new Promise(() => undefined) }, allowLoopback: true });
+    await expect(stuck.fetch({ url: `${base}/ok`, connectTimeoutMs: 200 })).rejects.toMatchObject({ reason: 'timeout' });
+  });
+
+  it.each([
+    { maxBytes: Number.NaN },
+    { maxBytes: -1 },
+    { totalTimeoutMs: 0 },
+    { idleTimeoutMs: 1.5 },
+    { headersTimeoutMs: 2 ** 31 },
+  ])('refuses the bound %j', async (bound) => {
+    await expect(client.fetch({ url: `${base}/ok`, ...bound })).rejects.toThrow(TypeError);
+  });
+
   it('a connection refused is connect_failed', async () => {
     const closed = await startServer(() => undefined);
     await closed.close();
