@@ -13,6 +13,7 @@ import {
   type OutboundReason,
 } from '../../../../functions/adapters/outbound/errors.js';
 import { createOutboundClient } from '../../../../functions/adapters/outbound/outbound-client.js';
+import { sameAddress } from '../../../../functions/adapters/outbound/address-policy.js';
 import { pinnedLookup } from '../../../../functions/adapters/outbound/target.js';
 import { startServer, stubResolver, type TestServer } from './support.js';
 
@@ -264,6 +265,13 @@ describe('pinning: the connection uses the checked answer', () => {
     expect(await ask({})).toEqual([null, '93.184.216.34', 4]);
     expect(await ask({ all: true })).toEqual([null, pinned]);
     expect(await ask({ family: 6 })).toEqual([null, '2606:2800:220:1:248:1893:25c8:1946', 6]);
+  });
+
+  it('compares the socket peer with the checked answer in one spelling per address', () => {
+    expect(sameAddress('127.0.0.1', '::ffff:127.0.0.1')).toBe(true);
+    expect(sameAddress('2606:2800:220:1:248:1893:25c8:1946', '2606:2800:0220:0001:0248:1893:25C8:1946')).toBe(true);
+    expect(sameAddress('127.0.0.1', '127.0.0.2')).toBe(false);
+    expect(sameAddress('127.0.0.1', '')).toBe(false);
   });
 
   let server: TestServer;
