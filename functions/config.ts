@@ -82,6 +82,8 @@ const configSchema = z.object({
   /** Local host only: loopback endpoints of DynamoDB Local and s3rver. */
   DYNAMODB_ENDPOINT: optionalUrl,
   S3_ENDPOINT: optionalUrl,
+  /** Local host only: outbound fetches (sources, webhooks) may reach loopback targets, over plain http too (DESIGN §9). */
+  LOCAL_ALLOW_LOOPBACK_TARGETS: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
   /** The Secrets Manager secret holding the HMAC key of list cursors (AWS; the local host keeps its own key). */
   CURSOR_SECRET_ARN: z.string().startsWith('arn:').optional(),
   /** Deployment-wide cap on observations per run (SPEC: at most 50; a deployment may set lower). */
