@@ -1,4 +1,6 @@
+import { meteredRunStore } from '../adapters/metered-stores.js';
 import { dynamoRunStore } from '../adapters/table/run-store.js';
+import { powertoolsMetrics } from '../shared/metrics.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
 import type { RunnableSourceLookup } from '../domain/runs/ports.js';
 import type { SubmitRunDeps } from '../domain/runs/submit.js';
@@ -9,7 +11,7 @@ import { scanners } from './scanners.js';
 import { table } from './table.js';
 import { uploadStore } from './uploads.js';
 
-export const runs = lazy(() => dynamoRunStore(table()));
+export const runs = lazy(() => meteredRunStore(dynamoRunStore(table()), powertoolsMetrics));
 export const slots = lazy(() => dynamoSlotStore(table()));
 
 /** A ready upload of the account as a run's source (400 upload_not_found / upload_not_ready otherwise). */

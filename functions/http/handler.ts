@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
 import { routeFor, type Route, type RouteDefinition } from '../routes.js';
 import { requestFingerprint, type IdempotentExecutor } from './idempotency.js';
-import { errorEnvelope, requestLogging } from './middlewares.js';
+import { errorEnvelope, flushMetrics, requestLogging } from './middlewares.js';
 import { jsonResponse, validationError } from './responses.js';
 import type { ApiEvent, ApiResponse, HttpResult } from './types.js';
 
@@ -46,6 +46,7 @@ export function httpHandler<H extends Route['handler'], D extends IdempotencyDep
 
   return middy<ApiEvent, ApiResponse, Error, Context>()
     .use(requestLogging())
+    .use(flushMetrics())
     .use(errorEnvelope())
     .handler(async (event, context) => {
       const requestId = event.requestContext.requestId;

@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { logger } from '../shared/logger.js';
+import { publishMetrics } from '../shared/metrics.js';
 import { errorResponse } from './responses.js';
 import { ApiError } from '../domain/errors.js';
 import type { ApiEvent, ApiResponse } from './types.js';
@@ -25,4 +26,10 @@ export const errorEnvelope = (): Middleware => ({
     request.response = errorResponse(error, event.requestContext.requestId);
     logger.resetKeys();
   },
+});
+
+/** Publishes the business metrics the invocation recorded, whether it answered or failed. */
+export const flushMetrics = (): Middleware => ({
+  after: () => publishMetrics(),
+  onError: () => publishMetrics(),
 });

@@ -123,6 +123,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       DYNAMODB_ENDPOINT: dynamoDb.endpoint,
       S3_ENDPOINT: s3.endpoint,
+      // Embedded metrics are for CloudWatch; locally they would only crowd the console.
+      POWERTOOLS_METRICS_DISABLED: 'true',
     });
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;

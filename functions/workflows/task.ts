@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { logger } from '../shared/logger.js';
+import { publishMetrics } from '../shared/metrics.js';
 
 /** The input every analysis task receives from the state machine. */
 export const analysisRefSchema = z.object({
@@ -49,6 +50,8 @@ export function taskHandler<S extends z.ZodType, D, R>(schema: S, deps: () => D,
     } catch (error) {
       logger.error('Workflow task failed', { error: error as Error });
       throw error;
+    } finally {
+      publishMetrics();
     }
   };
 }
