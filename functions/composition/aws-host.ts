@@ -1,5 +1,9 @@
 import type { Config } from '../config.js';
 import { disabledEventPublisher } from '../adapters/events/disabled-publisher.js';
+import { eventBridgePublisher } from '../adapters/events/eventbridge-publisher.js';
+import { readSecretString } from '../adapters/secrets.js';
+import { sfnBatchWorkflowStarter, sfnWorkflowStarter } from '../adapters/workflows/sfn-starter.js';
+import { sfnTaskCallbacks } from '../adapters/workflows/sfn-task-callbacks.js';
 import type { Host, WorkflowHost } from './host.js';
 import { once } from '../shared/memo.js';
 
@@ -10,24 +14,18 @@ function required(value: string | undefined, variable: string): string {
 }
 
 /**
- * The AWS host's parts. Each loads its SDK client only when first called, so a route that never
- * starts a workflow or publishes an event never loads (or is granted) those services.
+ * The AWS host's parts. Each loads its SDK client only when first called (the adapters import
+ * their commands the same way), so a function that never starts a workflow, publishes an event
+ * or reads a secret never loads those clients at cold start.
  */
 export function awsHost(cfg: Config): Host {
   return {
     cursorSecret: once(async () => {
-      const [{ SecretsManagerClient }, { readSecretString }] = await Promise.all([
-        import('@aws-sdk/client-secrets-manager'),
-        import('../adapters/secrets.js'),
-      ]);
+      const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
       return readSecretString(new SecretsManagerClient({ region: cfg.AWS_REGION }), required(cfg.CURSOR_SECRET_ARN, 'CURSOR_SECRET_ARN'));
     }),
     workflows: once(async (): Promise<WorkflowHost> => {
-      const [{ SFNClient }, { sfnBatchWorkflowStarter, sfnWorkflowStarter }, { sfnTaskCallbacks }] = await Promise.all([
-        import('@aws-sdk/client-sfn'),
-        import('../adapters/workflows/sfn-starter.js'),
-        import('../adapters/workflows/sfn-task-callbacks.js'),
-      ]);
+      const { SFNClient } = await import('@aws-sdk/client-sfn');
       const sfn = new SFNClient({ region: cfg.AWS_REGION });
       // Each ARN is set only on the functions granted to start that workflow: required when used.
       return {
@@ -39,10 +37,7 @@ export function awsHost(cfg: Config): Host {
     events: once(async () => {
       // SPEC Events: delivery is optional per deployment; with no bus configured events go nowhere.
       if (!cfg.EVENT_BUS_NAME) return disabledEventPublisher;
-      const [{ EventBridgeClient }, { eventBridgePublisher }] = await Promise.all([
-        import('@aws-sdk/client-eventbridge'),
-        import('../adapters/events/eventbridge-publisher.js'),
-      ]);
+      const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
       return eventBridgePublisher(new EventBridgeClient({ region: cfg.AWS_REGION }), cfg.EVENT_BUS_NAME);
     }),
   };

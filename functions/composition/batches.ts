@@ -4,7 +4,8 @@ import type { BatchDeps } from '../domain/batches/submit.js';
 import type { BatchWorkflowDeps } from '../domain/batches/workflow.js';
 import { lazy } from '../shared/memo.js';
 import { hostEvents, hostWorkflows } from './host-parts.js';
-import { findRunnableSource, runs } from './runs.js';
+import { runs } from './runs.js';
+import { findRunnableSource } from './upload-records.js';
 import { scanners } from './scanners.js';
 import { accounts, table } from './table.js';
 

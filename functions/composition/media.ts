@@ -1,5 +1,5 @@
 import { config } from '../config.js';
-import { createS3Client } from '../adapters/aws-clients.js';
+import { createS3Client } from '../adapters/s3-client.js';
 import { s3MediaStore } from '../adapters/media/s3-media-store.js';
 import { lazy } from '../shared/memo.js';
 

@@ -5,6 +5,7 @@ import { s3ArtifactStore } from '../adapters/s3-artifact-store.js';
 import { FfmpegSignalExtractor } from '../adapters/signals/ffmpeg-signal-extractor.js';
 import type { SignalExtractor } from '../domain/analysis/signals.js';
 import type { PipelineDeps } from '../domain/runs/pipeline.js';
+import { readSecretString } from '../adapters/secrets.js';
 import { lazy } from '../shared/memo.js';
 import { batches } from './batches.js';
 import { hostEvents, hostWorkflows } from './host-parts.js';
@@ -32,7 +33,7 @@ export const pipeline = lazy((): PipelineDeps => {
     extractor: lazyExtractor,
     transcriber: transcriberFor(cfg, { s3: s3() }, cfg.MEDIA_BUCKET),
     analyzer: analyzerFor(cfg, async (secretId) => {
-      const [{ SecretsManagerClient }, { readSecretString }] = await Promise.all([import('@aws-sdk/client-secrets-manager'), import('../adapters/secrets.js')]);
+      const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
       return readSecretString(new SecretsManagerClient({ region: cfg.AWS_REGION }), secretId);
     }),
     deploymentMaxObservations: cfg.MAX_OBSERVATIONS_CAP,

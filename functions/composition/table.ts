@@ -1,5 +1,5 @@
 import { config } from '../config.js';
-import { createDynamoDbClients } from '../adapters/aws-clients.js';
+import { createDynamoDbClients } from '../adapters/dynamodb-clients.js';
 import { CursorCodec } from '../adapters/table/cursor.js';
 import type { TableContext } from '../adapters/table/query-page.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';

@@ -1,19 +1,13 @@
 import { config } from '../config.js';
 import { ffprobeInspector, spawnFfprobe } from '../adapters/media/ffprobe-inspector.js';
 import { resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
-import { meteredUploadStore } from '../adapters/metered-stores.js';
-import { dynamoUploadStore } from '../adapters/table/upload-store.js';
-import { powertoolsMetrics } from '../shared/metrics.js';
 import type { UploadDeps } from '../domain/uploads.js';
 import { logger } from '../shared/logger.js';
 import { lazy } from '../shared/memo.js';
 import { presentUpload } from '../shared/presenters.js';
 import { hostEvents } from './host-parts.js';
 import { media } from './media.js';
-import { table } from './table.js';
-
-/** Upload records alone: what the read routes need. */
-export const uploadStore = lazy(() => meteredUploadStore(dynamoUploadStore(table()), powertoolsMetrics));
+import { uploadStore } from './upload-records.js';
 
 /** Everything the upload flow needs: signed targets, the fail-closed probe, and its events. */
 export const uploads = lazy((): UploadDeps => {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import {
   IdempotencyAlreadyInProgressError,
@@ -60,17 +59,4 @@ export function createIdempotentExecutor(persistenceStore: BasePersistenceLayer,
     }
     return { result: { status: stored.status, body: JSON.parse(stored.bodyJson) as unknown }, replayed: stored.requestId !== call.requestId };
   };
-}
-
-/** Same method, path and JSON body (key order aside) give the same fingerprint. */
-export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([method, path, canonical(body)])).digest('hex');
-}
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]));
-  }
-  return value;
 }

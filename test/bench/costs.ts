@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { observeDynamoDbRequests, type DynamoDbRequest } from '../../functions/adapters/aws-clients.js';
+import { observeDynamoDbRequests, type DynamoDbRequest } from '../../functions/adapters/dynamodb-clients.js';
 import { logger } from '../../functions/shared/logger.js';
 import { startLocalHost, type LocalHost } from '../../functions/local/host.js';
 import { submitBatch, waitForBatch, type BatchRecord } from './batches.js';

@@ -29,7 +29,7 @@ const sections: Record<string, () => Promise<void>> = {
     }),
   costs: () => section('AWS cost drivers per run, counted on the local host: Step Functions state transitions, DynamoDB writes', benchCosts),
   batches: () => section('A 100-item scanner batch of 5 s find_moments runs on a creator account: accept, read, drain', async () => [await benchBatches()]),
-  bundles: () => section('Lambda bundle sizes (cdk synth, minified ESM)', benchBundles),
+  bundles: () => section(`Lambda bundles (cdk synth, minified ESM, SDK from the runtime): KB and median cold import in 5 fresh processes`, benchBundles),
 };
 
 const only = process.env.BENCH_ONLY?.split(',');

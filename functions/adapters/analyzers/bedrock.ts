@@ -1,4 +1,4 @@
-import { ConverseCommand, type BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import type { Analyzer } from '../../domain/analysis/analyzer.js';
 import { modelAnalyzer } from './llm-prompt.js';
 
@@ -20,7 +20,7 @@ export interface BedrockAnalyzerOptions {
 export function bedrockAnalyzer({ client, modelId, maxTokens = 4096, timeoutMs = 90_000 }: BedrockAnalyzerOptions): Analyzer {
   return modelAnalyzer('bedrock', async (system, turns) => {
     const response = await client.send(
-      new ConverseCommand({
+      new (await import('@aws-sdk/client-bedrock-runtime')).ConverseCommand({
         modelId,
         system: [{ text: system }],
         messages: turns.map((turn) => ({ role: turn.role, content: [{ text: turn.text }] })),

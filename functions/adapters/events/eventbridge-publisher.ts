@@ -1,4 +1,4 @@
-import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { EventPublisher } from '../../domain/ports.js';
 
 /** `source` of every service event on the bus; the webhook rule matches on it. */
@@ -12,6 +12,8 @@ export const EVENT_SOURCE = 'media-scanner';
 export function eventBridgePublisher(client: EventBridgeClient, busName: string): EventPublisher {
   return {
     async publish(accountId, event) {
+      // Loaded at the first event: a function that publishes none never loads the client.
+      const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
       const result = await client.send(
         new PutEventsCommand({
           Entries: [

@@ -1,17 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
-import {
-  BadRequestException,
-  ConflictException,
-  DeleteTranscriptionJobCommand,
-  GetTranscriptionJobCommand,
-  NotFoundException,
-  StartTranscriptionJobCommand,
-  type LanguageCode,
-  type TranscribeClient,
-  type TranscriptionJob,
-} from '@aws-sdk/client-transcribe';
+import type { LanguageCode, TranscribeClient, TranscriptionJob } from '@aws-sdk/client-transcribe';
 import * as z from 'zod';
 import type { Span, Transcriber, TranscriptSegment } from '../../domain/analysis/signals.js';
 import { TranscriptionFailed, TranscriptionNotReady } from './errors.js';
@@ -108,8 +98,12 @@ export function segmentsOf(output: TranscribeOutput): TranscriptSegment[] {
 /** Each segment belongs to the chunk it starts in, so merged chunks never repeat one. */
 const startsIn = (segment: Span, window: Span) => segment.startMs >= window.startMs && segment.startMs < window.endMs;
 
-const isMissingJob = (error: unknown) =>
-  error instanceof NotFoundException || (error instanceof BadRequestException && /couldn't be found|not found/i.test(error.message));
+/** Loaded on first use: only functions configured for Amazon Transcribe ever load its client. */
+const transcribeSdk = () => import('@aws-sdk/client-transcribe');
+type TranscribeSdk = Awaited<ReturnType<typeof transcribeSdk>>;
+
+const isMissingJob = (error: unknown, sdk: TranscribeSdk) =>
+  error instanceof sdk.NotFoundException || (error instanceof sdk.BadRequestException && /couldn't be found|not found/i.test(error.message));
 
 /**
  * The `aws-transcribe` transcriber (DESIGN §7): an Amazon Transcribe batch job over the source
@@ -120,18 +114,20 @@ export function awsTranscribeTranscriber(options: AwsTranscribeOptions): Transcr
   const { transcribe, s3, bucket, languageCode, maxWaitMs = 12 * 60_000, sleep = (ms: number) => delay(ms), now = Date.now } = options;
 
   async function jobNamed(name: string): Promise<TranscriptionJob | null> {
+    const sdk = await transcribeSdk();
     try {
-      return (await transcribe.send(new GetTranscriptionJobCommand({ TranscriptionJobName: name }))).TranscriptionJob ?? null;
+      return (await transcribe.send(new sdk.GetTranscriptionJobCommand({ TranscriptionJobName: name }))).TranscriptionJob ?? null;
     } catch (error) {
-      if (isMissingJob(error)) return null;
+      if (isMissingJob(error, sdk)) return null;
       throw error;
     }
   }
 
   async function start(name: string, objectKey: string, outputKey: string): Promise<void> {
+    const sdk = await transcribeSdk();
     try {
       await transcribe.send(
-        new StartTranscriptionJobCommand({
+        new sdk.StartTranscriptionJobCommand({
           TranscriptionJobName: name,
           LanguageCode: languageCode as LanguageCode,
           Media: { MediaFileUri: `s3://${bucket}/${objectKey}` },
@@ -142,15 +138,16 @@ export function awsTranscribeTranscriber(options: AwsTranscribeOptions): Transcr
       );
     } catch (error) {
       // Another chunk of the source, or this task's earlier attempt, started it first.
-      if (!(error instanceof ConflictException)) throw error;
+      if (!(error instanceof sdk.ConflictException)) throw error;
     }
   }
 
   async function remove(name: string): Promise<void> {
+    const sdk = await transcribeSdk();
     try {
-      await transcribe.send(new DeleteTranscriptionJobCommand({ TranscriptionJobName: name }));
+      await transcribe.send(new sdk.DeleteTranscriptionJobCommand({ TranscriptionJobName: name }));
     } catch (error) {
-      if (!isMissingJob(error)) throw error;
+      if (!isMissingJob(error, sdk)) throw error;
     }
   }
 

@@ -1,4 +1,4 @@
-import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { BatchWorkflowStarter } from '../../domain/batches/ports.js';
 import type { WorkflowStarter } from '../../domain/runs/ports.js';
 
@@ -7,6 +7,8 @@ import type { WorkflowStarter } from '../../domain/runs/ports.js';
  * can never run the same work twice: Step Functions refuses a second execution of one name.
  */
 async function startNamed(sfn: SFNClient, stateMachineArn: string, name: string, input: object): Promise<void> {
+  // Loaded at the first start: a function that never starts a workflow never loads the client.
+  const { ExecutionAlreadyExists, StartExecutionCommand } = await import('@aws-sdk/client-sfn');
   try {
     await sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
   } catch (error) {

@@ -1,4 +1,4 @@
-import { InvalidToken, SendTaskSuccessCommand, TaskDoesNotExist, TaskTimedOut, type SFNClient } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { TaskTokenCallbacks } from '../../domain/runs/ports.js';
 
 /**
@@ -9,6 +9,8 @@ import type { TaskTokenCallbacks } from '../../domain/runs/ports.js';
 export function sfnTaskCallbacks(sfn: SFNClient): TaskTokenCallbacks {
   return {
     async succeed(taskToken, output) {
+      // Loaded at the first callback: a function that never wakes a workflow never loads the client.
+      const { InvalidToken, SendTaskSuccessCommand, TaskDoesNotExist, TaskTimedOut } = await import('@aws-sdk/client-sfn');
       try {
         await sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }));
       } catch (error) {

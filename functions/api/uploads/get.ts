@@ -3,7 +3,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../shared/presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { uploadIdParams } from '../../schemas/upload.js';
-import { uploadStore } from '../../composition/uploads.js';
+import { uploadStore } from '../../composition/upload-records.js';
 
 export const handler = httpHandler(
   'api/uploads/get',

@@ -2,7 +2,7 @@ import { listUploads } from '../../domain/uploads.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentList, presentUpload } from '../../shared/presenters.js';
 import { uploadListQuerySchema } from '../../schemas/upload.js';
-import { uploadStore } from '../../composition/uploads.js';
+import { uploadStore } from '../../composition/upload-records.js';
 
 /** GET /v1/uploads: newest first, optionally one status, to reconcile an ambiguous upload (SPEC Upload flow). */
 export const handler = httpHandler('api/uploads/list', { query: uploadListQuerySchema }, () => ({ uploads: uploadStore() }), async ({ accountId, query }, deps) => {

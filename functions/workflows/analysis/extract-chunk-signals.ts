@@ -1,7 +1,4 @@
-import { extractChunkSignals } from '../../domain/runs/pipeline.js';
-import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
-import { analysisTask } from '../../composition/pipeline.js';
+import { traced } from '../../shared/tracer.js';
+import { extractChunkSignalsTask } from './extract-chunk-signals-step.js';
 
-export const handler = taskHandler(analysisRefSchema.extend({ chunk: chunkSchema }), analysisTask, ({ chunk, ...ref }, { pipeline }) =>
-  extractChunkSignals(pipeline, ref, chunk),
-);
+export const handler = traced(extractChunkSignalsTask);

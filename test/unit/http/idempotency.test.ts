@@ -11,7 +11,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { AccountScopedPersistenceLayer } from '../../../functions/adapters/idempotency-store.js';
-import { createIdempotentExecutor, requestFingerprint, type IdempotentCall } from '../../../functions/http/idempotency.js';
+import { createIdempotentExecutor, type IdempotentCall } from '../../../functions/http/idempotency.js';
+import { requestFingerprint } from '../../../functions/http/fingerprint.js';
 import { ApiError } from '../../../functions/domain/errors.js';
 import type { HttpResult } from '../../../functions/http/types.js';
 import { ACCOUNT_ID, TABLE_NAME, unitContext } from '../../helpers/unit-fixtures.js';

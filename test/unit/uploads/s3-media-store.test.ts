@@ -11,7 +11,7 @@ import {
   PutObjectTaggingCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { createS3Client } from '../../../functions/adapters/aws-clients.js';
+import { createS3Client } from '../../../functions/adapters/s3-client.js';
 import { parseConfig } from '../../../functions/config.js';
 import { s3MediaStore } from '../../../functions/adapters/media/s3-media-store.js';
 import { serviceEnv } from '../../helpers/unit-fixtures.js';

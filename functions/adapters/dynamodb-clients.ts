@@ -1,6 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
 
 /** The table's clients: the document client shares the low-level one's middleware stack. */
@@ -62,15 +61,4 @@ export function createDynamoDbClients(config: Config): DynamoDbClients {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
   return { dynamo, doc };
-}
-
-/** The media bucket's client; the local host points it at s3rver (S3_ENDPOINT). */
-export function createS3Client(config: Config): S3Client {
-  return new S3Client({
-    region: config.AWS_REGION,
-    // Without this the SDK signs a CRC32 of an empty body into presigned PUT/UploadPart URLs
-    // (x-amz-checksum-crc32=AAAAAA==) and S3 rejects the client's real bytes.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true } : {}),
-  });
 }

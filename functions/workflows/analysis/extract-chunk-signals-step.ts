@@ -1,0 +1,8 @@
+import { extractChunkSignals } from '../../domain/runs/pipeline.js';
+import { analysisTask } from '../../composition/pipeline.js';
+import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
+
+/** The ExtractChunkSignals step, shared by its function (traced) and the container task (no X-Ray daemon there). */
+export const extractChunkSignalsTask = taskHandler(analysisRefSchema.extend({ chunk: chunkSchema }), analysisTask, ({ chunk, ...ref }, { pipeline }) =>
+  extractChunkSignals(pipeline, ref, chunk),
+);
