@@ -1,6 +1,7 @@
 import { config, type Config } from './config.js';
 import { createAwsClients } from './adapters/aws-clients.js';
-import { resolveCursorSecret } from './adapters/cursor-secret.js';
+import { noteCursorSecretUse, resolveCursorSecret } from './adapters/cursor-secret.js';
+import { instrumentClient } from './adapters/aws-call-hooks.js';
 import { CursorCodec } from './adapters/table/cursor.js';
 import { dynamoAccountStore } from './adapters/table/account-store.js';
 import { dynamoScannerStore } from './adapters/table/scanner-store.js';
@@ -69,6 +70,7 @@ export function useHostWorkflows(host: WorkflowHost): void {
 let services: Promise<Services> | undefined;
 
 export function getServices(): Promise<Services> {
+  noteCursorSecretUse(config());
   services ??= buildServices(config()).catch((error: unknown) => {
     services = undefined; // a failed cold start (e.g. the secret fetch) is retried by the next request
     throw error;
@@ -84,7 +86,7 @@ async function buildServices(cfg: Config): Promise<Services> {
   const media = s3MediaStore(clients.s3, cfg.MEDIA_BUCKET);
   const runs = dynamoRunStore(table);
   const slots = dynamoSlotStore(table);
-  const sfnClient = new SFNClient({ region: cfg.AWS_REGION });
+  const sfnClient = instrumentClient(new SFNClient({ region: cfg.AWS_REGION }));
   const sfnCallbacks = sfnTaskCallbacks(sfnClient);
   const configured = <T>(arn: string | undefined, variable: string, starter: (arn: string) => T): (() => T) => {
     const built = arn ? starter(arn) : undefined;

@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Config } from '../config.js';
+import { instrumentClient } from './aws-call-hooks.js';
 
 /** The local host points the SDK at its loopback stand-ins; on AWS these are the defaults. */
 export interface AwsClients {
@@ -48,7 +49,7 @@ function itemsWrittenBy(operation: string, input: MultiItemWriteInput): number {
 
 export function createAwsClients(config: Config): AwsClients {
   const region = config.AWS_REGION;
-  const dynamo = new DynamoDBClient({ region, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) });
+  const dynamo = instrumentClient(new DynamoDBClient({ region, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) }));
   // The document client shares this stack, so its commands are seen too (under the operation names).
   dynamo.middlewareStack.add(
     (next, context) => (args) => {
@@ -64,12 +65,12 @@ export function createAwsClients(config: Config): AwsClients {
   const doc = DynamoDBDocumentClient.from(dynamo, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
-  const s3 = new S3Client({
+  const s3 = instrumentClient(new S3Client({
     region,
     // Without this the SDK signs a CRC32 of an empty body into presigned PUT/UploadPart URLs
     // (x-amz-checksum-crc32=AAAAAA==) and S3 rejects the client's real bytes.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true } : {}),
-  });
-  return { dynamo, doc, s3, secrets: new SecretsManagerClient({ region }) };
+  }));
+  return { dynamo, doc, s3, secrets: instrumentClient(new SecretsManagerClient({ region })) };
 }

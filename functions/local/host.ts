@@ -18,6 +18,7 @@ import { LocalWorkflows } from './local-workflows.js';
 import { reconcileBatches, reconcileRuns } from './resume-runs.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
 import { useHostWorkflows } from '../wiring.js';
+import { startCallRecording } from './aws-calls/recorder.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
 export const LOCAL_BUCKET = 'media-scanner-local-media';
@@ -128,6 +129,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     });
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
+    // AWS_CALL_LOG=<file>: record the AWS calls of every unit (functions/local/aws-calls/recorder.ts).
+    startCallRecording(process.env.AWS_CALL_LOG);
     // Workflows run in this process from the same ASL files Step Functions runs on AWS.
     const workflows = new LocalWorkflows();
     useHostWorkflows(workflows);

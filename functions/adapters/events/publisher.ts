@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { eventBridgePublisher } from './eventbridge-publisher.js';
+import { instrumentClient } from '../aws-call-hooks.js';
 import { disabledEventPublisher, localEventBus } from './local-event-bus.js';
 import type { Config } from '../../config.js';
 import type { EventPublisher } from '../../domain/ports.js';
@@ -12,6 +13,6 @@ import type { EventPublisher } from '../../domain/ports.js';
  */
 export function eventPublisherFor(config: Config): EventPublisher {
   if (config.LOCAL_DATA_DIR) return localEventBus(join(config.LOCAL_DATA_DIR, 'events.ndjson'));
-  if (config.EVENT_BUS_NAME) return eventBridgePublisher(new EventBridgeClient({ region: config.AWS_REGION }), config.EVENT_BUS_NAME);
+  if (config.EVENT_BUS_NAME) return eventBridgePublisher(instrumentClient(new EventBridgeClient({ region: config.AWS_REGION })), config.EVENT_BUS_NAME);
   return disabledEventPublisher;
 }
