@@ -149,6 +149,9 @@ const s3: Mapper = (operation, input, names) => {
   if (writesObject && (input.ACL !== undefined || input.GrantRead !== undefined || input.GrantFullControl !== undefined)) actions.push('s3:PutObjectAcl');
   const requests = actions.map((action) => ({ action, resource }));
   if (operation === 'CopyObject' || operation === 'UploadPartCopy') requests.push({ action: 's3:GetObject', resource: copySourceArn(names, input.CopySource) });
+  // S3 answers HEAD on a missing key with 404 only to a caller with s3:ListBucket (403 otherwise),
+  // and the service reads 404 as "not there" (s3-media-store.ts head).
+  if (operation === 'HeadObject') requests.push({ action: 's3:ListBucket', resource: bucketArn(names, input.Bucket) });
   return requests;
 };
 
