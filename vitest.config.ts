@@ -30,6 +30,18 @@ export default defineConfig({
           hookTimeout: 300_000,
         },
       },
+      {
+        test: {
+          name: 'permissions',
+          include: ['test/permissions/**/*.test.ts'],
+          // After every other project: it checks the AWS calls the integration project recorded
+          // against the roles of the infra project's synthesis (test/helpers/iam-policy.ts).
+          sequence: { groupOrder: 1 },
+          testTimeout: 120_000,
+          // Waiting for the shared synthesis, or synthesizing when the infra project is not in the run.
+          hookTimeout: 900_000,
+        },
+      },
     ],
   },
 });

@@ -48,7 +48,8 @@ export interface UnitRole {
   readonly runner: string;
 }
 
-type TemplateJson = { Resources: Record<string, Resource>; Parameters?: Record<string, unknown> };
+/** A synthesized template as JSON (Template.toJSON()). */
+export type TemplateJson = { Resources: Record<string, Resource>; Parameters?: Record<string, unknown> };
 
 const roleOfFunction = (resources: Record<string, Resource>, functionId: string): string => {
   const role = resources[functionId]?.Properties.Role as { 'Fn::GetAtt'?: [string, string] } | undefined;

@@ -4,10 +4,12 @@
  * Files that need isolation mint their own accounts through the admin CLI (test/helpers/api.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalHost } from '../../functions/local/host.js';
+import { awsCallLogFile } from './aws-call-log.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,6 +29,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // not pay a child-process start per chunk. The container path (a child process per chunk, the
   // default for chunked sources) is tested on a host of its own (signals-container.test.ts).
   process.env.SIGNALS_RUNNER ??= 'lambda';
+  // Every AWS call made for a deployed unit, by this host and by the hosts tests start (they
+  // inherit the variable), for the permission check that runs after this project (test/permissions).
+  rmSync(awsCallLogFile, { force: true });
+  process.env.AWS_CALL_LOG = awsCallLogFile;
+  project.vitest.provide('awsCallLog', awsCallLogFile);
   const dataDir = await mkdtemp(join(tmpdir(), 'mss-it-'));
   const host = await startLocalHost({ dataDir, port: 0 }).catch(async (error: unknown) => {
     await rm(dataDir, { recursive: true, force: true });
