@@ -565,7 +565,7 @@ const groupBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, 
 /** Every call not allowed, grouped by unit, then action: resources shown (at most 3 per action, with the count). */
 export function formatViolations(violations: readonly Violation[]): string {
   if (!violations.length) return 'Every recorded AWS call is allowed by its unit’s role.';
-  const lines = [`${violations.length} recorded AWS call(s) are NOT allowed by the role of the unit that made them:`];
+  const lines = [`${violations.length} recorded AWS call(s) (distinct unit, action and resource) are NOT allowed by the role of the unit that made them:`];
   for (const [unit, ofUnit] of [...groupBy(violations, (v) => v.unit)].sort(([a], [b]) => a.localeCompare(b))) {
     lines.push('', `  ${unit}   (role ${ofUnit[0]!.role})`);
     for (const [action, ofAction] of groupBy(ofUnit, (v) => v.action)) {
@@ -587,7 +587,10 @@ export function formatUnusedGrants(report: PermissionReport): string {
   ];
   for (const [unit, grants] of groupBy(report.unused, (g) => g.unit)) {
     lines.push('', `  ${unit}${report.unexercised.includes(unit) ? '   (no recorded call at all: not exercised by the integration suite)' : ''}`);
-    for (const [resource, onResource] of groupBy(grants, (g) => g.resource)) lines.push(`    ${onResource.map((g) => g.action).join(', ')}   on ${resource}`);
+    // Actions unused on the same resources share a line.
+    const resourcesOf = new Map<string, string[]>();
+    for (const grant of grants) resourcesOf.set(grant.action, [...new Set([...(resourcesOf.get(grant.action) ?? []), grant.resource])]);
+    for (const [resources, actions] of groupBy([...resourcesOf], ([, on]) => on.join(' , '))) lines.push(`    ${actions.map(([action]) => action).join(', ')}   on ${resources}`);
   }
   if (report.hostCalls.length) {
     lines.push('', `  Calls the local host made outside any deployed unit (not checked): ${[...new Set(report.hostCalls.map((c) => `${c.action} on ${c.resource}`))].join('; ')}`);

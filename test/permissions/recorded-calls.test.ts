@@ -5,19 +5,12 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import { units } from '../../functions/local/aws-calls/vocabulary.js';
 import { permissionsOutputDir } from '../helpers/aws-call-log.js';
-import { checkPermissions, formatUnusedGrants, formatViolations, readRecording, type TemplateJson } from '../helpers/iam-policy.js';
+import { checkPermissions, formatUnusedGrants, formatViolations, readRecording } from '../helpers/iam-policy.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS } from '../infra/shared-assembly.js';
 import { templateForCheck } from './template.js';
-
-let template: TemplateJson;
-let source: string;
-
-beforeAll(async () => {
-  ({ template, source } = await templateForCheck());
-}, SHARED_ASSEMBLY_TIMEOUT_MS);
 
 function recording(): string {
   const file = inject('awsCallLog') as string | undefined;
@@ -30,7 +23,8 @@ function recording(): string {
   return file;
 }
 
-it('allows every AWS call the integration suite made on the local host, in the role of the unit that made it', () => {
+it('allows every AWS call the integration suite made on the local host, in the role of the unit that made it', async () => {
+  // Before waiting for a template: run alone, this fails at once.
   const file = recording();
   const calls = readRecording(file);
   // The recorder attributes calls to units; a recording of the host alone would check nothing.
@@ -38,6 +32,7 @@ it('allows every AWS call the integration suite made on the local host, in the r
   expect(calls.some((call) => call.unit.startsWith('route:'))).toBe(true);
   expect(calls.some((call) => call.unit.startsWith('task:'))).toBe(true);
 
+  const { template, source } = await templateForCheck();
   const report = checkPermissions(template, calls);
   const violations = formatViolations(report.violations);
   const unused = formatUnusedGrants(report);
@@ -54,4 +49,4 @@ it('allows every AWS call the integration suite made on the local host, in the r
     ].join('\n\n'),
   );
   if (report.violations.length) throw new Error(`${violations}\n\n(also in ${files.violations})`);
-});
+}, SHARED_ASSEMBLY_TIMEOUT_MS);
