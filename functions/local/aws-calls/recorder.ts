@@ -16,6 +16,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { installAwsCallHooks, type StandInCall } from '../../adapters/aws-call-hooks.js';
@@ -135,14 +136,14 @@ let preload: Promise<string> | undefined;
 
 /**
  * child-preload.ts bundled once per host process (as container-tasks.ts bundles the entrypoints),
- * so that a container task's plain `node` child can `--import` it.
+ * so that a container task's plain `node` child can `--import` it; removed when the process exits.
  */
 function preloadBundle(): Promise<string> {
   preload ??= (async () => {
     // Loaded here only: the child processes that import this module never bundle.
     const { build } = await import('esbuild');
-    const repoRoot = join(import.meta.dirname, '..', '..', '..');
-    const outfile = join(repoRoot, 'node_modules', '.cache', 'media-scanner', `aws-call-recorder-${process.pid}.mjs`);
+    // It imports no package, so it may live outside the repository.
+    const outfile = join(tmpdir(), `mss-aws-call-recorder-${process.pid}.mjs`);
     await build({ entryPoints: [join(import.meta.dirname, 'child-preload.ts')], bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node24', outfile, logLevel: 'silent' });
     process.once('exit', () => rmSync(outfile, { force: true }));
     return outfile;

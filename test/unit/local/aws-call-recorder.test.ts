@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAwsClients } from '../../../functions/adapters/aws-clients.js';
@@ -118,5 +119,6 @@ describe('stand-ins', () => {
     expect(child.env).toEqual({ AWS_CALL_LOG: file, AWS_CALL_UNIT: 'container:analysis/SignalsTaskDefinitionArn' });
     expect(child.execArgv[0]).toBe('--import');
     expect(child.execArgv[1]).toMatch(/^file:.*aws-call-recorder-\d+\.mjs$/);
+    rmSync(fileURLToPath(child.execArgv[1]!), { force: true });
   }, 30_000);
 });
