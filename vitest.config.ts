@@ -30,6 +30,21 @@ export default defineConfig({
           hookTimeout: 300_000,
         },
       },
+      {
+        test: {
+          name: 'permissions',
+          include: ['test/permissions/**/*.test.ts'],
+          // After every other project: it checks the AWS calls the integration project recorded
+          // against the roles of the infra project's synthesis (test/helpers/iam-policy.ts).
+          sequence: { groupOrder: 1 },
+          // Its files share one worker and module state, so they share one template (test/permissions/template.ts).
+          isolate: false,
+          maxWorkers: 1,
+          // Waiting for the shared synthesis, or synthesizing when the infra project is not in the run.
+          testTimeout: 900_000,
+          hookTimeout: 900_000,
+        },
+      },
     ],
   },
 });

@@ -4,6 +4,7 @@ import type { Analyzer } from '../domain/analysis/analyzer.js';
 import type { Transcriber } from '../domain/analysis/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
 import { once } from '../shared/memo.js';
+import { instrumentClient } from './aws-call-hooks.js';
 import { resolveFfmpegPath } from './ffmpeg-binaries.js';
 import { noTranscriber } from './signals/no-transcriber.js';
 
@@ -37,7 +38,7 @@ export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promi
     case 'bedrock':
       return lazyAnalyzer('bedrock', async () => {
         const [{ BedrockRuntimeClient }, { bedrockAnalyzer }] = await Promise.all([import('@aws-sdk/client-bedrock-runtime'), import('./analyzers/bedrock.js')]);
-        return bedrockAnalyzer({ client: new BedrockRuntimeClient({ region: cfg.AWS_REGION }), modelId: required(cfg.BEDROCK_MODEL_ID, 'BEDROCK_MODEL_ID') });
+        return bedrockAnalyzer({ client: instrumentClient(new BedrockRuntimeClient({ region: cfg.AWS_REGION })), modelId: required(cfg.BEDROCK_MODEL_ID, 'BEDROCK_MODEL_ID') });
       });
     case 'openai': {
       const secretId = cfg.OPENAI_API_KEY_SECRET_ID;
@@ -59,7 +60,7 @@ export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: s
     case 'aws-transcribe':
       return lazyTranscriber(async () => {
         const [{ TranscribeClient }, { awsTranscribeTranscriber }] = await Promise.all([import('@aws-sdk/client-transcribe'), import('./transcribers/aws-transcribe.js')]);
-        return awsTranscribeTranscriber({ transcribe: new TranscribeClient({ region: cfg.AWS_REGION }), s3: clients.s3, bucket, languageCode: cfg.TRANSCRIBE_LANGUAGE_CODE });
+        return awsTranscribeTranscriber({ transcribe: instrumentClient(new TranscribeClient({ region: cfg.AWS_REGION })), s3: clients.s3, bucket, languageCode: cfg.TRANSCRIBE_LANGUAGE_CODE });
       });
     case 'whisper-cpp':
       return lazyTranscriber(async () => {

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { instrumentClient } from '../adapters/aws-call-hooks.js';
 import { disabledEventPublisher } from '../adapters/events/disabled-publisher.js';
 import { eventBridgePublisher } from '../adapters/events/eventbridge-publisher.js';
 import { readSecretString } from '../adapters/secrets.js';
@@ -22,11 +23,11 @@ export function awsHost(cfg: Config): Host {
   return {
     cursorSecret: once(async () => {
       const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-      return readSecretString(new SecretsManagerClient({ region: cfg.AWS_REGION }), required(cfg.CURSOR_SECRET_ARN, 'CURSOR_SECRET_ARN'));
+      return readSecretString(instrumentClient(new SecretsManagerClient({ region: cfg.AWS_REGION })), required(cfg.CURSOR_SECRET_ARN, 'CURSOR_SECRET_ARN'));
     }),
     workflows: once(async (): Promise<WorkflowHost> => {
       const { SFNClient } = await import('@aws-sdk/client-sfn');
-      const sfn = new SFNClient({ region: cfg.AWS_REGION });
+      const sfn = instrumentClient(new SFNClient({ region: cfg.AWS_REGION }));
       // Each ARN is set only on the functions granted to start that workflow: required when used.
       return {
         startAnalysis: async (ref) => sfnWorkflowStarter(sfn, required(cfg.ANALYSIS_STATE_MACHINE_ARN, 'ANALYSIS_STATE_MACHINE_ARN')).startAnalysis(ref),
@@ -38,7 +39,7 @@ export function awsHost(cfg: Config): Host {
       // SPEC Events: delivery is optional per deployment; with no bus configured events go nowhere.
       if (!cfg.EVENT_BUS_NAME) return disabledEventPublisher;
       const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
-      return eventBridgePublisher(new EventBridgeClient({ region: cfg.AWS_REGION }), cfg.EVENT_BUS_NAME);
+      return eventBridgePublisher(instrumentClient(new EventBridgeClient({ region: cfg.AWS_REGION })), cfg.EVENT_BUS_NAME);
     }),
   };
 }

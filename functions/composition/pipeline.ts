@@ -1,4 +1,5 @@
 import { config } from '../config.js';
+import { instrumentClient } from '../adapters/aws-call-hooks.js';
 import { analyzerFor, transcriberFor } from '../adapters/engines.js';
 import { resolveFfmpegPath, resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
 import { s3ArtifactStore } from '../adapters/s3-artifact-store.js';
@@ -34,7 +35,7 @@ export const pipeline = lazy((): PipelineDeps => {
     transcriber: transcriberFor(cfg, { s3: s3() }, cfg.MEDIA_BUCKET),
     analyzer: analyzerFor(cfg, async (secretId) => {
       const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-      return readSecretString(new SecretsManagerClient({ region: cfg.AWS_REGION }), secretId);
+      return readSecretString(instrumentClient(new SecretsManagerClient({ region: cfg.AWS_REGION })), secretId);
     }),
     deploymentMaxObservations: cfg.MAX_OBSERVATIONS_CAP,
     chunkMs: cfg.CHUNK_SECONDS * 1000,

@@ -4,7 +4,7 @@ import { CursorCodec } from '../adapters/table/cursor.js';
 import type { TableContext } from '../adapters/table/query-page.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
 import { cachedApiKeys } from '../adapters/cached-api-keys.js';
-import { lazy, once } from '../shared/memo.js';
+import { lazy } from '../shared/memo.js';
 import { currentHost } from './host.js';
 
 /** The service table's clients, built once per process. */
@@ -15,7 +15,8 @@ export const table = lazy(
   (): TableContext => ({
     doc: dynamoDbClients().doc,
     tableName: config().TABLE_NAME,
-    cursors: once(async () => new CursorCodec(await currentHost().cursorSecret())),
+    // The host caches the key; asking it each time lets the local host tell each unit's read apart.
+    cursors: async () => new CursorCodec(await currentHost().cursorSecret()),
   }),
 );
 

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { containerNameOf, type ContainerTask } from '../workflows/registry.js';
+import { childProcessRecording } from './aws-calls/recorder.js';
 
 /** The Resource of a Task state that runs a container task and waits until it stops. */
 export const RUN_CONTAINER_TASK = 'arn:aws:states:::ecs:runTask.sync';
@@ -55,23 +56,24 @@ export class LocalContainerTasks {
   }
 
   /** The local handler of an ecs:runTask.sync state: resolves when the task exits 0, rejects otherwise (Retry and Catch apply). */
-  handler(task: ContainerTask): (parameters: unknown) => Promise<Record<string, never>> {
+  handler(task: ContainerTask, unit: string): (parameters: unknown) => Promise<Record<string, never>> {
     const container = containerNameOf(task);
     return async (parameters) => {
       const override = (parameters as RunTaskParameters).Overrides?.ContainerOverrides?.find((o) => o.Name === container);
       if (!override) throw new Error(`${RUN_CONTAINER_TASK}: no container override for ${container}`);
-      await this.run(task.entrypoint, Object.fromEntries((override.Environment ?? []).map((v) => [v.Name, v.Value])));
+      await this.run(task.entrypoint, Object.fromEntries((override.Environment ?? []).map((v) => [v.Name, v.Value])), unit);
       // ECS answers with the stopped task's description, which the state machine discards.
       return {};
     };
   }
 
-  private async run(entrypoint: ContainerTask['entrypoint'], environment: Record<string, string>): Promise<void> {
+  private async run(entrypoint: ContainerTask['entrypoint'], environment: Record<string, string>, unit: string): Promise<void> {
     const bundle = await this.bundleOf(entrypoint);
+    const recording = await childProcessRecording(unit);
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [bundle], {
+      const child = spawn(process.execPath, [...recording.execArgv, bundle], {
         cwd: repoRoot,
-        env: { ...process.env, ...environment },
+        env: { ...process.env, ...environment, ...recording.env },
         // Its log lines join the host's, as the in-process task handlers' do.
         stdio: ['ignore', 'inherit', 'inherit'],
       });

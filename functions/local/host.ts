@@ -19,6 +19,7 @@ import { reconcileBatches, reconcileRuns } from './resume-runs.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
 import { installHost } from '../composition/host.js';
 import { localEventBus } from '../adapters/events/local-event-bus.js';
+import { recordCursorSecretRead, startCallRecording } from './aws-calls/recorder.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
 export const LOCAL_BUCKET = 'media-scanner-local-media';
@@ -128,13 +129,19 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     });
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
+    // AWS_CALL_LOG=<file>: record the AWS calls of every unit (functions/local/aws-calls/recorder.ts).
+    startCallRecording(process.env.AWS_CALL_LOG);
     // Workflows run in this process from the same ASL files Step Functions runs on AWS.
     const workflows = new LocalWorkflows();
     // What differs from AWS (DESIGN §2), installed before any handler is loaded. Terminal events
     // are appended to <dataDir>/events.ndjson by the in-process bus.
     const events = localEventBus(join(dataDir, 'events.ndjson'));
     installHost({
-      cursorSecret: () => Promise.resolve(cursorSecret),
+      // On AWS this is a GetSecretValue (once per function); the recorder is told of every read.
+      cursorSecret: () => {
+        recordCursorSecretRead();
+        return Promise.resolve(cursorSecret);
+      },
       workflows: () => Promise.resolve(workflows),
       events: () => Promise.resolve(events),
     });

@@ -6,6 +6,8 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../workflows/registry.js';
 import { LocalContainerTasks, RUN_CONTAINER_TASK } from './container-tasks.js';
+import { asUnit, recordWorkflowCall } from './aws-calls/recorder.js';
+import { units } from './aws-calls/vocabulary.js';
 
 type TaskHandler = (input: unknown) => Promise<unknown>;
 type JsonValue = Parameters<StateMachine['run']>[0];
@@ -81,13 +83,14 @@ export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
           if (runsContainer) {
             const containerTask = containerTasks[placeholder];
             if (!containerTask) throw new Error(`${workflow.definitionFile}: no container task in the workflow table for \${${placeholder}}`);
-            handlers[stateName] = this.containers.handler(containerTask);
+            handlers[stateName] = this.containers.handler(containerTask, units.container(name, placeholder));
             continue;
           }
           const task = tasks[placeholder];
           if (!task) throw new Error(`${workflow.definitionFile}: no task in the workflow table for \${${placeholder}}`);
           const module = (await import(pathToFileURL(join(functionsDir, `${task.handler}.ts`)).href)) as { handler: TaskHandler };
-          handlers[stateName] = waitsForToken ? this.waitingForToken(module.handler) : module.handler;
+          const handler = asUnit(units.task(name, placeholder), module.handler);
+          handlers[stateName] = waitsForToken ? this.waitingForToken(name, handler) : handler;
         }
         // Built once, run many times (construction is the slow part).
         const machine = new StateMachine(definition as ConstructorParameters<typeof StateMachine>[0]);
@@ -103,10 +106,11 @@ export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
    * its own (the interpreter's `$$.Task.Token` is one per execution, and Map iterations wait side
    * by side) before the handler runs, since the handler may wake it at once; `succeed` resolves it.
    */
-  private waitingForToken(handler: TaskHandler): TaskHandler {
+  private waitingForToken(workflow: WorkflowName, handler: TaskHandler): TaskHandler {
     return async (input) => {
       const { Payload } = input as { Payload: Record<string, unknown> };
-      const taskToken = `local-task-token-${randomUUID()}`;
+      // It names its workflow: SendTaskSuccess is authorised on the state machine (recordWorkflowCall).
+      const taskToken = `local-task-token-${workflow}-${randomUUID()}`;
       const woken = new Promise((resolve) => this.waiting.set(taskToken, resolve));
       await handler({ ...Payload, taskToken });
       return woken;
@@ -114,6 +118,7 @@ export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
   }
 
   succeed(taskToken: string, output: Record<string, unknown>): Promise<void> {
+    recordWorkflowCall('SendTaskSuccess', /^local-task-token-(\w+)-/.exec(taskToken)?.[1]);
     // A token of an execution that has ended (or of a previous process) wakes nothing, as on AWS.
     this.waiting.get(taskToken)?.(output);
     this.waiting.delete(taskToken);
@@ -125,6 +130,7 @@ export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
    * Functions, executions are named and a name already running is not started twice.
    */
   async start(name: WorkflowName, executionName: string, input: JsonValue): Promise<void> {
+    recordWorkflowCall('StartExecution', name);
     if (this.running.has(executionName)) return;
     const { machine, handlers } = await this.load(name);
     if (this.running.has(executionName)) return;

@@ -8,6 +8,8 @@ import { errorResponse } from '../http/responses.js';
 import { matchRoute, notFoundHandler } from '../routes.js';
 import { handler as authorize } from '../authorizer/handler.js';
 import { lambdaContext } from './lambda-context.js';
+import { inUnit } from './aws-calls/recorder.js';
+import { units } from './aws-calls/vocabulary.js';
 import type { ApiEvent, ApiResponse } from '../http/types.js';
 
 /** API Gateway HTTP APIs refuse request bodies over 10 MB; the local host does the same. */
@@ -101,7 +103,7 @@ async function dispatch(req: IncomingMessage, baseUrl: string): Promise<ApiRespo
   const match = matchRoute(method, url.pathname);
   if (match.kind !== 'route') {
     const notFound = await loadHandler(notFoundHandler);
-    return notFound(toEvent(req, url, body, requestId, '$default'), lambdaContext(notFoundHandler, requestId));
+    return inUnit(units.fallback, () => notFound(toEvent(req, url, body, requestId, '$default'), lambdaContext(notFoundHandler, requestId)));
   }
 
   const routeKey = `${match.route.method} ${match.route.path}`;
@@ -120,14 +122,14 @@ async function dispatch(req: IncomingMessage, baseUrl: string): Promise<ApiRespo
     requestContext: event.requestContext,
     pathParameters: match.pathParameters,
   };
-  const auth = await authorize(authorizerEvent);
+  const auth = await inUnit(units.authorizer, () => authorize(authorizerEvent));
   const routeEvent: ApiEvent = {
     ...event,
     pathParameters: match.pathParameters,
     requestContext: { ...event.requestContext, authorizer: { lambda: auth.context } },
   };
   const handler = await loadHandler(match.route.handler);
-  return handler(routeEvent, lambdaContext(match.route.handler, requestId));
+  return inUnit(units.route(routeKey), () => handler(routeEvent, lambdaContext(match.route.handler, requestId)));
 }
 
 function send(res: ServerResponse, response: ApiResponse): void {

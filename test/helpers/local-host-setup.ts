@@ -4,10 +4,12 @@
  * Files that need isolation mint their own accounts through the admin CLI (test/helpers/api.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalHost } from '../../functions/local/host.js';
+import { awsCallLogFile } from './aws-call-log.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,6 +31,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.SIGNALS_RUNNER ??= 'lambda';
   // Revocations must show at once in the auth tests; the cache itself is unit-tested.
   process.env.API_KEY_CACHE_SECONDS ??= '0';
+  // Every AWS call made for a deployed unit, by this host and by the hosts tests start (they
+  // inherit the variable), for the permission check that runs after this project (test/permissions).
+  rmSync(awsCallLogFile, { force: true });
+  process.env.AWS_CALL_LOG = awsCallLogFile;
+  project.vitest.provide('awsCallLog', awsCallLogFile);
   const dataDir = await mkdtemp(join(tmpdir(), 'mss-it-'));
   const host = await startLocalHost({ dataDir, port: 0 }).catch(async (error: unknown) => {
     await rm(dataDir, { recursive: true, force: true });

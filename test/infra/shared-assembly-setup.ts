@@ -121,12 +121,13 @@ const pathsOf = ({ directory, statusFile, logFile }: Synthesis): SharedAssemblyP
 
 export default function setup(project: TestProject): () => Promise<void> {
   let current = start();
-  project.provide('infraAssembly', pathsOf(current));
+  // Provided to every project of the run: the permission check (test/permissions) reads it too.
+  project.vitest.provide('infraAssembly', pathsOf(current));
   // Watch mode: infra or functions changed, so synthesize again for the rerun.
   project.onTestsRerun(async () => {
     await stop(current);
     current = start();
-    project.provide('infraAssembly', pathsOf(current));
+    project.vitest.provide('infraAssembly', pathsOf(current));
   });
   return () => stop(current);
 }

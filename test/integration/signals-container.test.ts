@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { LocalContainerTasks } from '../../functions/local/container-tasks.js';
+import { units } from '../../functions/local/aws-calls/vocabulary.js';
 import { workflows } from '../../functions/workflows/registry.js';
 import { api, createScanner } from '../helpers/api.js';
 import { startHost, type HostProcess } from '../helpers/host-process.js';
@@ -53,7 +54,7 @@ test('a chunked source is extracted by one child process per chunk, and the run 
 }, 240_000);
 
 test('a container task that exits non-zero fails its state as Step Functions reports it (States.TaskFailed), so Retry and Catch apply', async () => {
-  const run = new LocalContainerTasks().handler(signalsTask);
+  const run = new LocalContainerTasks().handler(signalsTask, units.container('analysis', 'SignalsTaskDefinitionArn'));
   const overrides = (value: string) => ({ Overrides: { ContainerOverrides: [{ Name: 'extract-signals', Environment: [{ Name: 'TASK_INPUT', Value: value }] }] } });
   await expect(run(overrides('{"accountId":"acct_x"}'))).rejects.toMatchObject({ name: 'States.TaskFailed', message: expect.stringContaining('exited with status 1') as unknown });
   await expect(run({ Overrides: { ContainerOverrides: [] } })).rejects.toThrow('no container override for extract-signals');

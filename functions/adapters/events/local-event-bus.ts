@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { logger } from '../../shared/logger.js';
+import { reportStandInCall } from '../aws-call-hooks.js';
 import type { EventPublisher, ServiceEvent } from '../../domain/ports.js';
 
 export type EventListener = (accountId: string, event: ServiceEvent) => void | Promise<void>;
@@ -31,6 +32,8 @@ export function localEventBus(file: string): LocalEventBus {
   let tail: Promise<void> = mkdir(dirname(file), { recursive: true }).then(() => undefined);
   bus = {
     async publish(accountId, event) {
+      // On AWS: PutEvents on the bus EVENT_BUS_NAME names (eventbridge-publisher.ts).
+      reportStandInCall(() => ({ clientName: 'EventBridgeClient', commandName: 'PutEventsCommand', input: { Entries: [{ EventBusName: '${EVENT_BUS_NAME}' }] } }));
       const line: EventLogLine = { account_id: accountId, event };
       const written = tail.then(() => appendFile(file, `${JSON.stringify(line)}\n`, 'utf8'));
       tail = written.catch(() => undefined);

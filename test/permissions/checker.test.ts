@@ -1,0 +1,159 @@
+/**
+ * The permission check on calls written here, against the real synthesized template: it finds
+ * the grant mismatches of issue 10 (each call below is one the service makes today), names unit,
+ * action and resource, passes calls that are granted, and fails once a grant is taken away.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RecordedCall } from '../../functions/local/aws-calls/recorder.js';
+import { iamRequestsOf } from '../../functions/local/aws-calls/iam-mapping.js';
+import { arns, ResourceNames, symbol, units } from '../../functions/local/aws-calls/vocabulary.js';
+import { checkPermissions, formatViolations, unitRoles, type PolicyStatement, type TemplateJson } from '../helpers/iam-policy.js';
+import { SHARED_ASSEMBLY_TIMEOUT_MS } from '../infra/shared-assembly.js';
+import { templateForCheck } from './template.js';
+
+let template: TemplateJson;
+
+beforeAll(async () => {
+  ({ template } = await templateForCheck());
+}, SHARED_ASSEMBLY_TIMEOUT_MS);
+
+const table = arns.table(symbol('Table'));
+const cursorSecret = arns.secret(symbol('CursorSecret'));
+const uploadObject = arns.object(symbol('MediaBucket'), 'accounts/acct_0198/uploads/upl_0198/source');
+const completeUpload = units.route('POST /v1/uploads/{upload_id}/complete');
+const planChunks = units.task('analysis', 'PlanChunksFunction');
+const analyzeChunk = units.task('analysis', 'AnalyzeChunkFunction');
+
+const call = (unit: string, action: string, resource: string, via: RecordedCall['via'] = 'sdk'): RecordedCall => ({ unit, action, resource, call: action, via });
+const check = (calls: RecordedCall[], against: TemplateJson = template) => checkPermissions(against, calls);
+
+describe('the three mismatches of issue 10', () => {
+  it('the authorizer reads the cursor secret (getServices, at cold start) without a grant on it', () => {
+    const { violations } = check([call(units.authorizer, 'secretsmanager:GetSecretValue', cursorSecret, 'stand-in')]);
+    expect(violations).toEqual([expect.objectContaining({ unit: 'authorizer', action: 'secretsmanager:GetSecretValue', resource: cursorSecret })]);
+    expect(violations[0]!.reason).toBe('no statement of the role allows it');
+    expect(formatViolations(violations)).toContain(`authorizer   (role ${unitRoles(template).get(units.authorizer)!.roleId})`);
+  });
+
+  it('PlanChunks and AnalyzeChunk update the table (recordChunkPlan, recordChunkDone) on read-only grants', () => {
+    const { violations } = check([call(planChunks, 'dynamodb:UpdateItem', table), call(analyzeChunk, 'dynamodb:UpdateItem', table), call(planChunks, 'dynamodb:GetItem', table)]);
+    expect(violations.map((v) => [v.unit, v.action, v.resource])).toEqual([
+      [planChunks, 'dynamodb:UpdateItem', table],
+      [analyzeChunk, 'dynamodb:UpdateItem', table],
+    ]);
+  });
+
+  it('completing a multipart upload lists its parts (ListParts needs s3:ListMultipartUploadParts), granted nowhere', () => {
+    const { violations } = check([call(completeUpload, 's3:ListMultipartUploadParts', uploadObject), call(completeUpload, 's3:PutObject', uploadObject)]);
+    expect(violations.map((v) => [v.unit, v.action, v.resource])).toEqual([[completeUpload, 's3:ListMultipartUploadParts', uploadObject]]);
+    const text = formatViolations(violations);
+    expect(text).toContain(completeUpload);
+    expect(text).toContain('s3:ListMultipartUploadParts');
+    expect(text).toContain(uploadObject);
+  });
+
+  it('finds them from the SDK calls themselves, through the command mapping', () => {
+    const names = new ResourceNames({ TABLE_NAME: 'local-table', MEDIA_BUCKET: 'local-bucket' }, ['analysis', 'batch']);
+    const asRecorded = (unit: string, clientName: string, commandName: string, input: Record<string, unknown>): RecordedCall[] =>
+      iamRequestsOf({ clientName, commandName, input }, names).map((request) => ({ unit, ...request, call: commandName, via: 'sdk' }));
+    const { violations } = check([
+      ...asRecorded(completeUpload, 'S3Client', 'ListPartsCommand', { Bucket: 'local-bucket', Key: 'accounts/a/u/source', UploadId: 'x' }),
+      ...asRecorded(planChunks, 'DynamoDBClient', 'TransactWriteItemsCommand', { TransactItems: [{ ConditionCheck: { TableName: 'local-table' } }, { Update: { TableName: 'local-table' } }] }),
+    ]);
+    expect(violations.map((v) => `${v.unit} ${v.action} ${v.resource}`)).toEqual([
+      `${completeUpload} s3:ListMultipartUploadParts ${arns.object(symbol('MediaBucket'), 'accounts/a/u/source')}`,
+      `${planChunks} dynamodb:UpdateItem ${table}`,
+    ]);
+  });
+});
+
+describe('granted calls', () => {
+  it('passes calls each unit is granted: table, index, bucket, secret, bus and state machines', () => {
+    const { violations } = check([
+      call(units.route('GET /v1/account'), 'secretsmanager:GetSecretValue', cursorSecret, 'stand-in'),
+      call(units.authorizer, 'dynamodb:GetItem', table),
+      call(units.route('GET /v1/uploads'), 'dynamodb:Query', `${table}/index/GSI1`),
+      call(completeUpload, 's3:GetObject', uploadObject),
+      call(completeUpload, 's3:ListBucket', arns.bucket(symbol('MediaBucket'))),
+      call(completeUpload, 'events:PutEvents', arns.eventBus(symbol('EventBus')), 'stand-in'),
+      call(units.route('POST /v1/scanners/{scanner_id}/runs'), 'states:StartExecution', arns.stateMachine(symbol('analysis')), 'stand-in'),
+      call(units.task('batch', 'SpawnItemRunFunction'), 'states:StartExecution', arns.stateMachine(symbol('analysis')), 'stand-in'),
+      call(units.task('analysis', 'CompleteRunFunction'), 'states:SendTaskSuccess', arns.stateMachine(symbol('batch')), 'stand-in'),
+      call(units.task('analysis', 'CompleteRunFunction'), 'dynamodb:UpdateItem', table),
+      call(units.container('analysis', 'SignalsTaskDefinitionArn'), 's3:PutObject', arns.object(symbol('MediaBucket'), 'artifacts/a/b/chunks/0/signals.json')),
+    ]);
+    expect(formatViolations(violations)).toBe('Every recorded AWS call is allowed by its unit’s role.');
+  });
+
+  it('refuses what is granted to another unit or on another resource', () => {
+    const { violations } = check([
+      call(units.route('POST /v1/scanner-batches'), 'states:StartExecution', arns.stateMachine(symbol('analysis')), 'stand-in'),
+      call(units.route('GET /v1/account'), 'dynamodb:GetItem', arns.table('another-table')),
+      call('route:GET /v1/nowhere', 'dynamodb:GetItem', table),
+    ]);
+    expect(violations.map((v) => [v.unit, v.reason])).toEqual([
+      ['route:POST /v1/scanner-batches', 'no statement of the role allows it'],
+      ['route:GET /v1/account', 'no statement of the role allows it'],
+      ['route:GET /v1/nowhere', 'the template has no role for this unit'],
+    ]);
+  });
+});
+
+/** A copy of the template whose statements granting `action` to `unit`'s role are changed by `change`. */
+function withStatementsOf(unit: string, change: (statement: PolicyStatement) => PolicyStatement[]): TemplateJson {
+  const copy = structuredClone(template);
+  const { roleId } = unitRoles(copy).get(unit)!;
+  for (const resource of Object.values(copy.Resources)) {
+    const roles = resource.Properties.Roles as { Ref?: string }[] | undefined;
+    if (resource.Type !== 'AWS::IAM::Policy' || !roles?.some((role) => role.Ref === roleId)) continue;
+    const document = resource.Properties.PolicyDocument as { Statement: PolicyStatement[] };
+    document.Statement = document.Statement.flatMap(change);
+  }
+  return copy;
+}
+
+describe('changed grants', () => {
+  const createUpload = units.route('POST /v1/uploads');
+  const presignedPut = call(createUpload, 's3:PutObject', uploadObject);
+
+  it('fails once an existing grant is taken out of the policy', () => {
+    expect(check([presignedPut]).violations).toEqual([]);
+    const without = withStatementsOf(createUpload, (statement) => {
+      const actions = ([] as string[]).concat(statement.Action ?? []).filter((action) => action !== 's3:PutObject');
+      return actions.length ? [{ ...statement, Action: actions }] : [];
+    });
+    expect(check([presignedPut], without).violations).toEqual([expect.objectContaining({ unit: createUpload, action: 's3:PutObject', resource: uploadObject, reason: 'no statement of the role allows it' })]);
+  });
+
+  it('honours an explicit Deny over the Allow', () => {
+    const denied = withStatementsOf(createUpload, (statement) => [statement, { Effect: 'Deny', Action: 's3:Put*', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/accounts/*']] } }]);
+    expect(check([presignedPut], denied).violations[0]?.reason).toMatch(/^explicitly denied by /);
+  });
+
+  it('does not count an Allow whose condition it cannot evaluate, and says so', () => {
+    const conditioned = withStatementsOf(createUpload, (statement) =>
+      ([] as string[]).concat(statement.Action ?? []).includes('s3:PutObject') ? [{ ...statement, Condition: { StringEquals: { 's3:x-amz-server-side-encryption': 'aws:kms' } } }] : [statement],
+    );
+    expect(check([presignedPut], conditioned).violations[0]?.reason).toMatch(/under a condition the check cannot evaluate .*treated as not granting/);
+  });
+
+  it('evaluates the conditions it knows: transactions carry dynamodb:EnclosingOperation', () => {
+    const transactionsOnly = withStatementsOf(planChunks, (statement) =>
+      ([] as string[]).concat(statement.Action ?? []).includes('dynamodb:GetItem')
+        ? [{ ...statement, Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:EnclosingOperation': ['TransactWriteItems', 'TransactGetItems'] } } }]
+        : [statement],
+    );
+    const get = call(planChunks, 'dynamodb:GetItem', table);
+    expect(check([get], transactionsOnly).violations[0]?.reason).toMatch(/condition/);
+    expect(check([{ ...get, context: { 'dynamodb:EnclosingOperation': 'TransactGetItems' } }], transactionsOnly).violations).toEqual([]);
+  });
+});
+
+/** The media bucket's logical id, read from the template as the check does (MEDIA_BUCKET's Ref). */
+function bucketId(): string {
+  for (const resource of Object.values(template.Resources)) {
+    const bucket = ((resource.Properties.Environment as { Variables?: Record<string, { Ref?: string }> } | undefined)?.Variables ?? {}).MEDIA_BUCKET?.Ref;
+    if (bucket) return bucket;
+  }
+  throw new Error('No function names the media bucket');
+}
