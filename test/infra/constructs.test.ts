@@ -12,7 +12,6 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { workflows, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
 import { ContainerCluster } from '../../infra/constructs/container-cluster.js';
-import { FfmpegLayer } from '../../infra/constructs/ffmpeg-layer.js';
 import { MediaBucket } from '../../infra/constructs/media-bucket.js';
 import { ServiceFunction } from '../../infra/constructs/service-function.js';
 import { ServiceTable } from '../../infra/constructs/service-table.js';
@@ -115,7 +114,6 @@ function workflowIn(stack: Stack, workflow: WorkflowDefinition): WorkflowStateMa
     bucket: media.bucket,
     eventBus: new EventBus(stack, 'Bus'),
     cursorSecret,
-    ffmpegLayer: () => new FfmpegLayer(stack, 'Ffmpeg').layer,
     containerCluster: () => (containers ??= new ContainerCluster(stack, 'Containers')),
   });
 }
