@@ -79,11 +79,10 @@ function containerImage(scope: Construct, task: ContainerTask): { image: Contain
     if (!ecr) return { image, dispose: () => undefined };
     const [, account, region, repositoryName] = ecr as unknown as [string, string, string, string];
     const stack = Stack.of(scope);
-    const repository = Repository.fromRepositoryArn(
-      scope,
-      'ImageRepository',
-      stack.formatArn({ service: 'ecr', account, region, resource: 'repository', resourceName: repositoryName }),
-    );
+    const repository = Repository.fromRepositoryAttributes(scope, 'ImageRepository', {
+      repositoryName,
+      repositoryArn: stack.formatArn({ service: 'ecr', account, region, resource: 'repository', resourceName: repositoryName }),
+    });
     return { image, grantPull: (grantee) => repository.grantPull(grantee), dispose: () => undefined };
   }
   // `cdk synth` with bundling skipped for this stack (`cdk ls`, or a deploy of other stacks with

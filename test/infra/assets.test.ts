@@ -47,7 +47,7 @@ const contentsOf = (directory: string): Record<string, string> =>
       .map((path) => join(directory, path))
       .filter((path) => statSync(path).isFile())
       .map((path): [string, string] => [relative(directory, path), sha256(path)])
-      .sort(([a], [b]) => a.localeCompare(b)),
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   );
 
 describe('the pinned ffmpeg build', () => {

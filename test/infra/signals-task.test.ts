@@ -8,6 +8,7 @@ import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
+import { buildSync } from 'esbuild';
 import { containerNameOf, containerPlacement, workflows, type ContainerTask } from '../../functions/workflows/registry.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import type { SynthesizedAssembly } from './synth.js';
@@ -129,11 +130,13 @@ describe('task definition', () => {
     expect(readFileSync(join(staged, 'Dockerfile'), 'utf8')).toBe(readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8'));
 
     // The task's entrypoint, bundled whole: the AWS SDK and every other package inside, only Node's
-    // own modules imported (a container has no runtime-provided SDK and no node_modules).
-    const bundle = readFileSync(join(staged, 'task.mjs'), 'utf8');
-    const imported = [...bundle.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)"([^"]+)"/g)].map((m) => m[1]!);
+    // own modules imported (a container has no runtime-provided SDK and no node_modules). esbuild
+    // lists the bundle's imports.
+    const { metafile } = buildSync({ entryPoints: [join(staged, 'task.mjs')], bundle: true, packages: 'external', platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const imported = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((i) => i.kind !== 'require-call').map((i) => i.path));
     expect(imported.length).toBeGreaterThan(0);
     expect(imported.filter((specifier) => !isBuiltin(specifier))).toEqual([]);
+    const bundle = readFileSync(join(staged, 'task.mjs'), 'utf8');
     expect(bundle.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);")).toBe(true);
     expect(bundle.trimEnd().endsWith('//# sourceMappingURL=task.mjs.map')).toBe(true);
     const map = JSON.parse(readFileSync(join(staged, 'task.mjs.map'), 'utf8')) as { sources: string[] };
