@@ -109,7 +109,7 @@ export function installedFfmpegBuild(root: string = repoRoot): InstalledBinary[]
         [
           `${pin.name}@${pin.version} is not installed, and the ffmpeg Lambda layer and the container tasks' image are built from it (layers/ffmpeg/README.md).`,
           'npm installs it with `npm ci` on linux-x64 only: run `cdk synth` / `cdk deploy` there (CI, or a linux/amd64 container),',
-          `or on another machine add the binaries without changing the lock file: npm install --no-save --os=linux --cpu=x64 ${pins.map((p) => `${p.name}@${p.version}`).join(' ')}`,
+          `or on another machine add them without changing package.json or the lock file: npm install --no-save --force ${pins.map((p) => `${p.name}@${p.version}`).join(' ')}`,
         ].join('\n'),
       );
     }

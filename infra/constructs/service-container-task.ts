@@ -23,6 +23,9 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The Dockerfile of the image, and what the image asset is staged from when bundling is skipped. */
 const imageDir = fileURLToPath(new URL('../../layers/ffmpeg/', import.meta.url));
 
+/** The pinned ffmpeg build is x86-64 (ffmpegArchitecture): so are the image and the tasks. */
+const imagePlatform = Platform.LINUX_AMD64;
+
 /** CDK context: a prebuilt image for every container task (`cdk deploy -c containerImageUri=<uri>`), instead of building one. */
 export const CONTAINER_IMAGE_URI_CONTEXT = 'containerImageUri';
 
@@ -88,7 +91,7 @@ function containerImage(scope: Construct, task: ContainerTask): { image: Contain
   // `cdk synth` with bundling skipped for this stack (`cdk ls`, or a deploy of other stacks with
   // --exclusively): like CDK's own bundled assets, the source directory stands in, unbuilt.
   if (!Stack.of(scope).bundlingRequired) {
-    return { image: ContainerImage.fromAsset(imageDir, { platform: Platform.LINUX_AMD64, extraHash: task.entrypoint }), dispose: () => undefined };
+    return { image: ContainerImage.fromAsset(imageDir, { platform: imagePlatform, extraHash: task.entrypoint }), dispose: () => undefined };
   }
   const directory = mkdtempSync(join(tmpdir(), 'media-scanner-image-'));
   try {
@@ -98,9 +101,10 @@ function containerImage(scope: Construct, task: ContainerTask): { image: Contain
     throw error;
   }
   // With asset staging disabled (SAM), the assembly points at the source directory: keep it.
-  const keep = scope.node.tryGetContext(DISABLE_ASSET_STAGING_CONTEXT) === true;
+  const disabled: unknown = scope.node.tryGetContext(DISABLE_ASSET_STAGING_CONTEXT);
+  const keep = disabled === true || disabled === 'true';
   return {
-    image: ContainerImage.fromAsset(directory, { platform: Platform.LINUX_AMD64 }),
+    image: ContainerImage.fromAsset(directory, { platform: imagePlatform }),
     dispose: () => (keep ? undefined : rmSync(directory, { recursive: true, force: true })),
   };
 }
