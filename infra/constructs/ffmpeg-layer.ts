@@ -125,28 +125,36 @@ export function installedFfmpegBuild(root: string = repoRoot): InstalledBinary[]
 }
 
 /**
- * Copies the installed, verified binaries into `binDir` (mode 0755; copy-on-write where the file
- * system offers it). Returns their manifest, `ffmpeg.json` in the layer and the image: where each
- * binary is on AWS and where it came from.
+ * Writes the pinned build, as installed and verified, into `directory`: `bin/ffmpeg` and
+ * `bin/ffprobe` (copies, mode 0755; copy-on-write where the file system offers it) and
+ * `ffmpeg.json`, which names for each binary its path on AWS, package, version, integrity, build
+ * and licence. The layer's content, and part of the container image's build context.
  */
-export function stageFfmpegBinaries(binDir: string, root: string = repoRoot): string {
-  mkdirSync(binDir, { recursive: true });
+export function stageFfmpegBuild(directory: string, root: string = repoRoot): void {
   const installed = installedFfmpegBuild(root);
+  mkdirSync(join(directory, 'bin'), { recursive: true });
   for (const { binary, path } of installed) {
-    const target = join(binDir, binary);
+    const target = join(directory, 'bin', binary);
     copyFileSync(path, target, constants.COPYFILE_FICLONE);
     chmodSync(target, 0o755);
   }
-  const entries = installed.map(({ binary, name, version, integrity, license, build }) => ({ path: ffmpegPaths[binary === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH'], name, version, integrity, build, license }));
-  return `${JSON.stringify(entries, null, 2)}\n`;
+  const manifest = installed.map(({ binary, name, version, integrity, build, license }) => ({
+    path: binary === 'ffmpeg' ? ffmpegPaths.FFMPEG_PATH : ffmpegPaths.FFPROBE_PATH,
+    name,
+    version,
+    integrity,
+    build,
+    license,
+  }));
+  writeFileSync(join(directory, 'ffmpeg.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /** Assembles the layer from the installed binaries on this machine: no docker, no network. */
 const localBuild: ILocalBundling = {
   tryBundle(outputDir: string): boolean {
-    // Not `return false` on failure: CDK would fall back to docker, which this project does not use.
-    const manifest = stageFfmpegBinaries(join(outputDir, 'bin'));
-    writeFileSync(join(outputDir, 'ffmpeg.json'), manifest);
+    // Throws rather than `return false` on failure: CDK would fall back to docker, which this
+    // project does not use.
+    stageFfmpegBuild(outputDir);
     return true;
   },
 };
@@ -180,6 +188,7 @@ export class FfmpegLayer extends Construct {
         // The lock file's pins identify the content (npm ci verified each tarball's integrity, and
         // the build checks the installed versions against them): an unchanged lock re-uses the
         // staged asset and the deployed layer version, and hashing it needs no installed binary.
+        // `layout` stands for stageFfmpegBuild: change it when that writes anything else.
         assetHashType: AssetHashType.CUSTOM,
         assetHash: createHash('sha256')
           .update(JSON.stringify({ layout: 'bin/ + ffmpeg.json', pins }))

@@ -16,7 +16,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { containerNameOf, type ContainerTask } from '../../functions/workflows/registry.js';
 import type { ContainerCluster } from './container-cluster.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
-import { stageFfmpegBinaries } from './ffmpeg-layer.js';
+import { stageFfmpegBuild } from './ffmpeg-layer.js';
 import type { ServiceTable } from './service-table.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -62,7 +62,7 @@ export function stageContainerImage(entrypoint: ContainerTask['entrypoint'], dir
     logLevel: 'warning',
   });
   for (const file of outputFiles) writeFileSync(join(directory, basename(file.path)), file.contents);
-  writeFileSync(join(directory, 'ffmpeg.json'), stageFfmpegBinaries(join(directory, 'bin')));
+  stageFfmpegBuild(directory);
   copyFileSync(join(imageDir, 'Dockerfile'), join(directory, 'Dockerfile'));
 }
 

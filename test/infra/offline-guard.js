@@ -10,7 +10,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 
 /** Set in every guarded process: the synthesis reports it, so a test can tell the guard was on. */
-export const OFFLINE_GUARD = Symbol.for('media-scanner.offline-guard');
+const OFFLINE_GUARD = Symbol.for('media-scanner.offline-guard');
 
 const refuse = (what) => {
   const error = new Error(`offline-guard: network access refused (${what}): \`cdk synth\` must not download anything`);
