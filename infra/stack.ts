@@ -7,7 +7,6 @@ import { notFoundHandler, routeKey, routes, type RouteDefinition } from '../func
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../functions/workflows/registry.js';
 import { ContainerCluster } from './constructs/container-cluster.js';
 import { EngineAccess } from './constructs/engine-access.js';
-import { FfmpegLayer } from './constructs/ffmpeg-layer.js';
 import { MediaBucket } from './constructs/media-bucket.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { ServiceHttpApi } from './constructs/service-http-api.js';
@@ -67,10 +66,8 @@ export class MediaScannerStack extends Stack {
       retention: Duration.days(30),
     });
 
-    // Created on first use: only functions that run ffmpeg or ffprobe carry it.
-    let ffmpeg: FfmpegLayer | undefined;
-    const ffmpegLayer = () => (ffmpeg ??= new FfmpegLayer(this, 'Ffmpeg')).layer;
-    // Likewise the VPC and ECS cluster: only workflows with container tasks need them.
+    // Created on first use: only workflows with container tasks need the VPC and ECS cluster. (The
+    // ffmpeg layer likewise, by the first function that runs ffmpeg: FfmpegLayer.of.)
     let containers: ContainerCluster | undefined;
     const containerCluster = () => (containers ??= new ContainerCluster(this, 'Containers'));
 
@@ -88,7 +85,6 @@ export class MediaScannerStack extends Stack {
           table,
           bucket: media.bucket,
           eventBus,
-          ffmpegLayer,
           containerCluster,
         });
         if (name === 'analysis') engines.bindAnalysisTasks(tasks, containerTasks);
@@ -117,10 +113,9 @@ export class MediaScannerStack extends Stack {
     // One function and one route per entry of the route table; nothing here names a route.
     for (const route of routes as readonly RouteDefinition[]) {
       const id = constructIdFor(route.handler);
-      const fn = new ServiceFunction(this, id, { handler: route.handler, description: routeKey(route), environment });
+      const fn = new ServiceFunction(this, id, { handler: route.handler, description: routeKey(route), environment, ffmpeg: route.ffprobe });
       fn.bindTable(table, route.table);
       if (route.bucket) fn.bindBucket(media.bucket, route.bucket);
-      if (route.ffprobe) fn.bindFfmpeg(ffmpegLayer());
       if (route.events) fn.bindEventBus(eventBus);
       for (const [name, stateMachine] of stateMachines) {
         if (route.workflows?.includes(name as WorkflowName)) fn.bindStateMachine(stateMachine, stateMachineArnVariable(name));

@@ -1,17 +1,112 @@
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import { Repository } from 'aws-cdk-lib/aws-ecr';
 import { ContainerImage, CpuArchitecture, type ContainerDefinition, FargateTaskDefinition, LogDrivers, OperatingSystemFamily } from 'aws-cdk-lib/aws-ecs';
 import { Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import { DISABLE_ASSET_STAGING_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { Construct, type IConstruct } from 'constructs';
 import { containerNameOf, type ContainerTask } from '../../functions/workflows/registry.js';
 import type { ContainerCluster } from './container-cluster.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
+import { stageFfmpegBuild } from './ffmpeg-layer.js';
 import type { ServiceTable } from './service-table.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** The Dockerfile of the image, and what the image asset is staged from when bundling is skipped. */
+const imageDir = fileURLToPath(new URL('../../layers/ffmpeg/', import.meta.url));
+
+/** The pinned ffmpeg build is x86-64 (ffmpegArchitecture): so are the image and the tasks. */
+const imagePlatform = Platform.LINUX_AMD64;
+
+/** CDK context: a prebuilt image for every container task (`cdk deploy -c containerImageUri=<uri>`), instead of building one. */
+export const CONTAINER_IMAGE_URI_CONTEXT = 'containerImageUri';
+
+/** `<account>.dkr.ecr[-fips].<region>.amazonaws.com[.cn]/<repository>[:tag | @sha256:digest]` */
+const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/((?:[a-z0-9]+(?:[._-][a-z0-9]+)*\/)*[a-z0-9]+(?:[._-][a-z0-9]+)*)(?::[\w][\w.-]{0,127}|@sha256:[a-f0-9]{64})?$/;
+
+/**
+ * Writes the build context of a container task's image into `directory` (empty): the Dockerfile
+ * of layers/ffmpeg, the entrypoint bundled into task.mjs (with its source map), and the pinned
+ * ffmpeg build in bin/ with its manifest ffmpeg.json. No docker, no network: esbuild and the
+ * binaries are the ones npm ci installed. The same inputs give the same bytes, wherever the
+ * checkout is, so the image asset's hash (CDK's fingerprint of the directory) changes only with them.
+ */
+export function stageContainerImage(entrypoint: ContainerTask['entrypoint'], directory: string): void {
+  // The Lambda bundles' settings (infra/constructs/service-function.ts): minified ESM for Node 24
+  // with names and source maps kept, and a `require` for the CommonJS dependencies that call it at
+  // run time. Everything is bundled, the AWS SDK included: a container has no runtime-provided SDK.
+  const { outputFiles } = buildSync({
+    entryPoints: [join(repoRoot, 'functions', `${entrypoint}.ts`)],
+    absWorkingDir: repoRoot,
+    // Never written (write: false): the source map's paths are relative to it, so they do not
+    // depend on where the files are staged.
+    outfile: join(repoRoot, 'task.mjs'),
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    mainFields: ['module', 'main'],
+    minify: true,
+    keepNames: true,
+    sourcemap: true,
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  for (const file of outputFiles) writeFileSync(join(directory, basename(file.path)), file.contents);
+  stageFfmpegBuild(directory);
+  copyFileSync(join(imageDir, 'Dockerfile'), join(directory, 'Dockerfile'));
+}
+
+/**
+ * The image of a container task: the prebuilt one the context names (ECR: the execution role may
+ * pull it), else an asset staged from a temporary directory (stageContainerImage) that CDK copies
+ * into the cloud assembly and `cdk deploy` builds with docker. `dispose` removes that directory
+ * once the container has bound the image, which is when CDK copies it.
+ */
+function containerImage(scope: Construct, task: ContainerTask): { image: ContainerImage; grantPull?: (grantee: IGrantable) => void; dispose: () => void } {
+  const uri: unknown = scope.node.tryGetContext(CONTAINER_IMAGE_URI_CONTEXT);
+  if (uri !== undefined) {
+    if (typeof uri !== 'string' || !/^[^\s]+$/.test(uri)) throw new Error(`Invalid CDK context: ${CONTAINER_IMAGE_URI_CONTEXT} must be an image URI, got ${JSON.stringify(uri)}`);
+    const ecr = ECR_IMAGE_URI.exec(uri);
+    if (!ecr && uri.includes('.dkr.ecr.')) throw new Error(`Invalid CDK context: ${CONTAINER_IMAGE_URI_CONTEXT}=${uri} is not an ECR image URI (<account>.dkr.ecr.<region>.amazonaws.com/<repository>[:tag|@sha256:digest])`);
+    const image = ContainerImage.fromRegistry(uri);
+    if (!ecr) return { image, dispose: () => undefined };
+    const [, account, region, repositoryName] = ecr as unknown as [string, string, string, string];
+    const stack = Stack.of(scope);
+    const repository = Repository.fromRepositoryAttributes(scope, 'ImageRepository', {
+      repositoryName,
+      repositoryArn: stack.formatArn({ service: 'ecr', account, region, resource: 'repository', resourceName: repositoryName }),
+    });
+    return { image, grantPull: (grantee) => repository.grantPull(grantee), dispose: () => undefined };
+  }
+  // `cdk synth` with bundling skipped for this stack (`cdk ls`, or a deploy of other stacks with
+  // --exclusively): like CDK's own bundled assets, the source directory stands in, unbuilt.
+  if (!Stack.of(scope).bundlingRequired) {
+    return { image: ContainerImage.fromAsset(imageDir, { platform: imagePlatform, extraHash: task.entrypoint }), dispose: () => undefined };
+  }
+  const directory = mkdtempSync(join(tmpdir(), 'media-scanner-image-'));
+  try {
+    stageContainerImage(task.entrypoint, directory);
+  } catch (error) {
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
+  // With asset staging disabled (SAM), the assembly points at the source directory: keep it.
+  const disabled: unknown = scope.node.tryGetContext(DISABLE_ASSET_STAGING_CONTEXT);
+  const keep = disabled === true || disabled === 'true';
+  return {
+    image: ContainerImage.fromAsset(directory, { platform: imagePlatform }),
+    dispose: () => (keep ? undefined : rmSync(directory, { recursive: true, force: true })),
+  };
+}
 
 export interface ServiceContainerTaskProps {
   /** The container task's entry in the workflow table. */
@@ -24,10 +119,10 @@ export interface ServiceContainerTaskProps {
 }
 
 /**
- * One container task of the workflow table as a Fargate task definition: arm64, the image of
- * layers/ffmpeg/Dockerfile with the task's entrypoint bundled in (built from the repository root,
- * which .dockerignore narrows to what the image needs), its own log group, and a task role that
- * holds the table and bucket access of its entry, as a task function's role does.
+ * One container task of the workflow table as a Fargate task definition: x86_64 (the pinned ffmpeg
+ * build's architecture), the image of layers/ffmpeg/Dockerfile with the task's bundled entrypoint
+ * and that ffmpeg (or the prebuilt image of `-c containerImageUri=...`), its own log group, and a
+ * task role that holds the table and bucket access of its entry, as a task function's role does.
  */
 export class ServiceContainerTask extends Construct {
   public readonly taskDefinition: FargateTaskDefinition;
@@ -43,16 +138,13 @@ export class ServiceContainerTask extends Construct {
     this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
       cpu: task.cpu,
       memoryLimitMiB: task.memoryMb,
-      runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
+      runtimePlatform: { cpuArchitecture: CpuArchitecture.X86_64, operatingSystemFamily: OperatingSystemFamily.LINUX },
     });
     const containerName = containerNameOf(task);
+    const image = containerImage(this, task);
     this.container = this.taskDefinition.addContainer(containerName, {
       containerName,
-      image: ContainerImage.fromAsset(repoRoot, {
-        file: 'layers/ffmpeg/Dockerfile',
-        platform: Platform.LINUX_ARM64,
-        buildArgs: { ENTRYPOINT: task.entrypoint },
-      }),
+      image: image.image,
       environment: {
         ...props.environment,
         // Lambda sets it for the functions; the SDK clients and config() read it.
@@ -64,6 +156,9 @@ export class ServiceContainerTask extends Construct {
       // The task writes nothing to disk: ffmpeg streams the source and its outputs through pipes.
       readonlyRootFilesystem: true,
     });
+    // The container has bound the image: CDK has copied a staged build context into the assembly.
+    image.dispose();
+    image.grantPull?.(this.taskDefinition.obtainExecutionRole());
 
     const role = this.taskDefinition.taskRole;
     grantTableAccess(this, role, props.table, task.table);

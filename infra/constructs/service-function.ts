@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
-import { Architecture, Runtime, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
@@ -11,7 +11,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { DataAccess } from '../../functions/routes.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
-import { ffmpegPaths } from './ffmpeg-layer.js';
+import { ffmpegArchitecture, ffmpegPaths, FfmpegLayer } from './ffmpeg-layer.js';
 import type { ServiceTable } from './service-table.js';
 
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
@@ -25,12 +25,18 @@ export interface ServiceFunctionProps {
   /** @default 512 MiB */
   readonly memorySize?: number;
   readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * The function runs ffmpeg or ffprobe: it carries the stack's ffmpeg layer (layers/ffmpeg), with
+   * FFMPEG_PATH and FFPROBE_PATH pointing at its binaries, and runs on x86_64, the pinned build's
+   * architecture. @default false: no layer, arm64
+   */
+  readonly ffmpeg?: boolean;
 }
 
 /**
- * A Node.js Lambda function with the service's defaults: nodejs24.x on arm64, an ESM bundle built by
- * the locally installed esbuild, its own log group and a role that holds nothing but what the
- * bind methods grant.
+ * A Node.js Lambda function with the service's defaults: nodejs24.x on arm64 (x86_64 when it carries
+ * the ffmpeg layer), an ESM bundle built by the locally installed esbuild, its own log group and a
+ * role that holds nothing but what the bind methods grant.
  */
 export class ServiceFunction extends Construct {
   public readonly fn: NodejsFunction;
@@ -50,12 +56,13 @@ export class ServiceFunction extends Construct {
       handler: 'handler',
       description: props.description ?? props.handler,
       runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
+      architecture: props.ffmpeg ? ffmpegArchitecture : Architecture.ARM_64,
+      ...(props.ffmpeg ? { layers: [FfmpegLayer.of(this).layer] } : {}),
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(29),
       role,
       logGroup,
-      environment: { ...props.environment },
+      environment: { ...props.environment, ...(props.ffmpeg ? ffmpegPaths : {}) },
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
@@ -86,12 +93,6 @@ export class ServiceFunction extends Construct {
   public bindBucket(bucket: Bucket, access: DataAccess): void {
     grantBucketAccess(this, this.fn, bucket, access);
     this.fn.addEnvironment('MEDIA_BUCKET', bucket.bucketName);
-  }
-
-  /** Attaches the ffmpeg layer (layers/ffmpeg) and points FFMPEG_PATH and FFPROBE_PATH at its binaries. */
-  public bindFfmpeg(layer: ILayerVersion): void {
-    this.fn.addLayers(layer);
-    for (const [name, path] of Object.entries(ffmpegPaths)) this.fn.addEnvironment(name, path);
   }
 
   /** Grants events:PutEvents on the service's event bus (and no other) and tells the function its name. */

@@ -4,7 +4,6 @@ import { ArnFormat, Duration, Names, Stack, Validations, type CfnElement } from 
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Grant } from 'aws-cdk-lib/aws-iam';
-import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType, type CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
@@ -115,8 +114,6 @@ export interface WorkflowStateMachineProps {
   readonly table: ServiceTable;
   readonly bucket: Bucket;
   readonly eventBus: IEventBus;
-  /** The ffmpeg layer; called only when a task needs it. */
-  readonly ffmpegLayer: () => ILayerVersion;
   /** Where container tasks run; called only when the workflow has any. */
   readonly containerCluster: () => ContainerCluster;
 }
@@ -164,10 +161,10 @@ export class WorkflowStateMachine extends Construct {
         timeout: Duration.seconds(task.timeoutSeconds),
         memorySize: task.memoryMb,
         environment: props.environment,
+        ffmpeg: task.ffmpeg,
       });
       fn.bindTable(props.table, task.table);
       if (task.bucket) fn.bindBucket(props.bucket, task.bucket);
-      if (task.ffmpeg) fn.bindFfmpeg(props.ffmpegLayer());
       if (task.events) fn.bindEventBus(props.eventBus);
       // A run's end wakes the batch waiting on it, so waking reaches every service workflow.
       if (task.wakesWorkflows) fn.bindTaskCallbacks(Object.keys(workflowTable).map((name) => serviceStateMachineArn(this, name)));

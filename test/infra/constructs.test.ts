@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -11,12 +11,13 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import type { CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { workflows, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
 import { ContainerCluster } from '../../infra/constructs/container-cluster.js';
-import { FfmpegLayer } from '../../infra/constructs/ffmpeg-layer.js';
 import { MediaBucket } from '../../infra/constructs/media-bucket.js';
+import { CONTAINER_IMAGE_URI_CONTEXT, ServiceContainerTask } from '../../infra/constructs/service-container-task.js';
 import { ServiceFunction } from '../../infra/constructs/service-function.js';
 import { ServiceTable } from '../../infra/constructs/service-table.js';
 import { checkWorkflowDefinition, substitutionErrors, WorkflowStateMachine } from '../../infra/constructs/workflow-state-machine.js';
 import type * as Definition from '../../functions/adapters/table/definition.js';
+import { TemplateQueries, type FnGetAtt, type Statement } from './template.js';
 
 // A table definition with an index, as later features will add: infra must follow it unaided.
 vi.mock('../../functions/adapters/table/definition.js', async (importOriginal) => {
@@ -111,7 +112,6 @@ function workflowIn(stack: Stack, workflow: WorkflowDefinition): WorkflowStateMa
     table: new ServiceTable(stack, 'Table'),
     bucket: media.bucket,
     eventBus: new EventBus(stack, 'Bus'),
-    ffmpegLayer: () => new FfmpegLayer(stack, 'Ffmpeg').layer,
     containerCluster: () => (containers ??= new ContainerCluster(stack, 'Containers')),
   });
 }
@@ -148,6 +148,57 @@ describe('WorkflowStateMachine', () => {
         }),
       ).toThrow(/has no DefinitionSubstitutions entry|entry Extra is not used by the definition/);
     }
+  });
+});
+
+/** A stack with just the analysis workflow's container task, synthesized with `context` (and bundling). */
+function containerTaskStack(context: Record<string, unknown>) {
+  const outdir = mkdtempSync(join(tmpdir(), 'media-scanner-cdk-'));
+  try {
+    const app = new App({ outdir, context });
+    const stack = new Stack(app, 'Test');
+    const media = new MediaBucket(stack, 'Media');
+    const { taskDefinition } = new ServiceContainerTask(stack, 'Signals', {
+      task: workflows.analysis.containerTasks.SignalsTaskDefinitionArn,
+      cluster: new ContainerCluster(stack, 'Containers'),
+      environment: {},
+      table: new ServiceTable(stack, 'Table'),
+      bucket: media.bucket,
+    });
+    const q = new TemplateQueries(Template.fromStack(stack));
+    const definition = q.resource(stack.getLogicalId(taskDefinition.node.defaultChild as CfnElement)).Properties as {
+      ContainerDefinitions: { Image: unknown }[];
+      ExecutionRoleArn: FnGetAtt;
+    };
+    const assets = JSON.parse(readFileSync(join(outdir, `${stack.artifactId}.assets.json`), 'utf8')) as { dockerImages?: Record<string, unknown> };
+    const nagErrors = new AwsSolutionsChecks().validateScope(app).violations.filter((v) => v.severity === 'error').map((v) => v.ruleName);
+    return { image: definition.ContainerDefinitions[0]!.Image, executionRole: q.statementsOfRole(definition.ExecutionRoleArn['Fn::GetAtt'][0]), dockerImages: assets.dockerImages ?? {}, nagErrors };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+describe('ServiceContainerTask with -c containerImageUri', () => {
+  const ecrPull = ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'];
+  const actions = (statements: Statement[]) => statements.flatMap((s) => [s.Action].flat());
+
+  it('runs that ECR image instead of a staged one, which the execution role may pull; nothing is staged or built', () => {
+    const uri = '210987654321.dkr.ecr.us-east-1.amazonaws.com/media-scanner/signals@sha256:' + 'a'.repeat(64);
+    const { image, executionRole, dockerImages, nagErrors } = containerTaskStack({ [CONTAINER_IMAGE_URI_CONTEXT]: uri });
+    expect(image).toBe(uri);
+    expect(dockerImages).toEqual({});
+    const pull = executionRole.find((s) => ecrPull.every((action) => [s.Action].flat().includes(action)));
+    expect(pull?.Resource).toEqual({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ecr:us-east-1:210987654321:repository/media-scanner/signals']] });
+    expect(nagErrors).toEqual([]);
+  });
+
+  it('runs an image of another registry with no ECR repository access, and refuses a malformed ECR URI', () => {
+    const { image, executionRole, dockerImages, nagErrors } = containerTaskStack({ [CONTAINER_IMAGE_URI_CONTEXT]: 'ghcr.io/example/media-scanner-signals:1.2.3' });
+    expect(image).toBe('ghcr.io/example/media-scanner-signals:1.2.3');
+    expect(dockerImages).toEqual({});
+    expect(actions(executionRole).filter((action) => ecrPull.includes(action))).toEqual([]);
+    expect(nagErrors).toEqual([]);
+    expect(() => containerTaskStack({ [CONTAINER_IMAGE_URI_CONTEXT]: '1234.dkr.ecr.us-east-1.amazonaws.com/signals' })).toThrow('is not an ECR image URI');
   });
 });
 

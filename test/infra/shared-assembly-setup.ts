@@ -1,9 +1,11 @@
 /**
  * vitest globalSetup of the `infra` project: ONE fully bundled synthesis of the app (esbuild for
- * every function, the ffmpeg layer, cdk-nag and the CloudFormation schema checks), shared by every
- * infra file that reads the default stack (test/infra/shared-assembly.ts). It runs in a child
- * process, so files that synthesize variants of their own, or none, run while it bundles; the
- * files that need it wait for its status file.
+ * every function, the ffmpeg layer, the container image's build context, cdk-nag and the
+ * CloudFormation schema checks), shared by every infra file that reads the default stack
+ * (test/infra/shared-assembly.ts). It runs in a child process, so files that synthesize variants of
+ * their own, or none, run while it bundles; the files that need it wait for its status file. That
+ * process and every process it starts have no network (test/infra/offline.ts): `cdk synth` must
+ * not download anything beyond what `npm ci` installed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { offlineEnvironment } from './offline.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,7 +25,7 @@ declare module 'vitest' {
 export interface SharedAssemblyPaths {
   /** The cloud assembly directory; complete once `statusFile` exists and says `ok`. */
   readonly directory: string;
-  /** `{ ok: true }` or `{ ok: false, error }`, written when synthesis is over. */
+  /** `{ ok: true, offline }` or `{ ok: false, error }`, written when synthesis is over. */
   readonly statusFile: string;
   /** The synthesis' stdout and stderr (esbuild's reports among them). */
   readonly logFile: string;
@@ -83,8 +86,8 @@ function start(): Synthesis {
   const fail = (error: string) => {
     if (!existsSync(statusFile)) writeFileSync(statusFile, JSON.stringify({ ok: false, error }));
   };
-  // The app with cdk.json's context and nothing else, whatever the shell exports.
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithEsbuildShim(join(base, 'bin'), process.env.PATH ?? '') };
+  // The app with cdk.json's context and nothing else, whatever the shell exports; offline.
+  const env = offlineEnvironment({ ...process.env, PATH: pathWithEsbuildShim(join(base, 'bin'), process.env.PATH ?? '') }, join(base, 'npm-cache'));
   delete env.CDK_CONTEXT_JSON;
   const log = openSync(logFile, 'w');
   // Its own process group, so that teardown can stop it together with the esbuild it runs.

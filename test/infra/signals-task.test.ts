@@ -1,12 +1,14 @@
 /**
  * Signal extraction for long sources as a Fargate task (the analysis workflow's container task):
- * the cluster and its network, the arm64 task definition and its image asset, the
+ * the cluster and its network, the x86_64 task definition and its image asset, the
  * ecs:runTask.sync state with its substitutions, and what the state machine may do with it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
+import { buildSync } from 'esbuild';
 import { containerNameOf, containerPlacement, workflows, type ContainerTask } from '../../functions/workflows/registry.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import type { SynthesizedAssembly } from './synth.js';
@@ -78,11 +80,11 @@ describe('cluster and network', () => {
 });
 
 describe('task definition', () => {
-  it('is an arm64 Fargate task with the cpu and memory of its workflow-table entry', () => {
+  it('is an x86_64 Fargate task (the pinned ffmpeg build’s architecture) with the cpu and memory of its workflow-table entry', () => {
     expect(taskDefinition()).toMatchObject({
       RequiresCompatibilities: ['FARGATE'],
       NetworkMode: 'awsvpc',
-      RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
+      RuntimePlatform: { CpuArchitecture: 'X86_64', OperatingSystemFamily: 'LINUX' },
       Cpu: String(signalsTask.cpu),
       Memory: String(signalsTask.memoryMb),
     });
@@ -113,20 +115,48 @@ describe('task definition', () => {
     expect(granted.filter((a) => /^(states|lambda|ecs|iam):/.test(a))).toEqual([]);
   });
 
-  it('builds its image from layers/ffmpeg/Dockerfile for linux/arm64 with the entrypoint of its entry, staging only what the image needs', () => {
+  it('builds its image for linux/amd64 from a staged context: the Dockerfile of layers/ffmpeg, the bundled entrypoint and the pinned ffmpeg', () => {
     const manifest = JSON.parse(readFileSync(join(synthesized.assemblyDirectory, `${synthesized.stackArtifactId}.assets.json`), 'utf8')) as {
-      dockerImages: Record<string, { source: { directory: string; dockerFile: string; dockerBuildArgs: Record<string, string>; platform: string } }>;
+      dockerImages: Record<string, { source: { directory: string; dockerFile?: string; dockerBuildArgs?: Record<string, string>; platform: string } }>;
     };
     const images = Object.values(manifest.dockerImages);
     expect(images).toHaveLength(1);
     const { source } = images[0]!;
-    expect(source).toMatchObject({ dockerFile: 'layers/ffmpeg/Dockerfile', dockerBuildArgs: { ENTRYPOINT: signalsTask.entrypoint }, platform: 'linux/arm64' });
+    expect(source).toEqual({ directory: expect.stringMatching(/^asset\.[0-9a-f]{64}$/) as unknown, platform: 'linux/amd64' });
     const staged = join(synthesized.assemblyDirectory, source.directory);
-    expect(readdirSync(staged).sort()).toEqual(['.dockerignore', 'functions', 'layers', 'package-lock.json', 'package.json', 'tsconfig.json']);
-    expect(readdirSync(join(staged, 'layers', 'ffmpeg'))).toEqual(['Dockerfile']);
-    const bytes = (path: string): number => (statSync(path).isDirectory() ? readdirSync(path).reduce((n, entry) => n + bytes(join(path, entry)), 0) : statSync(path).size);
-    // The sources and the lock file: well under 5 MB, never node_modules (hundreds of MB).
-    expect(bytes(staged)).toBeLessThan(5 * 1024 ** 2);
+    expect(readdirSync(staged).sort()).toEqual(['Dockerfile', 'bin', 'ffmpeg.json', 'task.mjs', 'task.mjs.map']);
+    expect(readdirSync(join(staged, 'bin')).sort()).toEqual(['ffmpeg', 'ffprobe']);
+    for (const binary of ['ffmpeg', 'ffprobe']) expect(statSync(join(staged, 'bin', binary)).mode & 0o777, binary).toBe(0o755);
+    expect(readFileSync(join(staged, 'Dockerfile'), 'utf8')).toBe(readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8'));
+
+    // The task's entrypoint, bundled whole: the AWS SDK and every other package inside, only Node's
+    // own modules imported (a container has no runtime-provided SDK and no node_modules). esbuild
+    // lists the bundle's imports.
+    const { metafile } = buildSync({ entryPoints: [join(staged, 'task.mjs')], bundle: true, packages: 'external', platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const imported = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((i) => i.kind !== 'require-call').map((i) => i.path));
+    expect(imported.length).toBeGreaterThan(0);
+    expect(imported.filter((specifier) => !isBuiltin(specifier))).toEqual([]);
+    const bundle = readFileSync(join(staged, 'task.mjs'), 'utf8');
+    expect(bundle.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);")).toBe(true);
+    expect(bundle.trimEnd().endsWith('//# sourceMappingURL=task.mjs.map')).toBe(true);
+    const map = JSON.parse(readFileSync(join(staged, 'task.mjs.map'), 'utf8')) as { sources: string[] };
+    expect(map.sources).toContain(`functions/${signalsTask.entrypoint}.ts`);
+  });
+
+  it('runs the bundled entrypoint with the pinned ffmpeg at the layer’s paths, as the image’s unprivileged user, installing nothing', () => {
+    const dockerfile = readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8');
+    const instructions = dockerfile
+      .split('\n')
+      .filter((line) => line.trim() && !line.startsWith('#'))
+      .join('\n')
+      .replaceAll(/\\\n\s*/g, '');
+    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'ENV', 'COPY', 'COPY', 'COPY', 'USER', 'ENTRYPOINT']);
+    expect(instructions).toMatch(/^FROM node:24-bookworm-slim$/m);
+    expect(instructions).toMatch(/FFMPEG_PATH=\/opt\/bin\/ffmpeg/);
+    expect(instructions).toMatch(/FFPROBE_PATH=\/opt\/bin\/ffprobe/);
+    expect(instructions).toMatch(/^COPY bin\/ \/opt\/bin\/$/m);
+    expect(instructions).toMatch(/^USER node$/m);
+    expect(instructions).toMatch(/^ENTRYPOINT \["node", "\/task\/task\.mjs"\]$/m);
   });
 });
 

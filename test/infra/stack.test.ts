@@ -115,11 +115,10 @@ describe('functions', () => {
     template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + settleCount + 2);
   });
 
-  it('runs every function on nodejs24.x, arm64, with its own log group and the shared configuration', () => {
+  it('runs every function on nodejs24.x with its own log group and the shared configuration', () => {
     for (const fn of Object.values(find('AWS::Lambda::Function'))) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
-        Architectures: ['arm64'],
         Handler: 'index.handler',
         LoggingConfig: { LogGroup: { Ref: expect.any(String) as unknown } },
         Environment: {
@@ -320,16 +319,17 @@ describe('needs declared by routes and workflow tasks', () => {
     expect(q.functionIds()).toEqual(expect.arrayContaining([...needs.keys()]));
   });
 
-  it('attaches the one arm64 ffmpeg layer only to functions that run ffprobe or ffmpeg, with both paths', () => {
+  it('attaches the one x86_64 ffmpeg layer only to functions that run ffprobe or ffmpeg, with both paths, and runs exactly those on x86_64, the others on arm64', () => {
     const layers = Object.keys(find('AWS::Lambda::LayerVersion'));
     expect(layers).toHaveLength(1);
-    template.hasResourceProperties('AWS::Lambda::LayerVersion', { CompatibleArchitectures: ['arm64'] });
+    template.hasResourceProperties('AWS::Lambda::LayerVersion', { CompatibleArchitectures: ['x86_64'] });
     const needs = declaredNeeds();
     expect([...needs.values()].some((n) => n.ffmpeg)).toBe(true);
     for (const functionId of q.functionIds()) {
       const { ffmpeg } = needs.get(functionId) ?? none;
       const environment = q.environmentOf(functionId);
       expect(q.resource(functionId).Properties.Layers, functionId).toEqual(ffmpeg ? [{ Ref: layers[0] }] : undefined);
+      expect(q.resource(functionId).Properties.Architectures, functionId).toEqual([ffmpeg ? 'x86_64' : 'arm64']);
       expect(environment.FFPROBE_PATH, functionId).toBe(ffmpeg ? '/opt/bin/ffprobe' : undefined);
       expect(environment.FFMPEG_PATH, functionId).toBe(ffmpeg ? '/opt/bin/ffmpeg' : undefined);
     }

@@ -1,14 +1,16 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CfnResource } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { installedFfmpegBuild, pinnedFfmpegBuild } from '../../infra/constructs/ffmpeg-layer.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import { awsSolutionsErrors, synthesize, violations, type SynthesizedAssembly } from './synth.js';
 import { TemplateQueries } from './template.js';
 
 // The one fully bundled synthesis of the infra tests (esbuild for every function, the ffmpeg layer
-// from its cache), as `cdk synth` does it, made once per run by the project's globalSetup
+// from the installed binaries), as `cdk synth` does it, made once per run by the project's globalSetup
 // (shared-assembly-setup.ts) and read by the describe blocks after the first. Both checks below run
 // as policy validation plugins during synthesis: their findings land in the cloud assembly's
 // validation report (and make `cdk synth` fail), not in construct annotations. The report lists
@@ -29,6 +31,8 @@ function assetDirectory(logicalId: string): string {
   expect(key).toMatch(/^[0-9a-f]{64}\.zip$/);
   return join(synthesized.assemblyDirectory, `asset.${key.replace(/\.zip$/, '')}`);
 }
+
+const sha256 = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 /** The first bytes of a (large) file. */
 function head(path: string, length: number): Buffer {
@@ -90,18 +94,23 @@ describe('bundled assets', () => {
     }
   });
 
-  it('stages the ffmpeg layer with executable linux-arm64 ffmpeg and ffprobe in bin/', () => {
+  it('stages the ffmpeg layer with the pinned build npm ci installed: static x86-64 ffmpeg and ffprobe in bin/, and their manifest', () => {
     const [layerId] = Object.keys(q.find('AWS::Lambda::LayerVersion'));
     const directory = assetDirectory(layerId!);
-    for (const binary of ['ffmpeg', 'ffprobe']) {
-      const path = join(directory, 'bin', binary);
-      expect(statSync(path).mode & 0o777, binary).toBe(0o755);
-      const header = head(path, 20);
-      // ELF magic, 64-bit, little-endian, e_machine 183 (AArch64).
+    expect(readdirSync(directory).sort()).toEqual(['bin', 'ffmpeg.json']);
+    const installed = installedFfmpegBuild();
+    for (const { binary, path } of installed) {
+      const staged = join(directory, 'bin', binary);
+      expect(statSync(staged).mode & 0o777, binary).toBe(0o755);
+      const header = head(staged, 20);
+      // ELF magic, 64-bit, little-endian, e_machine 62 (x86-64).
       expect(header.readUInt32BE(0), binary).toBe(0x7f454c46);
-      expect([header[4], header[5], header.readUInt16LE(18)], binary).toEqual([2, 1, 183]);
+      expect([header[4], header[5], header.readUInt16LE(18)], binary).toEqual([2, 1, 62]);
+      expect(sha256(staged), binary).toBe(sha256(path));
     }
-    const manifest = JSON.parse(readFileSync(join(directory, 'ffmpeg-layer.json'), 'utf8')) as { path: string }[];
-    expect(manifest.map((m) => m.path).sort()).toEqual(['/opt/bin/ffmpeg', '/opt/bin/ffprobe']);
+    const manifest = JSON.parse(readFileSync(join(directory, 'ffmpeg.json'), 'utf8')) as { path: string; name: string; version: string; integrity: string }[];
+    expect(manifest.map(({ path, name, version, integrity }) => ({ path, name, version, integrity }))).toEqual(
+      pinnedFfmpegBuild().map(({ binary, name, version, integrity }) => ({ path: `/opt/bin/${binary}`, name, version, integrity })),
+    );
   });
 });

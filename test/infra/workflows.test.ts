@@ -59,7 +59,7 @@ describe.each(entries)('workflow %s', (name, workflow) => {
     expect(definition).not.toMatch(/\$\{/);
   });
 
-  it('runs each task on its own function with the timeout and memory of its table entry', () => {
+  it('runs each task on its own function with the timeout and memory of its table entry, on x86_64 if it runs ffmpeg, else arm64', () => {
     const { taskFunctionIds } = machine();
     expect(new Set(Object.values(taskFunctionIds)).size).toBe(Object.keys(workflow.tasks).length);
     for (const [placeholder, task] of Object.entries(workflow.tasks)) {
@@ -69,7 +69,7 @@ describe.each(entries)('workflow %s', (name, workflow) => {
         Timeout: task.timeoutSeconds,
         MemorySize: task.memoryMb,
         Runtime: 'nodejs24.x',
-        Architectures: ['arm64'],
+        Architectures: [task.ffmpeg ? 'x86_64' : 'arm64'],
       });
       expect(q.descriptionOf(functionId), placeholder).toContain(task.handler);
     }
@@ -125,7 +125,7 @@ describe.each(entries)('workflow %s', (name, workflow) => {
     expect(permissions.map((p) => p.Properties)).toEqual([
       { Action: 'lambda:InvokeFunction', FunctionName: { 'Fn::GetAtt': [settle, 'Arn'] }, Principal: 'events.amazonaws.com', SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] } },
     ]);
-    expect(q.resource(settle).Properties).toMatchObject({ Timeout: entry.timeoutSeconds, MemorySize: entry.memoryMb, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+    expect(q.resource(settle).Properties).toMatchObject({ Timeout: entry.timeoutSeconds, MemorySize: entry.memoryMb, Runtime: 'nodejs24.x', Architectures: [entry.ffmpeg ? 'x86_64' : 'arm64'] });
     expect(q.descriptionOf(settle)).toContain(entry.handler);
     // Not a task: the state machine never invokes it.
     expect(Object.values(machine().taskFunctionIds)).not.toContain(settle);
