@@ -41,6 +41,9 @@ export const stateMachineArnVariable = (workflow: string): string =>
   `${workflow.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_STATE_MACHINE_ARN`;
 
 export class MediaScannerStack extends Stack {
+  /** Alarms, their topic and the dashboard. */
+  public readonly operations: ServiceMonitoring;
+
   public constructor(scope: Construct, id: string, props: MediaScannerStackProps = {}) {
     super(scope, id, props);
 
@@ -149,7 +152,7 @@ export class MediaScannerStack extends Stack {
 
     // Last: it finds what to watch (every function, state machine, dead-letter queue, table and
     // cluster built above) in the construct tree.
-    const monitoring = new ServiceMonitoring(this, 'Operations', {
+    this.operations = new ServiceMonitoring(this, 'Operations', {
       api: api.api,
       alarmEmails: emailsContext(this.node, operationsContextKeys.alarmEmail),
     });
@@ -158,7 +161,7 @@ export class MediaScannerStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'MediaBucketName', { value: media.bucket.bucketName });
     new CfnOutput(this, 'EventBusName', { value: eventBus.eventBusName });
-    new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.alarmTopic.topicArn, description: 'Every alarm notifies this topic (subscribe to it)' });
-    new CfnOutput(this, 'DashboardName', { value: monitoring.dashboard.dashboardName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic (subscribe to it)' });
+    new CfnOutput(this, 'DashboardName', { value: this.operations.dashboard.dashboardName });
   }
 }
