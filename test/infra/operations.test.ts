@@ -4,6 +4,7 @@
  * defaults, and what is retained when the stack goes. Context variants: operations-context.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
 import { defaultApiThrottle, METRICS_NAMESPACE } from '../../infra/stack.js';
 import { alarmThresholds } from '../../infra/constructs/service-monitoring.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
@@ -128,7 +129,7 @@ describe('alarms', () => {
     q.template.resourceCountIs('AWS::SNS::Subscription', 0);
     q.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       Topics: [{ Ref: topicId() }],
-      PolicyDocument: { Statement: [expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
+      PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
     });
     q.template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId() } });
   });
