@@ -19,11 +19,11 @@ export interface ServiceAppProps extends AppProps {
  */
 export function createApp({ committedContext = cdkJsonContext(), ...props }: ServiceAppProps = {}): ServiceApp {
   const app = new App(props);
+  // Before the stack, whose construction bundles every function: a setting cdk.json does not hold fails at once.
+  checkPersistedContext(app.node, committedContext);
   const stack = new MediaScannerStack(app, 'MediaScanner', {
     description: 'Media Scanner Service: HTTP API, functions, workflows, table, media bucket and event bus',
   });
-  // After the stack, which names an invalid setting first; this then refuses valid ones cdk.json does not hold.
-  checkPersistedContext(app.node, committedContext);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
 }

@@ -1,7 +1,7 @@
 import { CfnResource, Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { ComparisonOperator, Metric, TreatMissingData, type Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
-import { BillingMode, type CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { type CfnGlobalTable, type CfnTable, Table, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Cluster } from 'aws-cdk-lib/aws-ecs';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
@@ -29,7 +29,7 @@ export interface MonitoredResources {
   readonly stateMachines: readonly StateMachine[];
   /** Queues that something names as its dead-letter queue (see deadLetterQueueIds). */
   readonly deadLetterQueues: readonly Queue[];
-  readonly tables: readonly Table[];
+  readonly tables: readonly (Table | TableV2)[];
   /** ECS clusters, where the workflows' container tasks run. */
   readonly clusters: readonly Cluster[];
 }
@@ -74,7 +74,7 @@ export function monitoredResources(scope: IConstruct): MonitoredResources {
     functions: ofType(LambdaFunction),
     stateMachines: ofType(StateMachine),
     deadLetterQueues: ofType(Queue).filter((queue) => deadLetterIds.has(stack.getLogicalId(queue.node.defaultChild as CfnElement))),
-    tables: ofType(Table),
+    tables: [...ofType(Table), ...ofType(TableV2)],
     clusters: ofType(Cluster),
   };
 }
@@ -129,7 +129,6 @@ export class ServiceMonitoring extends Construct {
     const onAlarmAndOk = new SnsAlarmActionStrategy({ onAlarmTopic: this.alarmTopic, onOkTopic: this.alarmTopic });
     const facade = new MonitoringFacade(this, 'Monitoring', {
       alarmFactoryDefaults: { alarmNamePrefix: stack.stackName, actionsEnabled: true, action: onAlarmAndOk, datapointsToAlarm: 1 },
-      metricFactoryDefaults: {},
       dashboardFactory: dashboards,
     });
     this.dashboard = dashboards.dashboard!;
@@ -180,15 +179,15 @@ export class ServiceMonitoring extends Construct {
     for (const table of resources.tables) {
       const name = friendlyName(table);
       const throttled = { Critical: { maxThrottledEventsThreshold: 0, alarmDescriptionOverride: `Requests to ${name} were throttled.` } };
+      // Its billing mode (what "usage" means on the dashboard) is read from the table itself.
       facade.monitorDynamoTable({
         table,
-        billingMode: BillingMode.PAY_PER_REQUEST,
         humanReadableName: `Table ${name}`,
         alarmFriendlyName: name,
         addReadThrottledEventsCountAlarm: throttled,
         addWriteThrottledEventsCountAlarm: throttled,
       });
-      const indexes = (stack.resolve((table.node.defaultChild as CfnTable).globalSecondaryIndexes) ?? []) as { indexName: string }[];
+      const indexes = (stack.resolve((table.node.defaultChild as CfnTable | CfnGlobalTable).globalSecondaryIndexes) ?? []) as { indexName: string }[];
       for (const { indexName } of indexes) {
         facade.monitorDynamoTableGlobalSecondaryIndex({
           table,

@@ -163,7 +163,8 @@ describe('engine context', () => {
     [{ transcriber: 'whisper-cpp' }, /local host only/],
     [{ transcriber: 'aws-transcribe', transcribeLanguageCode: 'german' }, /transcribeLanguageCode/],
   ])('refuses %j, naming the context key', (context, message) => {
-    expect(() => createApp({ context: { ...cdkContext, ...context } })).toThrow(message);
+    // In cdk.json, where engine settings belong (a command line alone is refused before they are read).
+    expect(() => createApp({ context: { ...cdkContext, ...context }, committedContext: { ...cdkContext, ...context } })).toThrow(message);
   });
 
   it('grants a plain model id on its foundation model in the stack region only', () => {

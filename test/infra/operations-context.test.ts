@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CfnStage, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, Table, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -156,6 +156,7 @@ describe('ServiceMonitoring', () => {
     new Rule(stack, 'Nightly', { schedule: Schedule.rate(Duration.days(1)), targets: [new SqsQueue(work, { deadLetterQueue: ruleDeadLetters })] });
     new StateMachine(stack, 'Flow', { definitionBody: DefinitionBody.fromChainable(new Pass(stack, 'Step')) });
     new Table(stack, 'Data', { partitionKey: { name: 'PK', type: AttributeType.STRING }, billingMode: BillingMode.PAY_PER_REQUEST });
+    new TableV2(stack, 'GlobalData', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
     new ServiceMonitoring(stack, 'Operations', { api: new HttpApi(stack, 'Api') });
     addLate?.(stack);
     const q = new TemplateQueries(Template.fromStack(stack));
@@ -169,8 +170,9 @@ describe('ServiceMonitoring', () => {
     expect(alarmsWatching(q, 'AWS/Lambda', 'Throttles', 'FunctionName', { Ref: worker })).toHaveLength(1);
     const [flow] = Object.keys(q.find('AWS::StepFunctions::StateMachine'));
     expect(alarmsWatching(q, 'AWS/States', 'ExecutionsFailed', 'StateMachineArn', { Ref: flow })).toHaveLength(1);
-    const [table] = Object.keys(q.find('AWS::DynamoDB::Table'));
-    expect(alarmsWatching(q, 'AWS/DynamoDB', 'WriteThrottleEvents', 'TableName', { Ref: table })).toHaveLength(1);
+    for (const table of [...Object.keys(q.find('AWS::DynamoDB::Table')), ...Object.keys(q.find('AWS::DynamoDB::GlobalTable'))]) {
+      expect(alarmsWatching(q, 'AWS/DynamoDB', 'WriteThrottleEvents', 'TableName', { Ref: table }), table).toHaveLength(1);
+    }
     const depthAlarm = (queue: string) => alarmsWatching(q, 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'QueueName', { 'Fn::GetAtt': [queue, 'QueueName'] });
     for (const queue of deadLetterQueues) expect(depthAlarm(queue), queue).toHaveLength(1);
     // A work queue is not a dead-letter queue: its depth is its job.
