@@ -50,8 +50,7 @@ const accessLogFormat = AccessLogFormat.custom(
 /** The public HTTP API: every route behind the Lambda authorizer, with JSON access logs. */
 export class ServiceHttpApi extends Construct {
   public readonly api: HttpApi;
-  /** The `$default` stage: every route's only stage. */
-  public readonly stage: HttpStage;
+  private readonly stage: HttpStage;
 
   public constructor(scope: Construct, id: string, props: ServiceHttpApiProps) {
     super(scope, id);
