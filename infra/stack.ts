@@ -10,8 +10,10 @@ import { EngineAccess } from './constructs/engine-access.js';
 import { MediaBucket } from './constructs/media-bucket.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { ServiceHttpApi } from './constructs/service-http-api.js';
+import { ServiceMonitoring } from './constructs/service-monitoring.js';
 import { ServiceTable } from './constructs/service-table.js';
 import { WorkflowStateMachine } from './constructs/workflow-state-machine.js';
+import { emailsContext, operationsContextKeys, positiveNumberContext } from './deployment-context.js';
 
 export interface MediaScannerStackProps extends StackProps {
   /** Deployment-wide cap on observations per run (SPEC: at most 50). @default 50 */
@@ -27,11 +29,20 @@ const constructIdFor = (handler: string): string =>
 
 const pascalCase = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
 
+/** The API's default stage throttling when context sets none: requests per second, and burst. */
+export const defaultApiThrottle = { rateLimit: 100, burstLimit: 200 } as const;
+
+/** Powertools Metrics' namespace: the service's custom metrics (functions/) land under it in CloudWatch. */
+export const METRICS_NAMESPACE = 'MediaScanner';
+
 /** `analysis` -> `ANALYSIS_STATE_MACHINE_ARN`: the variable functions/config.ts reads a workflow's ARN from. */
 export const stateMachineArnVariable = (workflow: string): string =>
   `${workflow.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_STATE_MACHINE_ARN`;
 
 export class MediaScannerStack extends Stack {
+  /** Alarms, their topic and the dashboard. */
+  public readonly operations: ServiceMonitoring;
+
   public constructor(scope: Construct, id: string, props: MediaScannerStackProps = {}) {
     super(scope, id, props);
 
@@ -55,6 +66,7 @@ export class MediaScannerStack extends Stack {
       LOG_LEVEL: 'INFO',
       MAX_OBSERVATIONS_CAP: String(props.maxObservationsCap ?? 50),
       POWERTOOLS_SERVICE_NAME: 'media-scanner',
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     };
 
     // Terminal events (DESIGN §8). The rule, queue and webhook sender subscribe to it later; until
@@ -108,7 +120,14 @@ export class MediaScannerStack extends Stack {
       environment,
     });
 
-    const api = new ServiceHttpApi(this, 'HttpApi', { authorizer: authorizer.fn, fallback: notFound.fn });
+    const api = new ServiceHttpApi(this, 'HttpApi', {
+      authorizer: authorizer.fn,
+      fallback: notFound.fn,
+      throttle: {
+        rateLimit: positiveNumberContext(this.node, operationsContextKeys.apiThrottleRateLimit, defaultApiThrottle.rateLimit),
+        burstLimit: positiveNumberContext(this.node, operationsContextKeys.apiThrottleBurstLimit, defaultApiThrottle.burstLimit, { integer: true }),
+      },
+    });
 
     // One function and one route per entry of the route table; nothing here names a route.
     for (const route of routes as readonly RouteDefinition[]) {
@@ -124,9 +143,18 @@ export class MediaScannerStack extends Stack {
       api.addRoute(id, route.method, route.path, fn.fn);
     }
 
+    // Last: it finds what to watch (every function, state machine, dead-letter queue, table and
+    // cluster built above) in the construct tree.
+    this.operations = new ServiceMonitoring(this, 'Operations', {
+      api: api.api,
+      alarmEmails: emailsContext(this.node, operationsContextKeys.alarmEmail),
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'MediaBucketName', { value: media.bucket.bucketName });
     new CfnOutput(this, 'EventBusName', { value: eventBus.eventBusName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic (subscribe to it)' });
+    new CfnOutput(this, 'DashboardName', { value: this.operations.dashboard.dashboardName });
   }
 }

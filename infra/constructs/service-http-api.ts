@@ -8,6 +8,7 @@ import {
   LogGroupLogDestination,
   type CfnAuthorizer,
   type HttpStage,
+  type ThrottleSettings,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -21,6 +22,8 @@ export interface ServiceHttpApiProps {
   readonly authorizer: IFunction;
   /** Answers every request that matches no route (the `$default` route). */
   readonly fallback: IFunction;
+  /** Requests per second and burst the default stage admits; beyond them API Gateway answers 429. */
+  readonly throttle: ThrottleSettings;
 }
 
 /** One access-log line per request, as JSON so it can be queried with CloudWatch Logs Insights. */
@@ -46,7 +49,7 @@ const accessLogFormat = AccessLogFormat.custom(
 
 /** The public HTTP API: every route behind the Lambda authorizer, with JSON access logs. */
 export class ServiceHttpApi extends Construct {
-  private readonly api: HttpApi;
+  public readonly api: HttpApi;
   private readonly stage: HttpStage;
 
   public constructor(scope: Construct, id: string, props: ServiceHttpApiProps) {
@@ -85,6 +88,7 @@ export class ServiceHttpApi extends Construct {
       stageName: '$default',
       autoDeploy: true,
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat },
+      throttle: props.throttle,
     });
   }
 

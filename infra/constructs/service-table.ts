@@ -19,8 +19,10 @@ export class ServiceTable extends Table {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
-      // Accounts, wallets and ledgers live here: deleting the stack must never delete them.
+      // Accounts, wallets and ledgers live here: deleting the stack must never delete them, and
+      // nothing else may delete the table either (the console, the API) until protection is lifted.
       removalPolicy: RemovalPolicy.RETAIN,
+      deletionProtection: true,
     });
 
     for (const index of tableDefinition.globalSecondaryIndexes) {

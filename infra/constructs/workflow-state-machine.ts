@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, Duration, Names, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { ArnFormat, Aws, Duration, Fn, Names, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Grant } from 'aws-cdk-lib/aws-iam';
@@ -190,9 +190,11 @@ export class WorkflowStateMachine extends Construct {
     this.containerTasks = containerTasks;
 
     // Vended-log groups under this prefix share one CloudWatch Logs resource policy entry, which
-    // keeps that account-wide policy from growing with every logged state machine.
+    // keeps that account-wide policy from growing with every logged state machine. The group is
+    // retained with the stack's data, so its name ends with the stack id's UUID: a stack created
+    // again (after a failed first deploy, or a deleted stack) gets a new group, not a name conflict.
     const logGroup = new LogGroup(this, 'Logs', {
-      logGroupName: `/aws/vendedlogs/states/${Names.uniqueResourceName(this, { maxLength: 200 })}`,
+      logGroupName: Fn.join('-', [`/aws/vendedlogs/states/${Names.uniqueResourceName(this, { maxLength: 200 })}`, Fn.select(2, Fn.split('/', Aws.STACK_ID))]),
       retention: RetentionDays.ONE_MONTH,
     });
 

@@ -3,7 +3,7 @@
  * their settings and exactly their IAM, nothing else does, and cdk-nag stays clean.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Stack } from 'aws-cdk-lib';
 import { workflows } from '../../functions/workflows/registry.js';
 import { createApp } from '../../infra/create-app.js';
@@ -11,15 +11,8 @@ import { bedrockModelArns } from '../../infra/constructs/engine-access.js';
 import { awsSolutionsErrors, synthesize, type Synthesized } from './synth.js';
 import { stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement } from './template.js';
 
-/** Synthesizes the app as `cdk synth -c key=value ...` would: the CLI passes context in CDK_CONTEXT_JSON. */
-function synthesizeWith(context: Record<string, string>): Synthesized {
-  vi.stubEnv('CDK_CONTEXT_JSON', JSON.stringify(context));
-  try {
-    return synthesize({ bundle: false });
-  } finally {
-    vi.unstubAllEnvs();
-  }
-}
+/** Synthesizes the app with these engine settings in cdk.json, where they must be for a deploy (operations-context.test.ts). */
+const synthesizeWith = (settings: Record<string, string>): Synthesized => synthesize({ bundle: false, cdkJson: settings });
 
 /** The logical id of the analysis workflow's function for a task placeholder (its description names it). */
 function taskFunction(q: TemplateQueries, placeholder: string): string {
@@ -170,7 +163,8 @@ describe('engine context', () => {
     [{ transcriber: 'whisper-cpp' }, /local host only/],
     [{ transcriber: 'aws-transcribe', transcribeLanguageCode: 'german' }, /transcribeLanguageCode/],
   ])('refuses %j, naming the context key', (context, message) => {
-    expect(() => createApp({ context: { ...cdkContext, ...context } })).toThrow(message);
+    // In cdk.json, where engine settings belong (a command line alone is refused before they are read).
+    expect(() => createApp({ context: { ...cdkContext, ...context }, committedContext: { ...cdkContext, ...context } })).toThrow(message);
   });
 
   it('grants a plain model id on its foundation model in the stack region only', () => {

@@ -42,6 +42,8 @@ const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.met
 }).context;
 
 export interface SynthesizeOptions {
+  /** Settings as if committed to cdk.json's "context", where persisted settings belong (infra/deployment-context.ts). */
+  readonly cdkJson?: Readonly<Record<string, unknown>>;
   /** Changes the app before synthesis. */
   readonly modify?: (app: ServiceApp) => void;
   /** Run esbuild for every function (slow); off when only the template's shape matters. @default true */
@@ -58,11 +60,13 @@ const readValidationReport = (assemblyDirectory: string): ValidationReport =>
  * Validation failures (cdk-nag) are left in the report for the tests to inspect instead of
  * aborting synthesis, which is what makes `cdk synth` fail.
  */
-export function synthesize({ modify, bundle = true, outdir = mkdtempSync(join(tmpdir(), 'media-scanner-cdk-')) }: SynthesizeOptions = {}): Synthesized {
+export function synthesize({ cdkJson = {}, modify, bundle = true, outdir = mkdtempSync(join(tmpdir(), 'media-scanner-cdk-')) }: SynthesizeOptions = {}): Synthesized {
+  const committedContext = { ...cdkContext, ...cdkJson };
   const serviceApp = createApp({
     outdir,
+    committedContext,
     context: {
-      ...cdkContext,
+      ...committedContext,
       [FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false,
       ...(bundle ? {} : { [BUNDLING_STACKS]: [] }),
     },

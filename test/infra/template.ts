@@ -127,3 +127,52 @@ export function settleFunctionOf(q: TemplateQueries, stateMachineId: string): st
   }
   return functionId;
 }
+
+interface AlarmMetric {
+  readonly MetricStat?: { readonly Metric: { readonly Namespace: string; readonly MetricName: string; readonly Dimensions?: { Name: string; Value: unknown }[] } };
+}
+
+/** The alarms that watch `metricName` of `namespace` where dimension `dimension` is `value`, directly or inside metric math. */
+export function alarmsWatching(q: TemplateQueries, namespace: string, metricName: string, dimension: string, value: unknown): Resource[] {
+  return Object.values(q.find('AWS::CloudWatch::Alarm')).filter((alarm) =>
+    ((alarm.Properties.Metrics ?? []) as AlarmMetric[]).some(({ MetricStat }) => {
+      const metric = MetricStat?.Metric;
+      return (
+        metric?.Namespace === namespace &&
+        metric.MetricName === metricName &&
+        (metric.Dimensions ?? []).some((d) => d.Name === dimension && JSON.stringify(d.Value) === JSON.stringify(value))
+      );
+    }),
+  );
+}
+
+/**
+ * Logical ids of the queues the template names as dead-letter queues: of a queue's redrive policy,
+ * an EventBridge target, a function's asynchronous invocations, an invoke config's or event source
+ * mapping's failures, an SNS subscription.
+ */
+export function deadLetterQueueIdsIn(q: TemplateQueries): string[] {
+  const at = (value: unknown, ...path: string[]): unknown =>
+    path.reduce<unknown>((v, key) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined), value);
+  const named = Object.values(q.resources).flatMap(({ Type, Properties }): unknown[] => {
+    switch (Type) {
+      case 'AWS::SQS::Queue':
+      case 'AWS::SNS::Subscription':
+        return [at(Properties, 'RedrivePolicy', 'deadLetterTargetArn')];
+      case 'AWS::Events::Rule':
+        return ((at(Properties, 'Targets') ?? []) as unknown[]).map((target) => at(target, 'DeadLetterConfig', 'Arn'));
+      case 'AWS::Lambda::Function':
+        return [at(Properties, 'DeadLetterConfig', 'TargetArn')];
+      case 'AWS::Lambda::EventInvokeConfig':
+      case 'AWS::Lambda::EventSourceMapping':
+        return [at(Properties, 'DestinationConfig', 'OnFailure', 'Destination')];
+      default:
+        return [];
+    }
+  });
+  const ids = named.flatMap((arn) => {
+    const id = (arn as Partial<FnGetAtt> | undefined)?.['Fn::GetAtt']?.[0];
+    return id !== undefined && q.resources[id]?.Type === 'AWS::SQS::Queue' ? [id] : [];
+  });
+  return [...new Set(ids)];
+}

@@ -23,8 +23,9 @@ const placeholdersOf = (asl: string): string[] => [...new Set([...asl.matchAll(/
 const actions = (statement: Statement): string[] => [statement.Action].flat();
 
 describe('EventBridge rules', () => {
-  it('are exactly one per workflow that settles its ended executions', () => {
-    expect(Object.keys(q.find('AWS::Events::Rule'))).toHaveLength(entries.filter(([, workflow]) => workflow.onExecutionEnded).length);
+  it('on execution status changes are exactly one per workflow that settles its ended executions', () => {
+    const onExecutions = Object.values(q.find('AWS::Events::Rule')).filter((rule) => JSON.stringify((rule.Properties.EventPattern as { source?: unknown }).source) === '["aws.states"]');
+    expect(onExecutions).toHaveLength(entries.filter(([, workflow]) => workflow.onExecutionEnded).length);
   });
 });
 
@@ -155,8 +156,9 @@ describe.each(entries)('workflow %s', (name, workflow) => {
     };
     expect(logging.Level).toBe('ALL');
     const logGroupId = logging.Destinations[0]!.CloudWatchLogsLogGroup.LogGroupArn['Fn::GetAtt'][0];
+    // Under the vended-logs prefix, and (the group outlives the stack) ending with the stack id's UUID.
     expect(q.resource(logGroupId).Properties).toMatchObject({
-      LogGroupName: expect.stringMatching(/^\/aws\/vendedlogs\/states\//) as unknown,
+      LogGroupName: { 'Fn::Join': ['-', [expect.stringMatching(/^\/aws\/vendedlogs\/states\//), { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }]] },
       RetentionInDays: 30,
     });
   });

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import type { Node } from 'constructs';
+import { engineContextKeys } from './constructs/engine-access.js';
+
+/** cdk.json's "context": committed with the code, it is the deployment's source of truth. */
+export function cdkJsonContext(file: URL = new URL('../cdk.json', import.meta.url)): Record<string, unknown> {
+  return (JSON.parse(readFileSync(file, 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
+}
+
+/** Operations settings read from CDK context (README, "Deploying to AWS"). */
+export const operationsContextKeys = {
+  /** Addresses (comma-separated) subscribed by email to the alarm topic. */
+  alarmEmail: 'alarmEmail',
+  /** Steady-state requests per second the API's default stage admits. */
+  apiThrottleRateLimit: 'apiThrottleRateLimit',
+  /** Requests the API's default stage admits in a burst above the rate. */
+  apiThrottleBurstLimit: 'apiThrottleBurstLimit',
+} as const;
+
+/**
+ * Context keys that shape what is deployed. CloudFormation keeps only what the last deploy said,
+ * so a value given with `-c` alone reverts (silently) on the next deploy that omits it: they
+ * belong in cdk.json.
+ */
+export const persistedContextKeys: readonly string[] = [...Object.keys(engineContextKeys), ...Object.values(operationsContextKeys)];
+
+/** `-c confirmContextChange=true` accepts a one-off deploy of settings cdk.json does not hold (`confirmEngineChange` is the same flag). */
+export const confirmContextChangeKeys = ['confirmContextChange', 'confirmEngineChange'] as const;
+
+/** A context value as comparable text: `-c` gives strings, cdk.json any JSON (`100` and `"100"` are the same setting). */
+const comparable = (value: unknown): string | undefined =>
+  value === undefined || value === null ? undefined : typeof value === 'string' ? value : JSON.stringify(value);
+
+/**
+ * Throws when the effective context (what the CLI passes: cdk.json merged with `-c`, cdk.context.json
+ * and ~/.cdk.json) holds a persisted setting other than cdk.json's, unless the change is confirmed.
+ */
+export function checkPersistedContext(node: Node, committed: Readonly<Record<string, unknown>>): void {
+  if (confirmContextChangeKeys.some((key) => comparable(node.tryGetContext(key)) === 'true')) return;
+  const differing = persistedContextKeys.filter((key) => comparable(node.tryGetContext(key)) !== comparable(committed[key]));
+  if (!differing.length) return;
+  const shown = (value: unknown) => (comparable(value) === undefined ? 'unset' : JSON.stringify(comparable(value)));
+  const changes = differing.map((key) => `${key}=${shown(node.tryGetContext(key))} (cdk.json: ${shown(committed[key])})`);
+  throw new Error(
+    `CDK context differs from cdk.json for settings that must persist between deploys: ${changes.join(', ')}. ` +
+      'Given only on the command line, they would revert silently on the next deploy that omits them. ' +
+      'Put them in cdk.json\'s "context" (committed with the code), or pass -c confirmContextChange=true to deploy them once.',
+  );
+}
+
+/** A positive number from context (`-c` gives a string, cdk.json a number), or `fallback` when unset. */
+export function positiveNumberContext(node: Node, key: string, fallback: number, { integer = false } = {}): number {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null) return fallback;
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number) || number <= 0 || (integer && !Number.isInteger(number))) {
+    throw new Error(`Invalid CDK context: ${key} must be a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+const EMAIL = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;
+
+/** The addresses of `alarmEmail`: one, several comma-separated, or (in cdk.json) a list. */
+export function emailsContext(node: Node, key: string): string[] {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return [];
+  const listed: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
+  const emails = listed.map((email) => (typeof email === 'string' ? email.trim() : ''));
+  if (emails.some((email) => !EMAIL.test(email))) {
+    throw new Error(`Invalid CDK context: ${key} must be an email address (or several, comma-separated), got ${JSON.stringify(value)}`);
+  }
+  return emails;
+}
