@@ -3,6 +3,7 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { dynamoDbClients } from '../composition/table.js';
 import { s3 } from '../composition/media.js';
+import { lazy } from './memo.js';
 
 /**
  * X-Ray subsegments for the tasks that do the long, external work (signals, engines, results).
@@ -12,8 +13,15 @@ import { s3 } from '../composition/media.js';
  */
 const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'media-scanner' });
 
-export function traced<E, R>(handler: (event: E) => Promise<R>) {
+/** Each AWS call of these clients becomes a subsegment; done at the first invocation, when the configuration is read. */
+const captureClients = lazy(() => {
   tracer.captureAWSv3Client(s3());
   tracer.captureAWSv3Client(dynamoDbClients().dynamo);
-  return middy(handler).use(captureLambdaHandler(tracer, { captureResponse: false }));
+});
+
+export function traced<E, R>(handler: (event: E) => Promise<R>) {
+  return middy((event: E) => {
+    captureClients();
+    return handler(event);
+  }).use(captureLambdaHandler(tracer, { captureResponse: false }));
 }
