@@ -57,6 +57,18 @@ export interface Run {
   completed_at: string | null;
 }
 
+/** GET /v1/analyses/{id}/progress. */
+export interface Progress {
+  object: 'analysis_progress';
+  analysis_id: string;
+  run_id: string;
+  status: Run['status'];
+  queue_position: number | null;
+  chunks_total: number | null;
+  chunks_done: number;
+  fraction: number;
+}
+
 export interface Evidence {
   media_kind: MediaKind;
   evidence_kind: 'visual' | 'transcript' | 'audio' | 'audio_and_transcript';

@@ -7,18 +7,7 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { clientFor, createAccount, createScanner, expectError, type Account, type AccountOptions, type Client } from '../helpers/api.js';
-import { startRun, toneWav, uploadFile, waitForCompleted, type Run, type Upload } from '../helpers/runs.js';
-
-interface Progress {
-  object: 'analysis_progress';
-  analysis_id: string;
-  run_id: string;
-  status: Run['status'];
-  queue_position: number | null;
-  chunks_total: number | null;
-  chunks_done: number;
-  fraction: number;
-}
+import { startRun, toneWav, uploadFile, waitForCompleted, type Progress, type Run, type Upload } from '../helpers/runs.js';
 
 const HEAVY_TEST_MS = 150_000;
 let tone: string;

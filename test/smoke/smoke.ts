@@ -21,7 +21,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { Account, ErrorBody, List, Scanner } from '../helpers/api.js';
 import { shortSource } from '../helpers/ground-truth-media.js';
-import type { MomentList, Observation, Run, Upload } from '../helpers/runs.js';
+import type { MomentList, Observation, Progress, Run, Upload } from '../helpers/runs.js';
 import { elapsed, STEPS, stepLine, type StepName } from './steps.js';
 
 
@@ -34,17 +34,6 @@ const USAGE = `usage: npm run smoke -- --base-url URL --api-key KEY [options]
   --timeout-seconds N     how long each wait (upload ready, run terminal) may take (default 300)
   --poll-seconds N        interval of run and progress polls (default 5, with up to 20% jitter)
   --allow-no-moments      accept a completed run with zero moments (model analyzers may answer none)`;
-
-interface Progress {
-  object: 'analysis_progress';
-  analysis_id: string;
-  run_id: string;
-  status: Run['status'];
-  queue_position: number | null;
-  chunks_total: number | null;
-  chunks_done: number;
-  fraction: number;
-}
 
 type UploadRecord = Upload & { upload_method: string; retention_expires_at: string | null };
 
