@@ -80,7 +80,7 @@ describe('ServiceTable with a global secondary index', () => {
 describe('ServiceFunction.bindBucket', () => {
   it.each([
     ['read', ['s3:GetObject']],
-    ['readWrite', ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 's3:AbortMultipartUpload', 's3:DeleteObject']],
+    ['readWrite', ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts', 's3:DeleteObject']],
   ] as const)('grants %s object access, ListBucket and MEDIA_BUCKET', (access, objectActions) => {
     const { template, nagErrors } = build((stack) => {
       const media = new MediaBucket(stack, 'Media');

@@ -25,7 +25,8 @@ const keyItem = (key: string, revoked: boolean) => ({
 });
 
 beforeAll(async () => {
-  stubServiceEnv();
+  // The cache as deployed (whatever another project's host set in this process's environment).
+  stubServiceEnv({ API_KEY_CACHE_SECONDS: '60' });
   authorize = (await import('../../../functions/authorizer/handler.js')).handler;
 });
 afterAll(() => {
