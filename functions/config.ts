@@ -120,7 +120,13 @@ const configSchema = z.object({
   PROBE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(900_000).default(20_000),
 })
   .transform(withEngineDefaults)
-  .superRefine(checkEngines);
+  .superRefine(checkEngines)
+  .superRefine((settings, ctx) => {
+    // DESIGN §9: only the local host may reach loopback targets; S3_ENDPOINT marks the local host.
+    if (settings.LOCAL_ALLOW_LOOPBACK_TARGETS && !settings.S3_ENDPOINT) {
+      ctx.addIssue({ code: 'custom', path: ['LOCAL_ALLOW_LOOPBACK_TARGETS'], message: 'is for the local host only (S3_ENDPOINT is not set)' });
+    }
+  });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
 

@@ -17,6 +17,10 @@ try {
   console.log(`Default account: ${host.accountId}`);
   console.log(`API key: ${host.apiKey}`);
   console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
+  if (process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1') {
+    // DESIGN §9: said loudly, since it opens outbound fetches (sources, webhooks) to this machine.
+    console.warn('WARNING: LOCAL_ALLOW_LOOPBACK_TARGETS=1: source URLs and webhook endpoints may target loopback addresses, over plain http.');
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

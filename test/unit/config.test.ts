@@ -63,6 +63,12 @@ describe('parseConfig', () => {
     expect(parseConfig({ ...minimal, CURSOR_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:cursor' }).CURSOR_SECRET_ARN).toMatch(/^arn:/);
   });
 
+  it('allows loopback outbound targets on the local host only', () => {
+    expect(parseConfig({ ...minimal, S3_ENDPOINT: 'http://127.0.0.1:4569', LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }).LOCAL_ALLOW_LOOPBACK_TARGETS).toBe(true);
+    expect(parseConfig(minimal).LOCAL_ALLOW_LOOPBACK_TARGETS).toBe(false);
+    expect(failure({ ...minimal, LOCAL_ALLOW_LOOPBACK_TARGETS: '1' })).toContain('LOCAL_ALLOW_LOOPBACK_TARGETS: is for the local host only');
+  });
+
   it('accepts loopback endpoints for the local host', () => {
     const config = parseConfig({ ...minimal, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000', S3_ENDPOINT: 'http://127.0.0.1:4569' });
     expect(config.DYNAMODB_ENDPOINT).toBe('http://127.0.0.1:8000');
