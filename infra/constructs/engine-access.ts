@@ -26,8 +26,8 @@ type Analysis = (typeof workflows)['analysis'];
  * The analysis tasks that call the Analyzer (per chunk, and once over the whole source) and the
  * Transcriber (beside the signals, in a function or, for long chunks, a container).
  */
-const analyzerTasks = ['AnalyzeChunkFunction', 'PersistResultsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
-const transcriberTasks = ['ExtractChunkSignalsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
+export const analyzerTasks = ['AnalyzeChunkFunction', 'PersistResultsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
+export const transcriberTasks = ['ExtractChunkSignalsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
 const transcriberContainerTasks = ['SignalsTaskDefinitionArn'] as const satisfies readonly (keyof Analysis['containerTasks'])[];
 
 /** Something that runs an engine: its grants go to `grantee`, cdk-nag acknowledgements on `scope`, which owns it. */

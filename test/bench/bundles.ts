@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { analyzerTasks, transcriberTasks } from '../../infra/constructs/engine-access.js';
 
 const run = promisify(execFile);
 
@@ -13,16 +14,21 @@ interface TemplateResource {
   Metadata?: Record<string, string>;
 }
 
-/** Issue 10's budgets: minified KB per kind of function, and one cold import. */
+/** Issue 10's budgets: minified KB per kind of function, and one cold import. Tasks that run an engine (and carry Tracer) have none. */
 const BUDGET_KB = { route: 250, authorizer: 150, task: 300 } as const;
+const engineTasks: readonly string[] = [...analyzerTasks, ...transcriberTasks];
 const IMPORT_BUDGET_MS = 150;
 const IMPORTS_PER_BUNDLE = 5;
 
 /** Bundles are imported from inside the repository, so `@aws-sdk/*` resolves to node_modules as it does to the runtime's SDK on Lambda. */
 const importDir = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'bench-bundles');
 
-const kindOf = (description: string): keyof typeof BUDGET_KB | 'other' =>
-  /^(GET|POST|PATCH|DELETE) \/v1\//.test(description) ? 'route' : /API key/.test(description) ? 'authorizer' : / workflow: /.test(description) ? 'task' : 'other';
+const kindOf = (description: string): keyof typeof BUDGET_KB | 'other' => {
+  if (/^(GET|POST|PATCH|DELETE) \/v1\//.test(description)) return 'route';
+  if (/API key/.test(description)) return 'authorizer';
+  const task = / workflow: (\w+) /.exec(description)?.[1];
+  return task && !engineTasks.includes(task) ? 'task' : 'other';
+};
 
 /** Milliseconds to import `file` in a fresh Node process: the module-loading part of a cold start. */
 async function coldImportMs(file: string): Promise<number> {
@@ -66,7 +72,8 @@ export async function benchBundles(): Promise<object[]> {
       kb,
       budgetKb: kind === 'other' ? '-' : BUDGET_KB[kind],
       importMs,
-      withinBudget: (kind === 'other' || kb <= BUDGET_KB[kind]) && importMs <= IMPORT_BUDGET_MS ? 'yes' : 'NO',
+      sizeWithinBudget: kind === 'other' || kb <= BUDGET_KB[kind] ? 'yes' : 'NO',
+      importWithinBudget: importMs <= IMPORT_BUDGET_MS ? 'yes' : 'NO',
     });
   }
   await rm(outdir, { recursive: true, force: true });
