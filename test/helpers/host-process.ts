@@ -1,10 +1,11 @@
 /**
- * A local host in a child process (`tsx functions/local/start.ts`), for tests that need a host
- * of their own: the in-process host of the globalSetup owns this process tree's env.
+ * A local host in a child process (`node --import tsx functions/local/start.ts`, as `npm start`
+ * runs it), for tests that need a host of their own: the in-process host of the globalSetup owns
+ * this process tree's env.
  *
- * The child is tsx itself (run by this Node), not `npx tsx`: npm exec does not hand a SIGINT
- * sent to it on to the host, and re-raises it on itself, so its exit status would say nothing
- * about how the host stopped.
+ * The child is the host's own Node process, with tsx as a loader: signals reach the host itself.
+ * Through tsx's CLI they would be relayed, and a host whose event loop is busy for more than about
+ * 60 ms when SIGINT arrives would be SIGKILLed by tsx (exit 130) instead of stopping cleanly.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { childEnv, repoRoot, tsxCli } from './processes.js';
+import { childEnv, repoRoot } from './processes.js';
 
 export interface HostProcess {
   child: ChildProcessWithoutNullStreams;
@@ -36,7 +37,7 @@ export interface StartOptions {
 /** Spawns `start.ts` with PORT=0 and waits for the banner (URL, account, key). */
 export function spawnHost(options: StartOptions): { child: ChildProcessWithoutNullStreams; ready: Promise<HostProcess>; exited: HostProcess['exited']; output: HostProcess['output'] } {
   const env = childEnv({ ...options.env, LOCAL_DATA_DIR: options.dataDir, PORT: '0', ...(options.apiKey !== undefined ? { LOCAL_API_KEY: options.apiKey } : {}) });
-  const child = spawn(process.execPath, [tsxCli, 'functions/local/start.ts'], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local/start.ts'], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const output = () => ({ stdout, stderr });
