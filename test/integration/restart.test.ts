@@ -1,5 +1,5 @@
 /**
- * The local host as a user runs it (`npm start` = tsx functions/local/start.ts), in its own
+ * The local host as a user runs it (`npm start` = node --import tsx functions/local/start.ts), in its own
  * process and data dir: SIGINT stops it cleanly (exit 0, DynamoDB Local's Java gone), state
  * survives a restart (same key, same scanners), and LOCAL_API_KEY adds a chosen key.
  */
