@@ -6,7 +6,7 @@ export const repoRoot = join(import.meta.dirname, '..', '..');
 /** Environment for child processes: none of the in-process host's settings leak into them. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['LOCAL_API_KEY', 'LOCAL_DATA_DIR', 'PORT', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'CURSOR_SECRET']) delete env[name];
+  for (const name of ['LOCAL_API_KEY', 'LOCAL_DATA_DIR', 'PORT', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT']) delete env[name];
   return { ...env, ...extra };
 }
 
