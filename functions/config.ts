@@ -143,6 +143,12 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   return Object.freeze(parseOrThrow(configSchema, env));
 }
 
+/** A setting only some functions are given, read where it is used: its absence there is a deployment error worth naming. */
+export function requiredSetting(value: string | undefined, variable: string): string {
+  if (!value) throw new Error(`Invalid configuration: ${variable} is not set`);
+  return value;
+}
+
 let cached: Config | undefined;
 
 /** The process configuration, read from the environment on first use. */

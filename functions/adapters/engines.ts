@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { Config } from '../config.js';
+import { requiredSetting, type Config } from '../config.js';
 import type { Analyzer } from '../domain/analysis/analyzer.js';
 import type { Transcriber } from '../domain/analysis/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
@@ -24,11 +24,6 @@ const lazyTranscriber = (build: () => Promise<Transcriber>): Transcriber => {
   return { transcribe: async (input) => (await transcriber()).transcribe(input) };
 };
 
-/** parseConfig has checked that the chosen engine's settings are present. */
-function required(value: string | undefined, variable: string): string {
-  if (!value) throw new Error(`Invalid configuration: ${variable} is not set`);
-  return value;
-}
 
 /** `readSecret`: a Secrets Manager secret's value (the OpenAI key on AWS). */
 export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promise<string>): Analyzer {
@@ -38,7 +33,7 @@ export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promi
     case 'bedrock':
       return lazyAnalyzer('bedrock', async () => {
         const [{ BedrockRuntimeClient }, { bedrockAnalyzer }] = await Promise.all([import('@aws-sdk/client-bedrock-runtime'), import('./analyzers/bedrock.js')]);
-        return bedrockAnalyzer({ client: instrumentClient(new BedrockRuntimeClient({ region: cfg.AWS_REGION })), modelId: required(cfg.BEDROCK_MODEL_ID, 'BEDROCK_MODEL_ID') });
+        return bedrockAnalyzer({ client: instrumentClient(new BedrockRuntimeClient({ region: cfg.AWS_REGION })), modelId: requiredSetting(cfg.BEDROCK_MODEL_ID, 'BEDROCK_MODEL_ID') });
       });
     case 'openai': {
       const secretId = cfg.OPENAI_API_KEY_SECRET_ID;
@@ -46,7 +41,7 @@ export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promi
       const apiKey = secretId ? once(() => readSecret(secretId)) : () => Promise.resolve(cfg.OPENAI_API_KEY);
       return lazyAnalyzer('openai', async () => {
         const { openAiAnalyzer } = await import('./analyzers/openai.js');
-        return openAiAnalyzer({ baseUrl: required(cfg.OPENAI_BASE_URL, 'OPENAI_BASE_URL'), model: required(cfg.OPENAI_MODEL, 'OPENAI_MODEL'), apiKey });
+        return openAiAnalyzer({ baseUrl: requiredSetting(cfg.OPENAI_BASE_URL, 'OPENAI_BASE_URL'), model: requiredSetting(cfg.OPENAI_MODEL, 'OPENAI_MODEL'), apiKey });
       });
     }
   }
@@ -67,8 +62,8 @@ export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: s
         const { whisperCppTranscriber } = await import('./transcribers/whisper-cpp.js');
         return whisperCppTranscriber({
           ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH),
-          whisperPath: required(cfg.WHISPER_CPP_BIN, 'WHISPER_CPP_BIN'),
-          modelPath: required(cfg.WHISPER_MODEL, 'WHISPER_MODEL'),
+          whisperPath: requiredSetting(cfg.WHISPER_CPP_BIN, 'WHISPER_CPP_BIN'),
+          modelPath: requiredSetting(cfg.WHISPER_MODEL, 'WHISPER_MODEL'),
           // whisper.cpp names languages without the region: en-US -> en.
           language: cfg.TRANSCRIBE_LANGUAGE_CODE.split('-')[0]!,
         });

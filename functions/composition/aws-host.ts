@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import { requiredSetting, type Config } from '../config.js';
 import { instrumentClient } from '../adapters/aws-call-hooks.js';
 import { disabledEventPublisher } from '../adapters/events/disabled-publisher.js';
 import { eventBridgePublisher } from '../adapters/events/eventbridge-publisher.js';
@@ -8,11 +8,6 @@ import { sfnTaskCallbacks } from '../adapters/workflows/sfn-task-callbacks.js';
 import type { Host, WorkflowHost } from './host.js';
 import { once } from '../shared/memo.js';
 
-/** A setting only the parts that use it require; reading it elsewhere is a deployment error worth naming. */
-function required(value: string | undefined, variable: string): string {
-  if (!value) throw new Error(`Invalid configuration: ${variable} is not set`);
-  return value;
-}
 
 /**
  * The AWS host's parts. Each loads its SDK client only when first called (the adapters import
@@ -23,15 +18,15 @@ export function awsHost(cfg: Config): Host {
   return {
     cursorSecret: once(async () => {
       const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-      return readSecretString(instrumentClient(new SecretsManagerClient({ region: cfg.AWS_REGION })), required(cfg.CURSOR_SECRET_ARN, 'CURSOR_SECRET_ARN'));
+      return readSecretString(instrumentClient(new SecretsManagerClient({ region: cfg.AWS_REGION })), requiredSetting(cfg.CURSOR_SECRET_ARN, 'CURSOR_SECRET_ARN'));
     }),
     workflows: once(async (): Promise<WorkflowHost> => {
       const { SFNClient } = await import('@aws-sdk/client-sfn');
       const sfn = instrumentClient(new SFNClient({ region: cfg.AWS_REGION }));
       // Each ARN is set only on the functions granted to start that workflow: required when used.
       return {
-        startAnalysis: async (ref) => sfnWorkflowStarter(sfn, required(cfg.ANALYSIS_STATE_MACHINE_ARN, 'ANALYSIS_STATE_MACHINE_ARN')).startAnalysis(ref),
-        startBatch: async (ref) => sfnBatchWorkflowStarter(sfn, required(cfg.BATCH_STATE_MACHINE_ARN, 'BATCH_STATE_MACHINE_ARN')).startBatch(ref),
+        startAnalysis: async (ref) => sfnWorkflowStarter(sfn, requiredSetting(cfg.ANALYSIS_STATE_MACHINE_ARN, 'ANALYSIS_STATE_MACHINE_ARN')).startAnalysis(ref),
+        startBatch: async (ref) => sfnBatchWorkflowStarter(sfn, requiredSetting(cfg.BATCH_STATE_MACHINE_ARN, 'BATCH_STATE_MACHINE_ARN')).startBatch(ref),
         ...sfnTaskCallbacks(sfn),
       };
     }),
