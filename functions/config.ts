@@ -96,6 +96,8 @@ const configSchema = z.object({
   /** ffmpeg/ffprobe binaries; absent: the npm-shipped static builds (local host, tests). */
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
+  /** yt-dlp, which resolves provider page URLs of one-off analyses (DESIGN §10); absent: `yt-dlp` on PATH. */
+  YT_DLP_PATH: z.string().min(1).optional(),
   /** EventBridge bus for terminal events (AWS). Absent: event delivery is off for this deployment. */
   EVENT_BUS_NAME: z.string().min(1).optional(),
   /** Uploads larger than this use signed multipart part targets (one S3 PUT stops at 5 GiB). */
@@ -115,6 +117,13 @@ const configSchema = z.object({
    * task (`container`: Fargate on AWS, a child process locally). `auto`: containers for chunked sources.
    */
   SIGNALS_RUNNER: z.enum(['auto', 'lambda', 'container']).default('auto'),
+  /**
+   * Where one-off sources are acquired: the AcquireSource function (`lambda`) or a container task.
+   * `auto`: the function for direct downloads of known size up to 256 MiB, containers otherwise.
+   */
+  ACQUISITION_RUNNER: z.enum(['auto', 'lambda', 'container']).default('auto'),
+  /** `false`: this deployment cannot run production scanners; uploads, runs and batches answer 503 uploads_unavailable (SPEC). */
+  UPLOADS_ENABLED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
   ...engineShape,
   /** Time budget of the whole ffprobe inspection of one upload at completion. */
   PROBE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(900_000).default(20_000),

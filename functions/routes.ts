@@ -38,6 +38,12 @@ export interface RouteDefinition {
   readonly cursors?: boolean;
   /** Larger bodies are refused with 413 payload_too_large before anything else reads them. */
   readonly maxBodyBytes?: number;
+  /** The route wakes workflow executions waiting on a task token (CDK grants states:SendTaskSuccess). */
+  readonly wakesWorkflows?: boolean;
+  /** The route fetches from the internet through the outbound module (source URLs). */
+  readonly outbound?: boolean;
+  /** The route needs uploads, which a deployment may switch off: 503 uploads_unavailable (SPEC). */
+  readonly uploads?: boolean;
 }
 
 export const routes = [
@@ -48,7 +54,7 @@ export const routes = [
   { method: 'PATCH', path: '/v1/scanners/{scanner_id}', handler: 'api/scanners/update', idempotency: 'accepted', table: 'readWrite' },
   { method: 'GET', path: '/v1/scanners/{scanner_id}/versions', handler: 'api/scanners/list-versions', idempotency: 'none', table: 'read', cursors: true },
   // SPEC: Idempotency-Key is not honoured on upload creation, and completion is idempotent by itself.
-  { method: 'POST', path: '/v1/uploads', handler: 'api/uploads/create', idempotency: 'ignored', table: 'readWrite', bucket: 'readWrite' },
+  { method: 'POST', path: '/v1/uploads', handler: 'api/uploads/create', idempotency: 'ignored', table: 'readWrite', bucket: 'readWrite', uploads: true },
   { method: 'GET', path: '/v1/uploads', handler: 'api/uploads/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/uploads/{upload_id}', handler: 'api/uploads/get', idempotency: 'none', table: 'read' },
   {
@@ -60,12 +66,38 @@ export const routes = [
     bucket: 'readWrite',
     ffprobe: true,
     events: true,
+    uploads: true,
   },
   // A run starts the analysis workflow (DESIGN §1); the started state machine is named by config.
-  { method: 'POST', path: '/v1/scanners/{scanner_id}/runs', handler: 'api/runs/create', idempotency: 'accepted', table: 'readWrite', workflows: ['analysis'] },
+  {
+    method: 'POST',
+    path: '/v1/scanners/{scanner_id}/runs',
+    handler: 'api/runs/create',
+    idempotency: 'accepted',
+    table: 'readWrite',
+    workflows: ['analysis'],
+    uploads: true,
+  },
   { method: 'GET', path: '/v1/runs/{run_id}', handler: 'api/runs/get', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/observations', handler: 'api/observations/list', idempotency: 'none', table: 'read', cursors: true },
+  // One-off analyses (DESIGN 10): preflight and quote measure the source; nothing is stored before submission.
+  { method: 'POST', path: '/v1/sources/preflight', handler: 'api/sources/preflight', idempotency: 'none', table: 'read', ffprobe: true, outbound: true },
+  { method: 'POST', path: '/v1/analyses/quote', handler: 'api/analyses/quote', idempotency: 'none', table: 'read', ffprobe: true, outbound: true },
+  {
+    method: 'POST',
+    path: '/v1/analyses',
+    handler: 'api/analyses/create',
+    idempotency: 'accepted',
+    table: 'readWrite',
+    ffprobe: true,
+    outbound: true,
+    workflows: ['analysis'],
+  },
+  { method: 'GET', path: '/v1/analyses', handler: 'api/analyses/list', idempotency: 'none', table: 'read', cursors: true },
+  { method: 'GET', path: '/v1/analyses/{analysis_id}', handler: 'api/analyses/get', idempotency: 'none', table: 'read' },
+  // Cancel wakes the canceled run's workflow waiting for a slot, and announces analysis.canceled.
+  { method: 'POST', path: '/v1/analyses/{analysis_id}/cancel', handler: 'api/analyses/cancel', idempotency: 'none', table: 'readWrite', events: true, wakesWorkflows: true },
   { method: 'GET', path: '/v1/analyses/{analysis_id}/moments', handler: 'api/analyses/list-moments', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/analyses/{analysis_id}/progress', handler: 'api/analyses/get-progress', idempotency: 'none', table: 'read' },
   {
@@ -76,6 +108,7 @@ export const routes = [
     table: 'readWrite',
     workflows: ['batch'],
     maxBodyBytes: MAX_BATCH_BODY_BYTES,
+    uploads: true,
   },
   { method: 'GET', path: '/v1/scanner-batches', handler: 'api/batches/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/scanner-batches/{batch_id}', handler: 'api/batches/get', idempotency: 'none', table: 'read' },

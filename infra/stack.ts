@@ -140,6 +140,9 @@ export class MediaScannerStack extends Stack {
         if (route.workflows?.includes(name as WorkflowName)) fn.bindStateMachine(stateMachine, stateMachineArnVariable(name));
       }
       if (route.cursors) fn.bindCursorSecret(cursorSecret);
+      if (route.wakesWorkflows) fn.bindTaskCallbacks(stateMachines.map(([, stateMachine]) => stateMachine.stateMachineArn));
+      // Uploads switched off for this deployment (SPEC 503 uploads_unavailable), from context.
+      if (route.uploads && String(this.node.tryGetContext('uploadsEnabled')) === 'false') fn.fn.addEnvironment('UPLOADS_ENABLED', 'false');
       api.addRoute(id, route.method, route.path, fn.fn);
     }
 

@@ -81,7 +81,9 @@ async function main(): Promise<unknown> {
     case 'trust-host': {
       if (!argument) throw new Error('trust-host needs a hostname');
       const accountId = await defaultAccount();
-      return { account_id: accountId, trusted_hosts: await trustHost(store, accountId, argument) };
+      // Loopback names only for the local host's own table, and only when it may reach loopback (DESIGN §9).
+      const allowLoopback = !values.table && process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1';
+      return { account_id: accountId, trusted_hosts: await trustHost(store, accountId, argument, { allowLoopback }) };
     }
     default:
       throw new Error(usage);

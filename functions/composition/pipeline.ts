@@ -40,6 +40,7 @@ export const pipeline = lazy((): PipelineDeps => {
     deploymentMaxObservations: cfg.MAX_OBSERVATIONS_CAP,
     chunkMs: cfg.CHUNK_SECONDS * 1000,
     signalsRunner: cfg.SIGNALS_RUNNER,
+    acquisitionRunner: cfg.ACQUISITION_RUNNER,
   };
 });
 

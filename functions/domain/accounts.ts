@@ -73,9 +73,21 @@ export async function addCredits(store: AccountStore, accountId: string, credits
 /** Exact public DNS names only (SPEC: "exact trusted custom hostname"); never an IP literal. */
 const hostnamePattern = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.[a-z]{2,63}$/;
 
-export async function trustHost(store: AccountStore, accountId: string, hostname: string): Promise<string[]> {
-  const host = hostname.trim().toLowerCase();
-  if (!hostnamePattern.test(host) || host === 'localhost' || host.endsWith('.localhost')) {
+/** Loopback names as URL.hostname spells them: what a local host may trust with LOCAL_ALLOW_LOOPBACK_TARGETS=1. */
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Adds an exact trusted source host. Loopback names only for a local host that may reach loopback
+ * targets (DESIGN §9), so tests and demos can serve media from this machine.
+ */
+export async function trustHost(store: AccountStore, accountId: string, hostname: string, options: { allowLoopback?: boolean } = {}): Promise<string[]> {
+  let host = hostname.trim().toLowerCase();
+  if (host === '::1') host = '[::1]';
+  const loopback = loopbackHosts.has(host);
+  if (loopback && !options.allowLoopback) {
+    throw new ApiError('validation_failed', `"${hostname}" is a loopback name: only a local host started with LOCAL_ALLOW_LOOPBACK_TARGETS=1 may trust it.`, 'hostname');
+  }
+  if (!loopback && (!hostnamePattern.test(host) || host === 'localhost' || host.endsWith('.localhost'))) {
     throw new ApiError('validation_failed', `"${hostname}" is not an exact public DNS hostname.`, 'hostname');
   }
   if (!(await store.getAccount(accountId))) throw notFound('account');

@@ -10,7 +10,10 @@ export const errorCatalog = {
   idempotency_key_required: { status: 400, type: 'invalid_request_error' },
   invalid_cursor: { status: 400, type: 'invalid_request_error' },
   unauthorized: { status: 401, type: 'authentication_error' },
+  window_out_of_range: { status: 400, type: 'invalid_request_error' },
   insufficient_credits: { status: 402, type: 'billing_error' },
+  proof_allowance_exhausted: { status: 402, type: 'billing_error' },
+  source_too_large: { status: 422, type: 'invalid_request_error' },
   not_found: { status: 404, type: 'not_found_error' },
   analysis_not_completed: { status: 409, type: 'conflict_error' },
   run_not_completed: { status: 409, type: 'conflict_error' },
@@ -21,10 +24,12 @@ export const errorCatalog = {
   upload_object_missing: { status: 409, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   untrusted_source_url: { status: 422, type: 'invalid_request_error' },
+  source_unreadable: { status: 422, type: 'invalid_request_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'api_error' },
   queue_unavailable: { status: 503, type: 'service_unavailable_error' },
   uploads_unavailable: { status: 503, type: 'service_unavailable_error' },
+  provider_unavailable: { status: 503, type: 'service_unavailable_error' },
   scanner_batch_service_unavailable: { status: 503, type: 'service_unavailable_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
 

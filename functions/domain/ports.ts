@@ -27,6 +27,8 @@ export interface Account {
   trustedHosts: string[];
   /** Concurrency slots held by the account's runs (DESIGN §6). */
   concurrencyInUse: number;
+  /** The one-off analysis that claimed the account's proof allowance (SPEC Limits); absent while it is available. */
+  proofAnalysisId?: string;
   createdAt: string;
   updatedAt: string;
 }

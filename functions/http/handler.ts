@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import { routeFor, type Route, type RouteDefinition } from '../routes.js';
 import { requestFingerprint } from './fingerprint.js';
@@ -54,6 +55,10 @@ export function httpHandler<H extends Route['handler'], D extends IdempotencyDep
       const accountId = event.requestContext.authorizer?.lambda?.accountId;
       if (!accountId) throw new ApiError('unauthorized', event.requestContext.authorizer?.lambda?.authError ?? 'Missing API key.');
 
+      // SPEC: a deployment that cannot run production scanners says so on every route that needs uploads.
+      if (route.uploads && !config().UPLOADS_ENABLED) {
+        throw new ApiError('uploads_unavailable', 'This deployment cannot run production scanners; one-off analyses of trusted source URLs remain available.');
+      }
       if (route.maxBodyBytes !== undefined && bodyBytes(event) > route.maxBodyBytes) {
         throw new ApiError('payload_too_large', `The body is over the ${route.maxBodyBytes / 1024} KiB this endpoint accepts.`, 'body');
       }

@@ -1,4 +1,5 @@
 import { builtInProviders } from '../domain/providers.js';
+import { PROOF_MAX_WINDOW_MS } from '../domain/analyses/limits.js';
 import { effectiveMaxObservations, limitsOf } from '../domain/accounts.js';
 import { uploadStatusAt, type UploadTargets } from '../domain/uploads.js';
 import type { Account, Page, ScannerRecord, UploadRecord } from '../domain/ports.js';
@@ -43,7 +44,9 @@ export function presentAccount(account: Account, deploymentMaxObservations: numb
     },
     retention: { days: limits.retentionDays },
     concurrency: { limit: limits.concurrency, in_use: account.concurrencyInUse, queued: waitingRuns },
-    built_in_providers: builtInProviders.map((p) => ({ id: p.id, kind: p.kind, hostnames: [...p.hostnames] })),
+    // SPEC Limits: one proof analysis (window <= 7,200 s) per paid account.
+    proof_allowance: { analysis_available: !account.proofAnalysisId, max_window_seconds: PROOF_MAX_WINDOW_MS / 1000 },
+    built_in_providers: builtInProviders.map((p) => ({ id: p.id, name: p.name, kind: p.kind })),
     trusted_hosts: account.trustedHosts,
     created_at: account.createdAt,
     updated_at: account.updatedAt,

@@ -80,7 +80,8 @@ export function presentProgress({ analysis, run, queuePosition }: AnalysisProgre
   return {
     object: 'analysis_progress' as const,
     analysis_id: analysis.analysisId,
-    run_id: run.runId,
+    // A one-off analysis's work record is internal.
+    run_id: run.oneOff ? null : run.runId,
     status: run.status,
     queue_position: queuePosition,
     chunks_total: analysis.chunksTotal,

@@ -33,9 +33,11 @@ export interface ContainerTask {
   readonly entrypoint: `containers/${string}`;
   readonly table: DataAccess;
   readonly bucket?: DataAccess;
-  /** Fargate CPU units (1024 = one vCPU) and memory; arm64. */
+  /** Fargate CPU units (1024 = one vCPU) and memory; x86_64 (the pinned ffmpeg build). */
   readonly cpu: number;
   readonly memoryMb: number;
+  /** Task storage (21-200 GiB) mounted at /tmp, for tasks that download whole files. */
+  readonly scratchGiB?: number;
 }
 
 /** The name of a container task's one container, which the state's ContainerOverrides address. */
@@ -68,6 +70,15 @@ export const workflows = {
     tasks: {
       AcquireSlotFunction: { handler: 'workflows/analysis/acquire-slot', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
       MarkProcessingFunction: { handler: 'workflows/analysis/mark-processing', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
+      // One-off sources of known, modest size (PlanChunks' sibling choice `lambda`); the rest go to the container below.
+      AcquireSourceFunction: {
+        handler: 'workflows/analysis/acquire-source',
+        table: 'readWrite',
+        bucket: 'readWrite',
+        ffmpeg: true,
+        timeoutSeconds: 900,
+        memoryMb: 1024,
+      },
       PlanChunksFunction: { handler: 'workflows/analysis/plan-chunks', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
       ExtractChunkSignalsFunction: {
         handler: 'workflows/analysis/extract-chunk-signals',
@@ -85,6 +96,9 @@ export const workflows = {
     containerTasks: {
       // The chunks of long sources (PlanChunks' runner `container`): no function time limit.
       SignalsTaskDefinitionArn: { entrypoint: 'containers/extract-signals', table: 'read', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
+      // One-off sources that are long, of unknown size or provider pages (yt-dlp is in the image).
+      // Scratch: the largest paid source (10 GiB) twice over, for yt-dlp's merge of video and audio.
+      AcquireSourceTaskDefinitionArn: { entrypoint: 'containers/acquire-source', table: 'readWrite', bucket: 'readWrite', cpu: 1024, memoryMb: 4096, scratchGiB: 30 },
     },
     onExecutionEnded: { handler: 'workflows/analysis/settle-ended-execution', table: 'readWrite', events: true, wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
   },

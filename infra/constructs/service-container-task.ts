@@ -138,6 +138,7 @@ export class ServiceContainerTask extends Construct {
     this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
       cpu: task.cpu,
       memoryLimitMiB: task.memoryMb,
+      ...(task.scratchGiB ? { ephemeralStorageGiB: task.scratchGiB } : {}),
       runtimePlatform: { cpuArchitecture: CpuArchitecture.X86_64, operatingSystemFamily: OperatingSystemFamily.LINUX },
     });
     const containerName = containerNameOf(task);
@@ -153,9 +154,14 @@ export class ServiceContainerTask extends Construct {
         MEDIA_BUCKET: props.bucket.bucketName,
       },
       logging: LogDrivers.awsLogs({ logGroup: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }), streamPrefix: containerName }),
-      // The task writes nothing to disk: ffmpeg streams the source and its outputs through pipes.
+      // Nothing writes to the image: ffmpeg streams through pipes, and a task that needs scratch
+      // space (scratchGiB) gets a task-storage volume at /tmp.
       readonlyRootFilesystem: true,
     });
+    if (task.scratchGiB) {
+      this.taskDefinition.addVolume({ name: 'scratch' });
+      this.container.addMountPoints({ containerPath: '/tmp', sourceVolume: 'scratch', readOnly: false });
+    }
     // The container has bound the image: CDK has copied a staged build context into the assembly.
     image.dispose();
     image.grantPull?.(this.taskDefinition.obtainExecutionRole());

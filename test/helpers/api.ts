@@ -47,7 +47,7 @@ export interface Account {
   limits: { max_video_bytes: number; max_audio_bytes: number; max_source_minutes: number; max_observations: number };
   retention: { days: number };
   concurrency: { limit: number; in_use: number; queued: number };
-  built_in_providers: { id: string; kind: string; hostnames: string[] }[];
+  built_in_providers: { id: string; name: string; kind: string }[];
   trusted_hosts: string[];
   created_at: string;
   updated_at: string;
@@ -216,11 +216,11 @@ export interface ProcessResult {
  * dir is `dataDir`. Spawned without npx/npm: the CLI is the same, and the suite spends about a
  * third less CPU per call, which matters with dozens of calls on two cores.
  */
-export function runAdmin(args: string[], dataDir: string = inject('dataDir')): Promise<ProcessResult> {
+export function runAdmin(args: string[], dataDir: string = inject('dataDir'), env: Record<string, string> = {}): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [tsxCli, 'functions/admin/cli.ts', ...args], {
       cwd: repoRoot,
-      env: childEnv({ LOCAL_DATA_DIR: dataDir }),
+      env: childEnv({ ...env, LOCAL_DATA_DIR: dataDir }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -29,6 +29,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // not pay a child-process start per chunk. The container path (a child process per chunk, the
   // default for chunked sources) is tested on a host of its own (signals-container.test.ts).
   process.env.SIGNALS_RUNNER ??= 'lambda';
+  // One-off analyses read their sources from loopback media servers the tests start (DESIGN §9).
+  process.env.LOCAL_ALLOW_LOOPBACK_TARGETS ??= '1';
   // Revocations must show at once in the auth tests; the cache itself is unit-tested.
   process.env.API_KEY_CACHE_SECONDS ??= '0';
   // Every AWS call made for a deployed unit, by this host and by the hosts tests start (they

@@ -65,15 +65,16 @@ describe('GET /v1/account', () => {
     expect(account.wallet.balance_credits).toBeGreaterThanOrEqual(10_000);
   });
 
-  test('built-in providers are listed with id, kind and exact hostnames', async () => {
+  test('built-in providers are listed with id, name and kind (DESIGN §10)', async () => {
     const account = await getAccount(accountOf('hobby').apiKey);
     expect(account.built_in_providers.length).toBeGreaterThan(0);
     for (const provider of account.built_in_providers) {
-      expect(Object.keys(provider).sort()).toEqual(['hostnames', 'id', 'kind']);
-      expect(provider.id).toMatch(/^[a-z_]+$/);
-      expect(provider.hostnames.length).toBeGreaterThan(0);
-      for (const host of provider.hostnames) expect(host).toMatch(/^[a-z0-9.-]+\.[a-z]{2,}$/);
+      expect(Object.keys(provider).sort()).toEqual(['id', 'kind', 'name']);
+      expect(provider.id).toMatch(/^[a-z0-9_]+$/);
+      expect(provider.name).not.toBe('');
+      expect(['recorded_video', 'social', 'meeting', 'storage']).toContain(provider.kind);
     }
+    expect(new Set(account.built_in_providers.map((p) => p.kind))).toEqual(new Set(['recorded_video', 'social', 'meeting', 'storage']));
     expect(account.built_in_providers.map((p) => p.id)).toContain('youtube');
   });
 

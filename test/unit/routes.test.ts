@@ -73,8 +73,10 @@ describe('the route table', () => {
   });
 
   it('marks writes idempotent-aware and reads as read-only, as SPEC Idempotency lists', () => {
+    // POSTs that only measure (a source, a price) change nothing and store nothing.
+    const measuring = new Set<string>(['api/sources/preflight', 'api/analyses/quote']);
     for (const route of routes) {
-      if (route.method === 'GET') {
+      if (route.method === 'GET' || measuring.has(route.handler)) {
         expect(route.idempotency, routeKey(route)).toBe('none');
         expect(route.table, routeKey(route)).toBe('read');
       } else {
@@ -83,6 +85,7 @@ describe('the route table', () => {
     }
     expect(routeFor('api/scanners/create').idempotency).toBe('accepted');
     expect(routeFor('api/scanners/update').idempotency).toBe('accepted');
+    expect(routeFor('api/analyses/create').idempotency).toBe('accepted');
   });
 
   it.each([...routes.map((r) => r.handler), notFoundHandler])('entry functions/%s.ts exists and exports a handler', async (handler) => {

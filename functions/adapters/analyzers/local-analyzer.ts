@@ -1,8 +1,10 @@
 import type { Analyzer } from '../../domain/analysis/analyzer.js';
 import type { AnalyzerResult } from '../../domain/analysis/contract.js';
+import { namedChatMomentTypes, requestedChatTypes, type MomentBrief } from '../../domain/analysis/moment-brief.js';
 import type { SourceSignals, Span, TranscriptSegment } from '../../domain/analysis/signals.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
-import { conceptsIn, transcriptTerms, type Occurrence } from './vocabulary.js';
+import { chatGroundings } from './chat-moments.js';
+import { conceptsIn, transcriptTerms, type Grounding, type Occurrence } from './vocabulary.js';
 
 /**
  * The `local` analyzer (DESIGN §7): deterministic, honest, built only on measured signals and
@@ -11,18 +13,10 @@ import { conceptsIn, transcriptTerms, type Occurrence } from './vocabulary.js';
  */
 export const localAnalyzer: Analyzer = {
   name: 'local',
-  analyze({ scanner, signals }) {
-    return Promise.resolve(answer(scanner, signals));
+  analyze({ scanner, signals, brief }) {
+    return Promise.resolve(answer(scanner, signals, brief));
   },
 };
-
-interface Grounding {
-  label: string;
-  signals: string[];
-  occurrences: Occurrence[];
-  /** Whether the transcript (not an audio/visual signal) grounded it. */
-  fromTranscript: boolean;
-}
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const unsupported = (reason: string): AnalyzerResult => ({ status: 'unsupported', reason });
@@ -45,6 +39,37 @@ function ground(text: string, signals: SourceSignals): Grounding[] {
 
 const within = (occurrences: Occurrence[], window: Span) => occurrences.filter((o) => inWindow(o, window));
 
+/**
+ * find_moments: what the instructions ground, and the chat moment types of a one-off analysis's
+ * brief. `auto` adds every chat type this source can support to that. Named types replace the
+ * instructions' own moments (each moment must be of a requested type) and the instructions rank
+ * them instead; a named type the source cannot support adds nothing.
+ */
+function momentGroundings(instructions: string, signals: SourceSignals, brief: MomentBrief | undefined): Grounding[] {
+  const instructed = ground(instructions, signals);
+  const named = requestedChatTypes(brief);
+  const auto = brief?.chatMomentTypes.includes('auto') ?? false;
+  const chat = chatGroundings(named ?? (auto ? namedChatMomentTypes : []), signals, (span) => inWindow(span, signals.window));
+  return named ? rankedBy(instructed, chat) : [...instructed, ...chat];
+}
+
+/**
+ * Chat moments scored half by their own strength and half by the strongest occurrence of the
+ * instructions they overlap (whose signals they then cite too), so what was asked for comes first.
+ */
+function rankedBy(instructed: Grounding[], chat: Grounding[]): Grounding[] {
+  if (!instructed.some((g) => g.occurrences.length)) return chat;
+  return chat.map((g) => ({
+    ...g,
+    occurrences: g.occurrences.map((o) => {
+      const best = instructed
+        .flatMap((i) => i.occurrences.filter((io) => inWindow(io, o)).map((io) => ({ strength: io.strength, signals: io.signals ?? i.signals })))
+        .sort((a, b) => b.strength - a.strength)[0];
+      return { ...o, strength: (o.strength + (best?.strength ?? 0)) / 2, signals: [...new Set([...(o.signals ?? g.signals), ...(best?.signals ?? [])])] };
+    }),
+  }));
+}
+
 function transcriptHits(transcript: TranscriptSegment[], terms: string[], window: Span): Occurrence[] {
   return transcript
     .filter((segment) => inWindow(segment, window))
@@ -61,15 +86,20 @@ function presence(grounding: Grounding, window: Span): number {
   return Math.min(1, covered / Math.max(1, window.endMs - window.startMs));
 }
 
+/** What was said over a span (a Q&A spans a question and its answer), and who said it first. */
 function excerptFor(signals: SourceSignals, span: Span): { transcript_excerpt?: string; speaker?: string } {
-  const segment = signals.transcript?.find((s) => inWindow(s, span));
-  return segment ? { transcript_excerpt: segment.text, ...(segment.speaker ? { speaker: segment.speaker } : {}) } : {};
+  const segments = signals.transcript?.filter((s) => inWindow(s, span)) ?? [];
+  const first = segments[0];
+  return first ? { transcript_excerpt: segments.map((s) => s.text).join(' '), ...(first.speaker ? { speaker: first.speaker } : {}) } : {};
 }
 
-function evidenceKind(signals: SourceSignals, fromTranscript: boolean): string {
+function evidenceKind(signals: SourceSignals, fromTranscript: boolean, used: string[] = ['transcript']): string {
   if (signals.mediaKind === 'video') return 'visual';
-  return fromTranscript ? 'transcript' : 'audio';
+  if (!fromTranscript) return 'audio';
+  return used.some((s) => s !== 'transcript') ? 'audio_and_transcript' : 'transcript';
 }
+
+const readable = (label: string) => label.replaceAll('_', ' ');
 
 function occurrenceFindings(groundings: Grounding[], signals: SourceSignals, value: (g: Grounding) => unknown): unknown[] {
   return groundings.flatMap((g) =>
@@ -79,26 +109,27 @@ function occurrenceFindings(groundings: Grounding[], signals: SourceSignals, val
       relevance_score: o.strength,
       start_ms: o.startMs,
       end_ms: o.endMs,
-      title: `${g.label.replace('_', ' ')} at ${seconds(o.startMs)}`,
-      summary: `${g.label.replace('_', ' ')} from ${seconds(o.startMs)} to ${seconds(o.endMs)}, strength ${o.strength.toFixed(2)}.`,
-      evidence_kind: evidenceKind(signals, g.fromTranscript),
-      signals: g.signals,
+      title: `${readable(g.label)} at ${seconds(o.startMs)}`,
+      summary: `${readable(g.label)} from ${seconds(o.startMs)} to ${seconds(o.endMs)}, strength ${o.strength.toFixed(2)}.`,
+      evidence_kind: evidenceKind(signals, g.fromTranscript, o.signals ?? g.signals),
+      signals: o.signals ?? g.signals,
       ...(g.fromTranscript ? excerptFor(signals, o) : {}),
     })),
   );
 }
 
-function answer(scanner: ScannerDefinition, signals: SourceSignals): AnalyzerResult {
+function answer(scanner: ScannerDefinition, signals: SourceSignals, brief: MomentBrief | undefined): AnalyzerResult {
   switch (scanner.type) {
     case 'find_moments':
     case 'monitor': {
-      const groundings = ground(scanner.instructions, signals);
-      if (!groundings.length) return unsupported('The instructions name nothing the local analyzer can measure.');
+      // The brief's chat moment types are moments: a monitor has none to find.
+      const groundings = scanner.type === 'find_moments' ? momentGroundings(scanner.instructions, signals, brief) : ground(scanner.instructions, signals);
+      if (!groundings.length) return unsupported(brief ? 'Neither the instructions nor the requested chat moment types can be grounded in what was measured.' : 'The instructions name nothing the local analyzer can measure.');
       const value = scanner.type === 'monitor' ? () => true : (g: Grounding) => ({ event_type: g.label });
       const findings = occurrenceFindings(groundings, signals, value);
       if (scanner.type === 'monitor' && !findings.length) {
         // Measurable but absent: say so, and cite what was measured.
-        const names = groundings.map((g) => g.label.replace('_', ' ')).join(', ');
+        const names = groundings.map((g) => readable(g.label)).join(', ');
         findings.push({ value: false, relevance_score: 0, title: 'No match', summary: `No ${names} was measured in the recording.`, signals: groundings.flatMap((g) => g.signals) });
       }
       return { status: 'answered', findings };
@@ -112,8 +143,8 @@ function answer(scanner: ScannerDefinition, signals: SourceSignals): AnalyzerRes
         findings: [
           {
             value: best.share,
-            title: `${best.g.label.replace('_', ' ')} presence`,
-            summary: `${best.g.label.replace('_', ' ')} covers ${(best.share * 100).toFixed(0)}% of the analysed range.`,
+            title: `${readable(best.g.label)} presence`,
+            summary: `${readable(best.g.label)} covers ${(best.share * 100).toFixed(0)}% of the analysed range.`,
             evidence_kind: evidenceKind(signals, best.g.fromTranscript),
             signals: best.g.signals,
           },
@@ -147,7 +178,7 @@ function classify(scanner: ScannerDefinition, signals: SourceSignals): AnalyzerR
         value: present ? winner.label : 'other',
         relevance_score: present ? winner.share : 1 - Math.max(...scored.map((s) => s.share)),
         summary: present
-          ? `${winner.g.label.replace('_', ' ')} covers ${(winner.share * 100).toFixed(0)}% of the recording.`
+          ? `${readable(winner.g.label)} covers ${(winner.share * 100).toFixed(0)}% of the recording.`
           : 'None of the configured labels was observed.',
         evidence_kind: evidenceKind(signals, winner.g.fromTranscript),
         signals: [...new Set(scored.flatMap((s) => s.g.signals))],

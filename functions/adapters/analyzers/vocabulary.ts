@@ -9,6 +9,17 @@ export type ConceptName = 'scene_change' | 'motion' | 'static' | 'black' | 'froz
 /** One occurrence of a concept: where, and how strongly (0..1). */
 export interface Occurrence extends Span {
   strength: number;
+  /** The signals this occurrence rests on, when they differ from its grounding's. */
+  signals?: string[];
+}
+
+/** One way a text is grounded in a source: a label (a concept, `transcript` or a chat moment type) and where it occurs. */
+export interface Grounding {
+  label: string;
+  signals: string[];
+  occurrences: Occurrence[];
+  /** Whether the transcript (not only an audio/visual signal) grounded it. */
+  fromTranscript: boolean;
 }
 
 export interface Concept {

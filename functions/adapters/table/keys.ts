@@ -69,6 +69,12 @@ export const collections = {
   scannerVersions: (accountId: string, scannerId: string) => ({ PK: account(accountId), prefix: `SCNV#${scannerId}#` }),
   uploads: (accountId: string) => ({ PK: account(accountId), prefix: 'UPL#' }),
   runs: (accountId: string) => ({ PK: account(accountId), prefix: 'RUN#' }),
+  /** Analyses of both kinds by time-ordered id; `fromId` narrows to ids at or after it. */
+  analyses: (accountId: string, fromId?: string): Collection => ({
+    PK: account(accountId),
+    prefix: 'ANA#',
+    ...(fromId ? { from: `ANA#${fromId}` } : {}),
+  }),
   slotQueue: (accountId: string) => ({ PK: account(accountId), prefix: 'SLOTQ#' }),
   batches: (accountId: string) => ({ PK: account(accountId), prefix: 'BAT#' }),
   batchItems: (accountId: string, batchId: string) => ({ PK: account(accountId), prefix: `BATITEM#${batchId}#` }),

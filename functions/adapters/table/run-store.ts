@@ -5,6 +5,7 @@ import { conditionalWrite, getRecord, ledgerPut, putAll, transact } from './oper
 import { slotQueueEntryItem } from './slot-store.js';
 import { itemTransitionWrites } from './batch-store.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../domain/runs/model.js';
+import type { LedgerEntry } from '../../domain/ports.js';
 import type { RunStore } from '../../domain/runs/ports.js';
 
 const unstarted = ({ startedAt: _started, completedAt: _completed, ...run }: RunRecord) => run;
@@ -13,19 +14,55 @@ export function dynamoRunStore(table: TableContext): RunStore {
   const { doc, tableName } = table;
   const update = (input: ConstructorParameters<typeof UpdateCommand>[0]) => conditionalWrite(table, new UpdateCommand(input));
 
+  /**
+   * The account side of a reservation: a debit that never takes the balance below zero, or, for a
+   * proof analysis, the claim of the account's one proof allowance.
+   */
+  const reservationUpdate = (run: RunRecord) =>
+    run.oneOff?.proof
+      ? {
+          TableName: tableName,
+          Key: keys.account(run.accountId),
+          UpdateExpression: 'SET proofAnalysisId = :analysis, updatedAt = :now',
+          ConditionExpression: 'attribute_not_exists(proofAnalysisId)',
+          ExpressionAttributeValues: { ':analysis': run.analysisId, ':now': run.createdAt },
+        }
+      : {
+          TableName: tableName,
+          Key: keys.account(run.accountId),
+          UpdateExpression: 'SET creditsBalance = creditsBalance - :credits, updatedAt = :now',
+          ConditionExpression: 'creditsBalance >= :credits',
+          ExpressionAttributeValues: { ':credits': run.credits, ':now': run.createdAt },
+        };
+
+  /** A proof analysis moves no credits, so it has no ledger entry. */
+  const ledgerWrites = (run: RunRecord, entry: LedgerEntry) => (run.oneOff?.proof ? [] : [ledgerPut(table, run.accountId, entry)]);
+
+  /** Gives back what the reservation took: the credits, or the proof allowance this analysis claimed. */
+  const refundWrites = (run: RunRecord, refund: LedgerEntry, now: string) => [
+    {
+      Update: run.oneOff?.proof
+        ? {
+            TableName: tableName,
+            Key: keys.account(run.accountId),
+            UpdateExpression: 'REMOVE proofAnalysisId SET updatedAt = :now',
+            ConditionExpression: 'proofAnalysisId = :analysis',
+            ExpressionAttributeValues: { ':analysis': run.analysisId, ':now': now },
+          }
+        : {
+            TableName: tableName,
+            Key: keys.account(run.accountId),
+            UpdateExpression: 'SET creditsBalance = creditsBalance + :credits, updatedAt = :now',
+            ExpressionAttributeValues: { ':credits': run.credits, ':now': now },
+          },
+    },
+    ...ledgerWrites(run, refund),
+  ];
+
   return {
     async createWithReservation(run, analysis, entry) {
       const outcome = await transact(table, [
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.account(run.accountId),
-            // The balance can never go below zero: the debit only happens if it covers the run.
-            UpdateExpression: 'SET creditsBalance = creditsBalance - :credits, updatedAt = :now',
-            ConditionExpression: 'creditsBalance >= :credits',
-            ExpressionAttributeValues: { ':credits': run.credits, ':now': run.createdAt },
-          },
-        },
+        { Update: reservationUpdate(run) },
         // startedAt and completedAt stay absent until set, so if_not_exists can set them once.
         { Put: { TableName: tableName, Item: { ...keys.run(run.accountId, run.runId), entity: 'run', ...unstarted(run) }, ConditionExpression: 'attribute_not_exists(PK)' } },
         {
@@ -35,15 +72,15 @@ export function dynamoRunStore(table: TableContext): RunStore {
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-        ledgerPut(table, run.accountId, entry),
+        ...ledgerWrites(run, entry),
         // The run waits for a slot from the moment it exists: queue order is submission order.
         { Put: { TableName: tableName, Item: slotQueueEntryItem(run.accountId, run.runId, run.analysisId) } },
         // A batch item becomes its run exactly once, and never after its batch was canceled.
         ...(run.batchItem ? itemTransitionWrites(table, run.batchItem, 'spawn', { runId: run.runId, analysisId: run.analysisId }, run.createdAt) : []),
       ]);
       if (outcome.ok) return 'created';
-      if (outcome.failedIndex === 0) return 'insufficient_credits';
-      if (outcome.failedIndex >= 5) return 'item_not_waiting';
+      if (outcome.failedIndex === 0) return run.oneOff?.proof ? 'proof_allowance_exhausted' : 'insufficient_credits';
+      if (outcome.failedIndex >= 4 && run.batchItem) return 'item_not_waiting';
       throw new Error(`Run ${run.runId} could not be created (item ${outcome.failedIndex} exists)`);
     },
 
@@ -72,9 +109,9 @@ export function dynamoRunStore(table: TableContext): RunStore {
             TableName: tableName,
             Key: keys.analysis(ref.accountId, ref.analysisId),
             UpdateExpression: 'SET #status = :processing, updatedAt = :now',
-            ConditionExpression: '#status IN (:queued, :processing)',
+            ConditionExpression: '#status IN (:queued, :dispatched, :processing)',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':now': now },
+            ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued', ':dispatched': 'dispatched', ':now': now },
           },
         },
       ]);
@@ -164,20 +201,69 @@ export function dynamoRunStore(table: TableContext): RunStore {
             ExpressionAttributeValues: { ':failed': 'failed', ':refunded': 'refunded', ':reserved': 'reserved', ':error': error, ':now': now },
           },
         },
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.account(run.accountId),
-            UpdateExpression: 'SET creditsBalance = creditsBalance + :credits, updatedAt = :now',
-            ExpressionAttributeValues: { ':credits': run.credits, ':now': now },
-          },
-        },
-        ledgerPut(table, run.accountId, refund),
+        ...refundWrites(run, refund, now),
         // A run that fails while waiting leaves the queue with it.
         { Delete: { TableName: tableName, Key: keys.slotQueueEntry(run.accountId, run.runId) } },
       ]);
       return outcome.ok;
     },
+
+    async cancelQueued(run, error, refund, now) {
+      const outcome = await transact(table, [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.run(run.accountId, run.runId),
+            UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :now, completedAt = :now',
+            // Exactly one of cancel and the slot grant wins: the grant moves the run out of
+            // queued and sets its slot in one transaction too.
+            ConditionExpression: '#status = :queued AND attribute_not_exists(slot)',
+            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+            ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':error': error, ':now': now },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.analysis(run.accountId, run.analysisId),
+            UpdateExpression: 'SET #status = :canceled, billing = :refunded, updatedAt = :now',
+            ConditionExpression: 'billing = :reserved AND #status = :queued',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':canceled': 'canceled', ':refunded': 'refunded', ':reserved': 'reserved', ':queued': 'queued', ':now': now },
+          },
+        },
+        ...refundWrites(run, refund, now),
+        { Delete: { TableName: tableName, Key: keys.slotQueueEntry(run.accountId, run.runId) } },
+      ]);
+      return outcome.ok;
+    },
+
+    async recordAcquiredSource(ref, source, now) {
+      await transact(table, [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.run(ref.accountId, ref.runId),
+            UpdateExpression: 'SET sourceDurationMs = :duration, updatedAt = :now',
+            ExpressionAttributeValues: { ':duration': source.durationMs, ':now': now },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.analysis(ref.accountId, ref.analysisId),
+            UpdateExpression: 'SET #source.duration_ms = :duration, #source.size_bytes = :size, updatedAt = :now',
+            ExpressionAttributeNames: { '#source': 'source' },
+            ExpressionAttributeValues: { ':duration': source.durationMs, ':size': source.sizeBytes, ':now': now },
+          },
+        },
+      ]);
+    },
+
+    listAnalyses: (accountId, filter, page) =>
+      queryPage(table, accountId, collections.analyses(accountId, filter.fromId), page, (item) => stripKeys(item) as unknown as AnalysisRecord, {
+        keep: filter.keep,
+      }),
 
     listRunObservations: (accountId, runId, page) =>
       queryPage(table, accountId, collections.runObservations(accountId, runId), page, (item) => stripKeys(item) as unknown as ObservationRecord, { order: 'oldestFirst' }),

@@ -101,9 +101,24 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
             ExpressionAttributeValues: { ':dispatched': 'dispatched', ':queued': 'queued', ':held': 'held', ':now': now },
           },
         },
+        {
+          // The analysis shows the same step (the run's condition above already excludes a canceled one).
+          Update: {
+            TableName: tableName,
+            Key: keys.analysis(accountId, entry.analysisId),
+            UpdateExpression: 'SET #status = :dispatched, updatedAt = :now',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':dispatched': 'dispatched', ':now': now },
+          },
+        },
       ]);
       if (outcome.ok) return 'granted';
       return (['account_full', 'entry_changed', 'run_not_waiting'] as const)[outcome.failedIndex] ?? 'entry_changed';
+    },
+
+    async waitingEntry(accountId, runId) {
+      const item = await getRecord<SlotQueueEntry & { taskToken?: string }>(table, keys.slotQueueEntry(accountId, runId));
+      return item && { runId: item.runId, analysisId: item.analysisId, taskToken: item.taskToken ?? null };
     },
 
     async dropEntry(accountId, runId) {

@@ -1,4 +1,4 @@
-import { getRun } from '../../domain/runs/submit.js';
+import { getScannerRun } from '../../domain/runs/submit.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentRun } from '../../shared/run-presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
@@ -7,5 +7,5 @@ import { runs } from '../../composition/runs.js';
 
 export const handler = httpHandler('api/runs/get', { params: runIdParams, query: noQuerySchema }, () => ({ runs: runs() }), async ({ accountId, params }, { runs }) => ({
   status: 200,
-  body: presentRun(await getRun(runs, accountId, params.run_id)),
+  body: presentRun(await getScannerRun(runs, accountId, params.run_id)),
 }));

@@ -4,9 +4,12 @@ import type { Span } from '../analysis/signals.js';
 import type { MediaKind } from '../analysis/observation-types.js';
 import type { ObservationDraft } from '../analysis/contract.js';
 import type { BatchItemRef } from '../batches/model.js';
+import type { MomentBrief } from '../analysis/moment-brief.js';
+import type { SourceOrigin } from '../sources/ports.js';
 
 export type RunStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed';
-export type AnalysisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
+export type AnalysisStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed' | 'canceled';
+export type AnalysisKind = 'scanner_run' | 'one_off';
 export type BillingState = 'reserved' | 'charged' | 'refunded';
 /** A run's concurrency slot: absent while it waits, held once dispatched, released exactly once. */
 export type SlotState = 'held' | 'released';
@@ -43,17 +46,72 @@ export interface RunRecord {
   slot?: SlotState;
   /** The batch item this run was spawned for, told when the run ends. */
   batchItem?: BatchItemRef;
+  /**
+   * Set when the work is a one-off analysis (DESIGN 10): it runs through the same pipeline as a
+   * scanner run, and this record is then internal: never presented, no observations.
+   */
+  oneOff?: OneOffWork;
+}
+
+export type SpeechCleanup = 'natural' | 'tight';
+
+/** What a one-off analysis needs beyond a find_moments definition. */
+export interface OneOffWork {
+  /** Internal: the caller's URL may carry a signed query. Never presented or logged. */
+  sourceUrl: string;
+  origin: SourceOrigin;
+  brief: MomentBrief;
+  speechCleanup: SpeechCleanup;
+  /** The proof allowance pays for it (0 credits); a refund gives the allowance back. */
+  proof: boolean;
+  /** Acquisition stops past this many bytes. */
+  maxSourceBytes: number;
+  /** The size preflight saw, when the source declared one. */
+  knownSizeBytes: number | null;
+  /** Days the private copy is kept (the account's retention at submission). */
+  retentionDays: number;
+}
+
+/** A source as analysis records present it: never a URL (DESIGN 10). */
+export type AnalysisSource =
+  | { kind: 'upload'; upload_id: string; media_kind: MediaKind; duration_ms: number }
+  | {
+      kind: 'url';
+      provider: { id: string; name: string; kind: string } | { kind: 'trusted_host'; host: string };
+      host: string;
+      media_kind: 'video';
+      duration_ms: number;
+      size_bytes: number | null;
+      title: string | null;
+    };
+
+/** The request of a one-off analysis, as its record shows it. */
+export interface OneOffRequest {
+  what_to_find: string | null;
+  profile: 'conversation' | 'gameplay';
+  chat_moment_types: string[];
+  speech_cleanup: SpeechCleanup;
+  max_moments: number;
+  min_seconds: number;
+  max_seconds: number;
 }
 
 /** Every run owns an analysis: the record that carries lifecycle, chunk progress and billing. */
 export interface AnalysisRecord {
   analysisId: string;
   accountId: string;
+  /** The work record (internal for one-off analyses). */
   runId: string;
-  kind: 'scanner_run';
+  kind: AnalysisKind;
   status: AnalysisStatus;
   reservedCredits: number;
   billing: BillingState;
+  /** Records written before these fields existed lack them; presenters show null. */
+  source?: AnalysisSource;
+  window?: Span | null;
+  /** One-off analyses only. */
+  request?: OneOffRequest;
+  proof?: boolean;
   chunksTotal: number | null;
   chunksDone: number;
   error: TerminalError | null;
@@ -77,8 +135,9 @@ export interface MomentRecord {
   object: 'moment';
   id: string;
   analysis_id: string;
-  run_id: string;
-  observation_id: string;
+  /** Null for one-off analyses: their moments come from no run or observation. */
+  run_id: string | null;
+  observation_id: string | null;
   rank: number;
   start_ms: number;
   end_ms: number;
@@ -87,7 +146,8 @@ export interface MomentRecord {
   title: string;
   event_type: string;
   transcript_excerpt: string;
-  edit: { mode: 'continuous'; subclips: { start_ms: number; end_ms: number }[] };
+  /** `subclips` when speech_cleanup is tight: the parts kept once pauses are cut (DESIGN 10). */
+  edit: { mode: 'continuous' | 'subclips'; subclips: { start_ms: number; end_ms: number }[] };
 }
 
 export interface Chunk {

@@ -15,6 +15,7 @@ import { getRun, refundEntry } from './submit.js';
 import { releaseSlot, RunNotStartable, type SchedulingDeps } from './scheduling.js';
 import type { BatchStore } from '../batches/ports.js';
 import { settleBatchItem } from '../batches/workflow.js';
+import { tightSubclips } from '../analysis/speech-cleanup.js';
 
 /**
  * The analysis workflow's steps (statemachines/analysis.asl.json). Each is one Task state and
@@ -33,6 +34,8 @@ export interface PipelineDeps extends SchedulingDeps {
   /** Sources longer than this are analysed as bounded chunks (DESIGN §7). */
   chunkMs: number;
   signalsRunner: SignalsRunnerSetting;
+  /** Where a one-off source is acquired (`auto`: see acquisitionRunnerFor). */
+  acquisitionRunner: SignalsRunnerSetting;
 }
 
 /** Where a chunk's signals are extracted: the ExtractChunkSignals function, or a container task (Fargate on AWS, a child process locally). */
@@ -68,9 +71,28 @@ const artifactPrefix = (ref: AnalysisRef) => `artifacts/${ref.accountId}/${ref.a
 const signalsKeyOf = (ref: AnalysisRef, chunk: Chunk) => `${artifactPrefix(ref)}/chunks/${chunk.index}/signals.json`;
 const analysedRange = (run: RunRecord): Span => run.window ?? { startMs: 0, endMs: run.sourceDurationMs };
 
-export async function markProcessing(deps: PipelineDeps, ref: AnalysisRef): Promise<{ status: 'processing' }> {
+/** A one-off source up to this size may be acquired by the function (its /tmp and time suffice). */
+const FUNCTION_ACQUISITION_MAX_BYTES = 256 * 1024 ** 2;
+
+/**
+ * Where a one-off source is acquired. `auto`: the function only for a direct download of known,
+ * modest size; a container for the rest (no time limit, room on disk, and yt-dlp for page URLs,
+ * which the function runtime does not carry).
+ */
+export function acquisitionRunnerFor(setting: SignalsRunnerSetting, run: RunRecord): SignalsRunner | 'none' {
+  if (!run.oneOff) return 'none';
+  if (setting !== 'auto') return setting;
+  const { origin } = run.oneOff;
+  const size = run.oneOff.knownSizeBytes;
+  const direct = origin.kind === 'trusted_host' || origin.provider.resolver === 'storage-link';
+  return direct && size !== null && size <= FUNCTION_ACQUISITION_MAX_BYTES ? 'lambda' : 'container';
+}
+
+/** Compute starts: the run is processing, and the state machine learns whether (and where) a source must be acquired first. */
+export async function markProcessing(deps: PipelineDeps, ref: AnalysisRef): Promise<{ status: 'processing'; acquisition: SignalsRunner | 'none' }> {
   if (!(await deps.runs.markProcessing(ref, nowIso()))) throw new RunNotStartable(`Run ${ref.runId} is not startable`);
-  return { status: 'processing' };
+  const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  return { status: 'processing', acquisition: acquisitionRunnerFor(deps.acquisitionRunner, run) };
 }
 
 /**
@@ -129,13 +151,16 @@ export async function analyzeChunk(deps: PipelineDeps, ref: AnalysisRef, chunk: 
   let findingsKey: string | null = null;
   if (answeredPerChunk(run.scanner.type)) {
     const signals = await deps.artifacts.getJson<SourceSignals>(signalsKey);
-    const result = await deps.analyzer.analyze({ scanner: run.scanner, signals });
+    const result = await deps.analyzer.analyze(analyzerInput(run, signals));
     findingsKey = `${artifactPrefix(ref)}/chunks/${chunk.index}/findings.json`;
     await deps.artifacts.putJson(findingsKey, { result, hasTranscript: Boolean(signals.transcript?.length) } satisfies StoredFindings);
   }
   await deps.runs.recordChunkDone(ref, nowIso());
   return { chunk, signalsKey, findingsKey };
 }
+
+/** A one-off analysis adds its brief (chat moment types) to the find_moments question. */
+const analyzerInput = (run: RunRecord, signals: SourceSignals) => ({ scanner: run.scanner, signals, ...(run.oneOff ? { brief: run.oneOff.brief } : {}) });
 
 /** The analyzer's answer for the whole run: per-chunk findings joined across boundaries, or one answer over all signals. */
 async function answerOf(deps: PipelineDeps, run: RunRecord, chunkResults: ChunkResult[]): Promise<StoredFindings> {
@@ -144,13 +169,14 @@ async function answerOf(deps: PipelineDeps, run: RunRecord, chunkResults: ChunkR
     return { result: mergeChunkAnswers(run.scanner.type, stored), hasTranscript: stored.some((s) => s.hasTranscript) };
   }
   const signals = mergeSignals(await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<SourceSignals>(c.signalsKey))));
-  return { result: await deps.analyzer.analyze({ scanner: run.scanner, signals }), hasTranscript: Boolean(signals.transcript?.length) };
+  return { result: await deps.analyzer.analyze(analyzerInput(run, signals)), hasTranscript: Boolean(signals.transcript?.length) };
 }
 
 export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunkResults: ChunkResult[]): Promise<{ observationCount: number }> {
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
   const account = await requireAccount(deps.accounts, ref.accountId);
   const { result, hasTranscript } = await answerOf(deps, run, chunkResults);
+  const editOf = await momentEditor(deps, run, chunkResults);
   const drafts = enforceContract(result, {
     scanner: run.scanner,
     mediaKind: run.mediaKind,
@@ -176,8 +202,9 @@ export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunk
         object: 'moment',
         id: momentId,
         analysis_id: run.analysisId,
-        run_id: run.runId,
-        observation_id: observationId,
+        // A one-off analysis has moments only: no run or observation to point at.
+        run_id: run.oneOff ? null : run.runId,
+        observation_id: run.oneOff ? null : observationId,
         rank,
         start_ms,
         end_ms,
@@ -186,9 +213,10 @@ export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunk
         title: draft.title,
         event_type: eventType,
         transcript_excerpt: draft.evidence.transcript_excerpt ?? '',
-        edit: { mode: 'continuous', subclips: [{ start_ms, end_ms }] },
+        edit: editOf({ startMs: start_ms, endMs: end_ms }),
       });
     }
+    if (run.oneOff) return;
     observations.push({
       object: 'observation',
       observation_id: observationId,
@@ -204,6 +232,21 @@ export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunk
   });
   await deps.runs.putResults(ref, observations, moments);
   return { observationCount: observations.length };
+}
+
+/**
+ * A moment's edit: continuous, or with speech_cleanup `tight` the subclips that skip its pauses of
+ * 0.4 s or more (DESIGN 10), measured on the merged signals of the analysed range.
+ */
+async function momentEditor(deps: PipelineDeps, run: RunRecord, chunkResults: ChunkResult[]): Promise<(moment: Span) => MomentRecord['edit']> {
+  const continuous = (moment: Span): MomentRecord['edit'] => ({ mode: 'continuous', subclips: [{ start_ms: moment.startMs, end_ms: moment.endMs }] });
+  if (run.oneOff?.speechCleanup !== 'tight') return continuous;
+  const signals = mergeSignals(await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<SourceSignals>(c.signalsKey))));
+  return (moment) => {
+    const subclips = tightSubclips(moment, signals);
+    if (subclips.length === 1 && subclips[0]!.startMs === moment.startMs && subclips[0]!.endMs === moment.endMs) return continuous(moment);
+    return { mode: 'subclips', subclips: subclips.map((s) => ({ start_ms: s.startMs, end_ms: s.endMs })) };
+  };
 }
 
 /** Settles billing, completes the run and frees its slot; a retry after success finds it completed and says so. */
@@ -222,7 +265,8 @@ async function settled(deps: PipelineDeps, ref: AnalysisRef): Promise<RunRecord>
 
 /** Stable, sanitised failure for the run record: internal causes never reach a response. */
 function failureOf(error: { Error?: string; Cause?: string } | undefined): { code: string; message: string } {
-  if (error?.Error === 'SignalExtractionError') return { code: 'source_unreadable', message: 'The source could not be decoded for analysis.' };
+  if (error?.Error === 'SignalExtractionError' || error?.Error === 'SourceUnreadable') return { code: 'source_unreadable', message: 'The source could not be decoded for analysis.' };
+  if (error?.Error === 'SourceChanged') return { code: 'source_changed', message: 'The source changed since it was quoted: it is now shorter than the analysed window.' };
   if (error?.Error === 'TranscriptionFailed' || error?.Error === 'TranscriptionNotReady') {
     return { code: 'transcription_failed', message: 'The speech in the source could not be transcribed.' };
   }

@@ -20,10 +20,26 @@ export interface RunnableSource {
 export type RunnableSourceLookup = (accountId: string, uploadId: string, param?: string) => Promise<RunnableSource>;
 
 /** `item_not_waiting`: the batch item the run was for is no longer queued, or its batch is canceling. */
-export type ReservationOutcome = 'created' | 'insufficient_credits' | 'item_not_waiting';
+/** `proof_allowance_exhausted`: a proof analysis while the account's one proof analysis is taken. */
+export type ReservationOutcome = 'created' | 'insufficient_credits' | 'proof_allowance_exhausted' | 'item_not_waiting';
+
+/** What acquisition measured of the private copy of a one-off source. */
+export interface AcquiredSource {
+  durationMs: number;
+  sizeBytes: number;
+}
+
+export interface AnalysisFilter {
+  /** Only analyses with ids at or after this one (time-ordered ids: created at or after). */
+  fromId?: string | undefined;
+  keep?: ((analysis: AnalysisRecord) => boolean) | undefined;
+}
 
 export interface RunStore {
-  /** Run, analysis, wallet debit and ledger entry in one transaction; never below zero. */
+  /**
+   * Run, analysis, wallet debit and ledger entry in one transaction; never below zero. A proof
+   * one-off analysis claims the account's proof allowance instead of debiting (conditional update).
+   */
   createWithReservation(run: RunRecord, analysis: AnalysisRecord, entry: LedgerEntry): Promise<ReservationOutcome>;
   getRun(accountId: string, runId: string): Promise<RunRecord | undefined>;
   getAnalysis(accountId: string, analysisId: string): Promise<AnalysisRecord | undefined>;
@@ -37,6 +53,16 @@ export interface RunStore {
   complete(ref: AnalysisRef, observationCount: number, now: string): Promise<boolean>;
   /** -> failed with exactly one refund (conditioned on the reservation still being held). */
   failAndRefund(run: RunRecord, error: TerminalError, refund: LedgerEntry, now: string): Promise<boolean>;
+  /**
+   * Cancels work that has not started: the analysis becomes canceled (the run failed with `error`),
+   * the reservation is refunded once and the queue entry removed, in one transaction conditioned
+   * on the run still waiting without a slot. false when it started, ended or was granted meanwhile.
+   */
+  cancelQueued(run: RunRecord, error: TerminalError, refund: LedgerEntry, now: string): Promise<boolean>;
+  /** The one-off source is in the media bucket: its measured duration and size. */
+  recordAcquiredSource(ref: AnalysisRef, source: AcquiredSource, now: string): Promise<void>;
+  /** The account's analyses of both kinds, newest first. */
+  listAnalyses(accountId: string, filter: AnalysisFilter, page: PageRequest): Promise<Page<AnalysisRecord>>;
   listRunObservations(accountId: string, runId: string, page: PageRequest): Promise<Page<ObservationRecord>>;
   /** Observations across the account, newest first, from `fromId` on, keeping what `keep` accepts. */
   listAccountObservations(
@@ -65,6 +91,8 @@ export interface SlotStore {
   /** Puts the task token on the run's queue entry; false when the run is not waiting (it holds a slot, or is over). */
   awaitSlot(ref: AnalysisRef, taskToken: string): Promise<boolean>;
   oldestWaiting(accountId: string): Promise<SlotQueueEntry | undefined>;
+  /** The run's own queue entry; undefined when it is not waiting. */
+  waitingEntry(accountId: string, runId: string): Promise<SlotQueueEntry | undefined>;
   /** One transaction: in-use + 1 under the limit, the entry (as read) removed, the run queued -> dispatched holding the slot. */
   grant(accountId: string, entry: SlotQueueEntry, limit: number, now: string): Promise<GrantOutcome>;
   dropEntry(accountId: string, runId: string): Promise<void>;

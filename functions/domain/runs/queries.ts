@@ -4,11 +4,11 @@ import type { ObservationsQuery } from '../../schemas/run.js';
 import type { Page, PageRequest } from '../ports.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from './model.js';
 import type { RunStore, SlotStore } from './ports.js';
-import { getRun } from './submit.js';
+import { getRun, getScannerRun } from './submit.js';
 
 /** A completed run's observations, in rank order; an empty list is then a meaningful answer. */
 export async function listRunObservations(runs: RunStore, accountId: string, runId: string, page: PageRequest): Promise<Page<ObservationRecord>> {
-  const run = await getRun(runs, accountId, runId);
+  const run = await getScannerRun(runs, accountId, runId);
   if (run.status !== 'completed') {
     const state = run.status === 'failed' ? 'failed, so it has no observations' : `${run.status}; poll GET /v1/runs/${runId} until it is completed`;
     throw new ApiError('run_not_completed', `The run is ${state}.`);

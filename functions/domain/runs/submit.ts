@@ -36,11 +36,7 @@ function windowOf(input: RunCreate, type: string, source: RunnableSource): Span 
   return window;
 }
 
-/**
- * Accepts a run: pins the scanner version, checks the source, reserves credits atomically with
- * the run record, then starts the workflow. If the workflow cannot be started the run fails and
- * is refunded at once, so no credits are ever held by work that will not happen.
- */
+/** Accepts a run: pins the scanner version, checks the source, reserves credits atomically with the run record, then starts the workflow. */
 export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId: string, input: RunCreate): Promise<RunRecord> {
   const scanner = await getScanner(deps, account.accountId, scannerId);
   const source = await deps.findSource(account.accountId, input.upload_id);
@@ -49,14 +45,21 @@ export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId
   if (created.outcome !== 'created') {
     throw new ApiError('insufficient_credits', `This run needs ${created.run.credits} credit(s); the wallet cannot cover it.`);
   }
-  const { run } = created;
+  await startOrRefund(deps, created.run);
+  return created.run;
+}
+
+/**
+ * Starts the analysis workflow of accepted work. If it cannot be started the work fails and is
+ * refunded at once, so no credits are ever held by work that will not happen.
+ */
+export async function startOrRefund(deps: Pick<SubmitRunDeps, 'runs' | 'workflows'>, run: RunRecord): Promise<void> {
   try {
-    await deps.workflows.startAnalysis({ accountId: account.accountId, runId: run.runId, analysisId: run.analysisId });
+    await deps.workflows.startAnalysis({ accountId: run.accountId, runId: run.runId, analysisId: run.analysisId });
   } catch (cause) {
-    await deps.runs.failAndRefund(run, { code: 'queue_unavailable', message: 'The run could not be queued.' }, refundEntry(run), nowIso());
-    throw new ApiError('queue_unavailable', 'The run could not be queued; its credits were refunded. Retry with backoff.', undefined, { cause });
+    await deps.runs.failAndRefund(run, { code: 'queue_unavailable', message: 'The analysis could not be queued.' }, refundEntry(run), nowIso());
+    throw new ApiError('queue_unavailable', 'The analysis could not be queued; its credits were refunded. Retry with backoff.', undefined, { cause });
   }
-  return run;
 }
 
 export interface NewRun {
@@ -108,6 +111,8 @@ export async function createRun(runs: RunStore, spec: NewRun): Promise<{ outcome
     runId: run.runId,
     kind: 'scanner_run',
     status: 'queued',
+    source: { kind: 'upload', upload_id: source.uploadId, media_kind: source.mediaKind, duration_ms: source.durationMs },
+    window,
     reservedCredits: credits,
     billing: 'reserved',
     chunksTotal: null,
@@ -127,8 +132,16 @@ export const refundEntry = (run: RunRecord) => ({
   createdAt: nowIso(),
 });
 
+/** The work record behind an analysis, scanner run or one-off alike (the pipeline's view). */
 export async function getRun(runs: RunStore, accountId: string, runId: string): Promise<RunRecord> {
   const run = await runs.getRun(accountId, runId);
   if (!run) throw notFound('run');
+  return run;
+}
+
+/** A scanner run as the API shows it: a one-off analysis's internal work record is no run to a caller. */
+export async function getScannerRun(runs: RunStore, accountId: string, runId: string): Promise<RunRecord> {
+  const run = await getRun(runs, accountId, runId);
+  if (run.oneOff) throw notFound('run');
   return run;
 }

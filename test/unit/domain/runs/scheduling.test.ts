@@ -27,6 +27,7 @@ function world(limit: number, runIds: string[]) {
       return Promise.resolve(true);
     },
     oldestWaiting: () => Promise.resolve([...queue.values()].sort((a, b) => a.runId.localeCompare(b.runId))[0]),
+    waitingEntry: (_account, runId) => Promise.resolve(queue.get(runId)),
     grant: (_account, entry, max): Promise<GrantOutcome> => {
       if (inUse >= max) return Promise.resolve('account_full');
       if (queue.get(entry.runId)?.taskToken !== entry.taskToken) return Promise.resolve('entry_changed');

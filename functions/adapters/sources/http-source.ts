@@ -1,0 +1,102 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import type { MediaInspector } from '../../domain/ports.js';
+import type { SourceFacts } from '../../domain/sources/ports.js';
+import type { OutboundClient, OutboundStreamResponse } from '../outbound/outbound-client.js';
+import { fileRangeSource, type RangeSource } from './range-bridge.js';
+import { inTempDir, saveBody, type DownloadedFile } from './temp-files.js';
+import { unreadable, verifyVideo } from './verify-video.js';
+
+/**
+ * Direct media URLs (storage links in their download form, trusted hosts) read through the
+ * outbound client only. Preflight probes by Range reads, nothing stored; a server without Range
+ * support is downloaded whole (bounded) to a temporary file and probed there.
+ */
+export interface HttpSourceDeps {
+  outbound: OutboundClient;
+  inspector: MediaInspector;
+  maxDurationMs: number;
+  /** The most a preflight downloads from a source without Range support. */
+  fallbackMaxBytes: number;
+  /** Whole downloads (acquisition, the preflight fallback). */
+  downloadTimeoutMs: number;
+  tempRoot: string;
+}
+
+export async function preflightHttp(deps: HttpSourceDeps, url: URL): Promise<SourceFacts> {
+  const first = await open(deps, url, { range: { start: 0, end: 0 }, maxBytes: deps.fallbackMaxBytes });
+  const title = titleOf(first.headers);
+  const total = first.status === 206 ? totalOf(first.headers['content-range']) : undefined;
+  if (total !== undefined) {
+    first.body.destroy();
+    const durationMs = await verifyVideo(deps.inspector, remoteRangeSource(deps.outbound, first.finalUrl, total), deps.maxDurationMs);
+    return { mediaKind: 'video', durationMs, sizeBytes: total, title };
+  }
+  if (first.status !== 200) first.body.destroy();
+  const whole = first.status === 200 ? first : await open(deps, first.finalUrl, { maxBytes: deps.fallbackMaxBytes });
+  return inTempDir(deps.tempRoot, async (dir) => {
+    const path = join(dir, 'source');
+    const sizeBytes = await saveBody(whole.body, path);
+    const durationMs = await verifyVideo(deps.inspector, fileRangeSource(path, sizeBytes), deps.maxDurationMs);
+    return { mediaKind: 'video', durationMs, sizeBytes, title };
+  });
+}
+
+/** The whole source into `dir`, at most maxBytes. */
+export async function downloadHttp(deps: HttpSourceDeps, url: URL, dir: string, maxBytes: number): Promise<DownloadedFile> {
+  const response = await open(deps, url, { maxBytes });
+  const path = join(dir, 'source');
+  const sizeBytes = await saveBody(response.body, path);
+  const type = String(response.headers['content-type'] ?? '');
+  return { path, sizeBytes, contentType: /^video\/[\w.+-]+$/i.test(type) ? type : 'application/octet-stream', title: titleOf(response.headers) };
+}
+
+/** A GET whose answer can be media: 200 or 206, not a web page (a login or share page of a storage service). */
+async function open(deps: HttpSourceDeps, url: URL, request: { range?: { start: number; end: number }; maxBytes: number }): Promise<OutboundStreamResponse> {
+  const response = await deps.outbound.stream({ url, ...request, totalTimeoutMs: deps.downloadTimeoutMs });
+  if (response.status !== 200 && response.status !== 206) {
+    response.body.destroy();
+    throw unreadable(`The source answered HTTP ${response.status}.`);
+  }
+  if (/^\s*text\/html\b/i.test(String(response.headers['content-type'] ?? ''))) {
+    response.body.destroy();
+    throw unreadable('The link leads to a web page, not to a media file: share the file publicly, or use a direct link.');
+  }
+  return response;
+}
+
+/** Range reads of the source (at its final URL, after redirects), each checked against the first answer. */
+function remoteRangeSource(outbound: OutboundClient, url: URL, size: number): RangeSource {
+  return {
+    size,
+    async read(start, end) {
+      const response = await outbound.stream({ url, range: { start, end }, maxBytes: end - start + 1 });
+      const range = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(String(response.headers['content-range'] ?? ''));
+      if (response.status !== 206 || Number(range?.[1]) !== start || (range?.[2] !== '*' && Number(range?.[2]) !== size)) {
+        response.body.destroy();
+        throw unreadable('The source answered a range read inconsistently.');
+      }
+      return response.body;
+    },
+  };
+}
+
+/** The full length in `Content-Range: bytes 0-0/<total>`; undefined when the server does not say. */
+function totalOf(contentRange: string | undefined): number | undefined {
+  const total = /^bytes \d+-\d+\/(\d+)$/.exec(contentRange ?? '')?.[1];
+  return total === undefined ? undefined : Number(total);
+}
+
+/** The file name a storage service sends (Content-Disposition), as the source's title. */
+function titleOf(headers: IncomingHttpHeaders): string | null {
+  const disposition = headers['content-disposition'] ?? '';
+  const extended = /filename\*\s*=\s*utf-8''([^;\s]+)/i.exec(disposition)?.[1];
+  let name: string | undefined;
+  try {
+    name = extended === undefined ? undefined : decodeURIComponent(extended);
+  } catch {
+    name = undefined;
+  }
+  name ??= /filename\s*=\s*"([^"]*)"/i.exec(disposition)?.[1] ?? /filename\s*=\s*([^;\s]+)/i.exec(disposition)?.[1];
+  return name?.trim().slice(0, 300) || null;
+}

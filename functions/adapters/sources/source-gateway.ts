@@ -1,0 +1,97 @@
+import { tmpdir } from 'node:os';
+import { ApiError } from '../../domain/errors.js';
+import type { MediaInspector } from '../../domain/ports.js';
+import type { MediaFileWriter, SourceGateway, SourceOrigin } from '../../domain/sources/ports.js';
+import { OutboundRequestFailed, OutboundRequestRefused } from '../outbound/errors.js';
+import type { OutboundClient } from '../outbound/outbound-client.js';
+import { downloadHttp, preflightHttp, type HttpSourceDeps } from './http-source.js';
+import { fileRangeSource } from './range-bridge.js';
+import { resolveStorageLink } from './storage-links.js';
+import { inTempDir } from './temp-files.js';
+import { verifyVideo } from './verify-video.js';
+import type { YtDlp } from './yt-dlp.js';
+
+const GiB = 1024 ** 3;
+
+export interface SourceGatewayOptions {
+  /** Every request to a storage link or trusted host goes through it (DESIGN §9). */
+  outbound: OutboundClient;
+  /** The upload probe, shared so that uploads and sources get one verdict. */
+  inspector: MediaInspector;
+  store: MediaFileWriter;
+  ytDlp: YtDlp;
+  /** Default: os.tmpdir(). */
+  tempRoot?: string | undefined;
+  /** Default: no ceiling (SPEC: paid analyses have none; windows are the caller's). */
+  maxDurationMs?: number | undefined;
+  /** The most a preflight downloads from a source without Range support. Default 10 GiB (SPEC's largest source). */
+  fallbackMaxBytes?: number | undefined;
+  /** Whole downloads. Default 3 h. */
+  downloadTimeoutMs?: number | undefined;
+}
+
+/**
+ * The SourceGateway (domain/sources/ports.ts): provider pages through yt-dlp, storage links in
+ * their direct-download form and trusted hosts as given through the outbound client. Acquisition
+ * copies the source into a private temporary directory, verifies it with the upload probe,
+ * stores it, and removes the directory whatever happened.
+ */
+export function createSourceGateway(options: SourceGatewayOptions): SourceGateway {
+  const { outbound, inspector, store, ytDlp } = options;
+  const tempRoot = options.tempRoot ?? tmpdir();
+  const maxDurationMs = options.maxDurationMs ?? Number.MAX_SAFE_INTEGER;
+  const http: HttpSourceDeps = {
+    outbound,
+    inspector,
+    maxDurationMs,
+    fallbackMaxBytes: options.fallbackMaxBytes ?? 10 * GiB,
+    downloadTimeoutMs: options.downloadTimeoutMs ?? 3 * 3_600_000,
+    tempRoot,
+  };
+  const viaYtDlp = (origin: SourceOrigin) => origin.kind === 'provider' && origin.provider.resolver === 'yt-dlp';
+  const directUrl = (url: URL, origin: SourceOrigin) =>
+    origin.kind === 'provider' ? resolveStorageLink(url, origin.provider, outbound) : Promise.resolve(url);
+
+  return {
+    preflight: (url, origin) =>
+      asSourceErrors(async () => (viaYtDlp(origin) ? ytDlp.info(url) : preflightHttp(http, await directUrl(url, origin)))),
+
+    acquire: (url, origin, target) =>
+      asSourceErrors(() =>
+        inTempDir(tempRoot, async (dir) => {
+          const file = viaYtDlp(origin)
+            ? await ytDlp.download(url, dir, target.maxBytes)
+            : await downloadHttp(http, await directUrl(url, origin), dir, target.maxBytes);
+          const durationMs = await verifyVideo(inspector, fileRangeSource(file.path, file.sizeBytes), maxDurationMs);
+          await store.putFile(target.objectKey, file.path, file.contentType, target.contentTagging ?? {});
+          return { mediaKind: 'video' as const, durationMs, sizeBytes: file.sizeBytes, title: file.title };
+        }),
+      ),
+  };
+}
+
+async function asSourceErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw sourceError(error);
+  }
+}
+
+/**
+ * Outbound failures as API errors (DESIGN §9): a refused target is the client's to fix (422
+ * untrusted_source_url), a failed exchange makes the source unreadable. Messages name the reason
+ * only: the outbound error's own message names the URL's path, which may be a share token.
+ */
+export function sourceError(error: unknown): unknown {
+  const reason = error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed ? error.reason.replaceAll('_', ' ') : '';
+  if (error instanceof OutboundRequestRefused) {
+    return new ApiError('untrusted_source_url', `The source, or a redirect it answered with, is not allowed (${reason}).`, 'source_url');
+  }
+  if (error instanceof OutboundRequestFailed) {
+    return error.reason === 'too_large'
+      ? new ApiError('source_too_large', 'The source is larger than this request accepts.', 'source_url')
+      : new ApiError('source_unreadable', `The source could not be fetched (${reason}).`, 'source_url');
+  }
+  return error;
+}

@@ -1,0 +1,18 @@
+import { requireAccount } from '../../domain/accounts.js';
+import { submitOneOff } from '../../domain/analyses/one-off.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentAnalysis } from '../../shared/analysis-presenters.js';
+import { analysisCreateSchema } from '../../schemas/analysis.js';
+import { noQuerySchema } from '../../schemas/common.js';
+import { oneOffAnalyses } from '../../composition/analyses.js';
+import { idempotent } from '../../composition/idempotency.js';
+
+export const handler = httpHandler(
+  'api/analyses/create',
+  { query: noQuerySchema, body: analysisCreateSchema },
+  () => ({ ...oneOffAnalyses(), idempotent: idempotent() }),
+  async ({ accountId, body }, deps) => {
+    const account = await requireAccount(deps.accounts, accountId);
+    return { status: 202, body: presentAnalysis(await submitOneOff(deps, account, body)) };
+  },
+);

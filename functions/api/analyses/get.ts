@@ -1,0 +1,11 @@
+import { getAnalysis } from '../../domain/analyses/lifecycle.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentAnalysis } from '../../shared/analysis-presenters.js';
+import { noQuerySchema } from '../../schemas/common.js';
+import { analysisIdParams } from '../../schemas/run.js';
+import { runs } from '../../composition/runs.js';
+
+export const handler = httpHandler('api/analyses/get', { params: analysisIdParams, query: noQuerySchema }, () => ({ runs: runs() }), async ({ accountId, params }, { runs }) => ({
+  status: 200,
+  body: presentAnalysis(await getAnalysis(runs, accountId, params.analysis_id)),
+}));

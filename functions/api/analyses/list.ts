@@ -1,0 +1,11 @@
+import { listAnalyses } from '../../domain/analyses/lifecycle.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentList } from '../../shared/presenters.js';
+import { presentAnalysis } from '../../shared/analysis-presenters.js';
+import { analysesQuerySchema } from '../../schemas/analysis.js';
+import { runs } from '../../composition/runs.js';
+
+export const handler = httpHandler('api/analyses/list', { query: analysesQuerySchema }, () => ({ runs: runs() }), async ({ accountId, query }, { runs }) => ({
+  status: 200,
+  body: presentList(await listAnalyses(runs, accountId, query), presentAnalysis),
+}));

@@ -1,0 +1,24 @@
+import { config } from '../config.js';
+import type { AcquisitionDeps } from '../domain/analyses/acquire.js';
+import type { CancelDeps } from '../domain/analyses/lifecycle.js';
+import type { OneOffDeps } from '../domain/analyses/one-off.js';
+import { lazy } from '../shared/memo.js';
+import { hostEvents, hostWorkflows } from './host-parts.js';
+import { runs, slots } from './runs.js';
+import { sourceGateway } from './sources.js';
+import { accounts } from './table.js';
+
+/** Preflight, quote and submission of one-off analyses (the source gateway probes; nothing is stored before submission). */
+export const oneOffAnalyses = lazy((): OneOffDeps & { accounts: ReturnType<typeof accounts> } => ({
+  runs: runs(),
+  accounts: accounts(),
+  sources: sourceGateway(),
+  workflows: hostWorkflows,
+  allowLoopback: config().LOCAL_ALLOW_LOOPBACK_TARGETS,
+}));
+
+/** Canceling queued analyses: the conditional refund, and waking the canceled workflow; events announce it. */
+export const analysisCancellation = lazy((): CancelDeps & { events: typeof hostEvents } => ({ runs: runs(), slots: slots(), callbacks: hostWorkflows, events: hostEvents }));
+
+/** The AcquireSource step. */
+export const acquisition = lazy((): AcquisitionDeps => ({ runs: runs(), sources: sourceGateway() }));

@@ -1,0 +1,52 @@
+/**
+ * Sources of one-off analyses (SPEC "One-off analysis", DESIGN §10): a URL is classified before
+ * any connection (classify.ts), measured without being stored (preflight) and copied into the
+ * private media bucket (acquire). Adapters live in functions/adapters/sources.
+ */
+
+export type ProviderKind = 'recorded_video' | 'social' | 'meeting' | 'storage';
+
+export interface BuiltInProvider {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: ProviderKind;
+  /** Exact hostnames (lower case, no trailing dot). */
+  readonly hostnames: readonly string[];
+  /** An explicit, anchored rule for providers whose hosts carry a bucket or tenant label (S3, GCS, SharePoint, Zoom). */
+  readonly hostPattern?: RegExp;
+  /** How a page URL becomes media: yt-dlp for sites, the direct-download form for storage links. */
+  readonly resolver: 'yt-dlp' | 'storage-link';
+}
+
+export type SourceOrigin = { kind: 'provider'; provider: BuiltInProvider } | { kind: 'trusted_host'; host: string };
+
+/** What a response may show about a source: never the URL (DESIGN 10: `source: {provider, host, duration_ms}`). */
+export interface SourceFacts {
+  mediaKind: 'video';
+  durationMs: number;
+  sizeBytes: number | null;
+  title: string | null;
+}
+
+export interface AcquireTarget {
+  objectKey: string;
+  maxBytes: number;
+  /** S3 object tags of the stored copy (the retention class). */
+  contentTagging?: Record<string, string>;
+}
+
+export interface SourceGateway {
+  /** Measures the source without storing it. Throws ApiError('source_unreadable') (422) when a permitted source yields no decodable video (audio-only included). */
+  preflight(url: URL, origin: SourceOrigin): Promise<SourceFacts>;
+  /**
+   * Copies the whole source into the media store at objectKey (at most maxBytes, else
+   * ApiError('source_too_large')), verifies it is decodable video, removes every temporary file,
+   * and returns the facts of the stored copy.
+   */
+  acquire(url: URL, origin: SourceOrigin, target: AcquireTarget): Promise<SourceFacts & { sizeBytes: number }>;
+}
+
+/** Writes a local file into the media bucket (the acquired copy of a source). */
+export interface MediaFileWriter {
+  putFile(key: string, path: string, contentType: string, tags: Record<string, string>): Promise<void>;
+}

@@ -1,0 +1,3 @@
+import { acquireSourceTask } from './acquire-source-step.js';
+
+export const handler = acquireSourceTask;
