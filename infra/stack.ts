@@ -12,7 +12,7 @@ import { ServiceFunction } from './constructs/service-function.js';
 import { ServiceHttpApi } from './constructs/service-http-api.js';
 import { ServiceMonitoring } from './constructs/service-monitoring.js';
 import { ServiceTable } from './constructs/service-table.js';
-import { WorkflowStateMachine } from './constructs/workflow-state-machine.js';
+import { serviceStateMachineArn, WorkflowStateMachine } from './constructs/workflow-state-machine.js';
 import { emailsContext, operationsContextKeys, positiveNumberContext } from './deployment-context.js';
 
 export interface MediaScannerStackProps extends StackProps {
@@ -140,7 +140,7 @@ export class MediaScannerStack extends Stack {
         if (route.workflows?.includes(name as WorkflowName)) fn.bindStateMachine(stateMachine, stateMachineArnVariable(name));
       }
       if (route.cursors) fn.bindCursorSecret(cursorSecret);
-      if (route.wakesWorkflows) fn.bindTaskCallbacks(stateMachines.map(([, stateMachine]) => stateMachine.stateMachineArn));
+      if (route.wakesWorkflows) fn.bindTaskCallbacks(Object.keys(workflows).map((name) => serviceStateMachineArn(this, name)));
       // Uploads switched off for this deployment (SPEC 503 uploads_unavailable), from context.
       if (route.uploads && String(this.node.tryGetContext('uploadsEnabled')) === 'false') fn.fn.addEnvironment('UPLOADS_ENABLED', 'false');
       api.addRoute(id, route.method, route.path, fn.fn);

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { containerNameOf, type ContainerTask } from '../workflows/registry.js';
 import { childProcessRecording } from './aws-calls/recorder.js';
+import { spawnTied, type HostChildren } from './host-processes.js';
 
 /** The Resource of a Task state that runs a container task and waits until it stops. */
 export const RUN_CONTAINER_TASK = 'arn:aws:states:::ecs:runTask.sync';
@@ -29,6 +30,9 @@ const repoRoot = join(import.meta.dirname, '..', '..');
 export class LocalContainerTasks {
   private readonly children = new Set<ChildProcess>();
   private readonly bundles = new Map<string, Promise<string>>();
+
+  /** hostChildren: the host's record of its children (host-processes.ts), when run by a host. */
+  constructor(private readonly hostChildren?: HostChildren) {}
 
   /**
    * The entrypoint bundled once per host process, as the Dockerfile bundles it: a child then
@@ -71,13 +75,15 @@ export class LocalContainerTasks {
     const bundle = await this.bundleOf(entrypoint);
     const recording = await childProcessRecording(unit);
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [...recording.execArgv, bundle], {
+      // Tied to the host's life; the environment carries the host's instance mark to the task's own children.
+      const child = spawnTied(process.execPath, [...recording.execArgv, bundle], {
         cwd: repoRoot,
         env: { ...process.env, ...environment, ...recording.env },
         // Its log lines join the host's, as the in-process task handlers' do.
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       this.children.add(child);
+      this.hostChildren?.track(child, `container task ${entrypoint}`);
       child.once('error', (error) => {
         this.children.delete(child);
         reject(error);

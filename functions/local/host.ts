@@ -12,8 +12,10 @@ import type { AccountStore } from '../domain/ports.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
 import { CursorCodec } from '../adapters/table/cursor.js';
 import { ensureBucket, ensureTable } from './bootstrap.js';
-import { createApiServer } from './server.js';
+import { createApiServer, defaultServerLimits, type ServerLimits } from './server.js';
 import { startDynamoDbLocal, startS3rver, type StandIn } from './stand-ins.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { endLeftovers, HOST_INSTANCE_VARIABLE, HostChildren, startReaper } from './host-processes.js';
 import { LocalWorkflows } from './local-workflows.js';
 import { reconcileBatches, reconcileRuns } from './resume-runs.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
@@ -32,6 +34,8 @@ export interface LocalHostOptions {
   port: number;
   /** The default account's key; generated once and kept when absent. */
   apiKey?: string | undefined;
+  /** What one client may hold (time to send a request, connections); defaultServerLimits otherwise. */
+  limits?: Partial<ServerLimits> | undefined;
 }
 
 export interface LocalHost {
@@ -102,15 +106,30 @@ async function seedDefaultAccount(store: AccountStore, previous: PersistedState 
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
-  const previous = await readJson<PersistedState>(stateFile(dataDir));
-  const cursorSecret = previous?.cursor_secret ?? randomBytes(32).toString('base64url');
-
+  // Before anything opens the data: one host per directory (data-dir-lock.ts), and whatever a
+  // host that died here left running is ended (host-processes.ts).
+  const instance = randomBytes(16).toString('hex');
+  const lock = await lockDataDir(dataDir, instance);
+  const children = new HostChildren(dataDir, instance);
+  let reaper: ReturnType<typeof startReaper> | undefined;
   const started: StandIn[] = [];
   const stopAll = async () => {
     for (const standIn of started.reverse()) await standIn.stop().catch(() => undefined);
+    reaper?.release();
+    children.close();
+    await lock.release();
   };
   try {
-    const dynamoDb = await startDynamoDbLocal(dataDir);
+    if (lock.previous) console.log(`The previous host on this data directory (pid ${lock.previous.pid}) did not stop cleanly.`);
+    const leftovers = await endLeftovers(dataDir, lock.previous?.instance);
+    if (leftovers.length) console.log(`Ended ${leftovers.length} process(es) it left running: ${leftovers.map((p) => `${p.pid} (${p.what})`).join(', ')}.`);
+    // Every process started from here on (and theirs) carries the mark the reaper ends them by.
+    process.env[HOST_INSTANCE_VARIABLE] = instance;
+    reaper = startReaper(instance, children);
+
+    const previous = await readJson<PersistedState>(stateFile(dataDir));
+    const cursorSecret = previous?.cursor_secret ?? randomBytes(32).toString('base64url');
+    const dynamoDb = await startDynamoDbLocal(dataDir, children);
     started.push(dynamoDb);
     const s3 = await startS3rver(dataDir);
     started.push(s3);
@@ -132,7 +151,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     // AWS_CALL_LOG=<file>: record the AWS calls of every unit (functions/local/aws-calls/recorder.ts).
     startCallRecording(process.env.AWS_CALL_LOG);
     // Workflows run in this process from the same ASL files Step Functions runs on AWS.
-    const workflows = new LocalWorkflows();
+    const workflows = new LocalWorkflows(children);
     // What differs from AWS (DESIGN §2), installed before any handler is loaded. Terminal events
     // are appended to <dataDir>/events.ndjson by the in-process bus.
     const events = localEventBus(join(dataDir, 'events.ndjson'));
@@ -163,7 +182,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     await writeFile(stateFile(dataDir), JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2), { mode: 0o600 });
     doc.destroy();
 
-    const server = createApiServer();
+    const server = createApiServer({ ...defaultServerLimits, ...options.limits });
     await new Promise<void>((resolveListen, reject) => {
       server.once('error', reject);
       server.listen(options.port, '127.0.0.1', () => resolveListen());
@@ -182,6 +201,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       pid: process.pid,
     };
     await writeFile(runningFile(dataDir), JSON.stringify(running, null, 2));
+    await lock.listening(baseUrl);
 
     return {
       baseUrl,

@@ -6,6 +6,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../workflows/registry.js';
 import { LocalContainerTasks, RUN_CONTAINER_TASK } from './container-tasks.js';
+import type { HostChildren } from './host-processes.js';
 import { asUnit, recordWorkflowCall } from './aws-calls/recorder.js';
 import { units } from './aws-calls/vocabulary.js';
 
@@ -58,10 +59,15 @@ function taskStates(states: Record<string, AslState>): BoundTask[] {
 export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
   private readonly running = new Map<string, { abort: () => void; done: Promise<unknown> }>();
   private readonly waiting = new Map<string, (output: unknown) => void>();
-  private readonly containers = new LocalContainerTasks();
+  private readonly containers: LocalContainerTasks;
   private readonly machines = new Map<WorkflowName, Promise<{ machine: StateMachine; handlers: Record<string, TaskHandler> }>>();
   /** Billable state transitions per execution name (see countTransitions). */
   private readonly transitions = new Map<string, number>();
+
+  /** hostChildren: where the host records the container tasks it runs as child processes. */
+  constructor(hostChildren?: HostChildren) {
+    this.containers = new LocalContainerTasks(hostChildren);
+  }
 
   private load(name: WorkflowName) {
     let loaded = this.machines.get(name);

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
-import { ApiError } from '../domain/errors.js';
+import { ApiError, type ErrorCode } from '../domain/errors.js';
 import { errorResponse } from '../http/responses.js';
 import { matchRoute, notFoundHandler } from '../routes.js';
 import { handler as authorize } from '../authorizer/handler.js';
@@ -27,19 +29,6 @@ function loadHandler(entry: string): Promise<RouteHandler> {
     loaded.set(entry, handler);
   }
   return handler;
-}
-
-class BodyTooLarge extends Error {}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 function headersOf(req: IncomingMessage): Record<string, string> {
@@ -79,20 +68,7 @@ function toEvent(req: IncomingMessage, url: URL, body: Buffer, requestId: string
   };
 }
 
-async function dispatch(req: IncomingMessage, baseUrl: string): Promise<ApiResponse> {
-  const requestId = randomUUID();
-  let body: Buffer;
-  try {
-    body = await readBody(req);
-  } catch (error) {
-    if (error instanceof BodyTooLarge) {
-      // The rest of the body is never read, so this connection cannot carry another request.
-      const response = errorResponse(new ApiError('payload_too_large', 'Request bodies are limited to 10 MB.'), requestId);
-      response.headers.connection = 'close';
-      return response;
-    }
-    throw error;
-  }
+async function dispatch(req: IncomingMessage, body: Buffer, requestId: string, baseUrl: string): Promise<ApiResponse> {
   let url: URL;
   try {
     url = new URL(req.url ?? '/', baseUrl);
@@ -132,24 +108,190 @@ async function dispatch(req: IncomingMessage, baseUrl: string): Promise<ApiRespo
   return inUnit(units.route(routeKey), () => handler(routeEvent, lambdaContext(match.route.handler, requestId)));
 }
 
+
+/** What the local host tolerates of one client (README "Running locally": the settings). */
+export interface ServerLimits {
+  /** A request's headers, and then its whole body, must each arrive within this time (408 otherwise). */
+  requestTimeoutMs: number;
+  /** Connections one client address may hold open at once; a request on one more is answered 429. */
+  maxConnectionsPerClient: number;
+}
+
+export const defaultServerLimits: ServerLimits = { requestTimeoutMs: 30_000, maxConnectionsPerClient: 256 };
+
+/**
+ * After an early answer (413, 408, 429, or a malformed request) what the client still sends is
+ * read and dropped for at most this long and this much before the connection closes: bytes that
+ * met a closed socket would be answered with a reset, which can destroy the answer at the client
+ * before it has read it.
+ */
+const DRAIN_MS = 5_000;
+const DRAIN_BYTES = 64 * 1024 * 1024;
+
+type Received = { kind: 'body'; body: Buffer } | { kind: 'too_large' | 'timeout' | 'aborted' };
+
+/** The whole body, within the size limit and the time limit; or why not. */
+function receiveBody(req: IncomingMessage, timeoutMs: number): Promise<Received> {
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve({ kind: 'too_large' });
+  if (req.complete) return Promise.resolve({ kind: 'body', body: Buffer.alloc(0) });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) finish({ kind: 'too_large' });
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish({ kind: 'body', body: Buffer.concat(chunks) });
+    const onClose = () => finish({ kind: 'aborted' });
+    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    function finish(received: Received) {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('close', onClose);
+      resolve(received);
+    }
+    req.on('data', onData).once('end', onEnd).once('close', onClose);
+  });
+}
+
+/** Reads and drops what is left of the request, within DRAIN_MS and DRAIN_BYTES. */
+function drain(stream: Readable): Promise<void> {
+  if (stream.readableEnded || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > DRAIN_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_MS);
+    function done() {
+      clearTimeout(timer);
+      stream.off('data', onData).off('end', done).off('close', done);
+      resolve();
+    }
+    stream.on('data', onData).once('end', done).once('close', done);
+    stream.resume();
+  });
+}
+
+/**
+ * Answers before the request has been read to its end: the whole answer first (its length is
+ * declared, so the client has all of it), then the rest of the request is drained, then the
+ * connection closes; it cannot carry another request.
+ */
+function answerEarly(req: IncomingMessage, res: ServerResponse, response: ApiResponse): void {
+  res.writeHead(response.statusCode, { ...response.headers, connection: 'close', 'content-length': Buffer.byteLength(response.body) });
+  res.write(response.body);
+  void drain(req).then(() => res.end());
+}
+
 function send(res: ServerResponse, response: ApiResponse): void {
   res.writeHead(response.statusCode, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
   res.end(response.body);
-  if (response.headers.connection === 'close') res.once('finish', () => res.socket?.destroy());
 }
 
-/** node:http on loopback, dispatching from the route table exactly as API Gateway would. */
-export function createApiServer(): Server {
-  const server = createServer((req, res) => {
+/** The envelope as raw HTTP, for errors the HTTP parser finds before there is a request. */
+function rawResponse(response: ApiResponse): string {
+  const headers = { ...response.headers, connection: 'close', 'content-length': String(Buffer.byteLength(response.body)) };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${response.statusCode} ${STATUS_CODES[response.statusCode]}\r\n${lines.join('')}\r\n${response.body}`;
+}
+
+/** What node:http's parser reports, in the envelope (Node's own answers have no body). */
+function clientErrorOf(error: NodeJS.ErrnoException, limits: ServerLimits): ApiError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError('request_header_fields_too_large', `The request line and headers are limited to ${maxHeaderSize / 1024} KiB.`);
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new ApiError('payload_too_large', 'Chunk extensions are too large.');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError('request_timeout', `The request headers did not arrive within ${limits.requestTimeoutMs / 1000} s.`);
+    default:
+      return new ApiError('validation_failed', 'The request is not valid HTTP/1.1.');
+  }
+}
+
+/**
+ * Open connections per client address: `overCap(socket)` is true for a connection beyond the cap
+ * (counted while it is open).
+ */
+function connectionsPerClient(server: Server, cap: number): (socket: Socket) => boolean {
+  const open = new Map<string, number>();
+  const over = new WeakSet<Socket>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = (open.get(address) ?? 0) + 1;
+    open.set(address, count);
+    if (count > cap) over.add(socket);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left) open.set(address, left);
+      else open.delete(address);
+    });
+  });
+  return (socket) => over.has(socket);
+}
+
+/**
+ * node:http on loopback, dispatching from the route table exactly as API Gateway would, and, as
+ * its edge would, bounding what one client may hold: the time to send a request, the size of its
+ * body, the connections open at once; every refusal is answered in the envelope (DESIGN §4).
+ */
+export function createApiServer(limits: ServerLimits = defaultServerLimits): Server {
+  const server = createServer({
+    // Headers: node:http's own clock (answered in 'clientError' below). Bodies: receiveBody's.
+    headersTimeout: limits.requestTimeoutMs,
+    requestTimeout: 0,
+    connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+  });
+  const baseUrl = () => {
     const address = server.address();
-    const baseUrl = `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 0}`;
-    dispatch(req, baseUrl)
-      .then((response) => send(res, response))
-      .catch((error: unknown) => {
+    return `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 0}`;
+  };
+  const overCap = connectionsPerClient(server, limits.maxConnectionsPerClient);
+  /** Sockets with a response under way: a parser error on them can only close them. */
+  const responding = new WeakSet<Socket>();
+  const answered = new WeakSet<Socket>();
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = randomUUID();
+    const refuse = (code: ErrorCode, message: string) => answerEarly(req, res, errorResponse(new ApiError(code, message), requestId));
+    responding.add(req.socket);
+    res.once('close', () => responding.delete(req.socket));
+    req.on('error', () => undefined); // a client gone mid-body: told by 'close' below
+    if (overCap(req.socket)) {
+      refuse('rate_limited', `Too many open connections from this address (at most ${limits.maxConnectionsPerClient}).`);
+      return;
+    }
+    void receiveBody(req, limits.requestTimeoutMs).then(async (received) => {
+      switch (received.kind) {
+        case 'aborted':
+          console.info(`local host: ${req.method} ${req.url?.slice(0, 200)}: the client closed the connection before its body arrived`);
+          return;
+        case 'too_large':
+          return refuse('payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES / 1024 / 1024} MB.`);
+        case 'timeout':
+          return refuse('request_timeout', `The request body did not arrive within ${limits.requestTimeoutMs / 1000} s.`);
+      }
+      try {
+        send(res, await dispatch(req, received.body, requestId, baseUrl()));
+      } catch (error) {
         // Handlers already answer in the envelope; this is the host itself failing.
         console.error('local host: request failed', error);
-        send(res, errorResponse(error, randomUUID()));
-      });
+        send(res, errorResponse(error, requestId));
+      }
+    });
+  });
+
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (answered.has(socket)) return; // a broken parser reports again for every further chunk
+    if (error.code === 'ECONNRESET' || !socket.writable || responding.has(socket)) {
+      socket.destroy();
+      return;
+    }
+    answered.add(socket);
+    socket.end(rawResponse(errorResponse(clientErrorOf(error, limits), randomUUID())));
+    void drain(socket).then(() => socket.destroy());
   });
   return server;
 }

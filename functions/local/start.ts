@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { startLocalHost } from './host.js';
+import { defaultServerLimits } from './server.js';
 
 /** `npm start`: the embedded local host. Settings come from the environment, checked here. */
 const settings = z
@@ -7,11 +8,18 @@ const settings = z
     LOCAL_DATA_DIR: z.string().min(1).default('.local'),
     PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
     LOCAL_API_KEY: z.string().optional(),
+    LOCAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(defaultServerLimits.requestTimeoutMs),
+    LOCAL_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(defaultServerLimits.maxConnectionsPerClient),
   })
   .parse(process.env);
 
 try {
-  const host = await startLocalHost({ dataDir: settings.LOCAL_DATA_DIR, port: settings.PORT, apiKey: settings.LOCAL_API_KEY });
+  const host = await startLocalHost({
+    dataDir: settings.LOCAL_DATA_DIR,
+    port: settings.PORT,
+    apiKey: settings.LOCAL_API_KEY,
+    limits: { requestTimeoutMs: settings.LOCAL_REQUEST_TIMEOUT_MS, maxConnectionsPerClient: settings.LOCAL_MAX_CONNECTIONS_PER_CLIENT },
+  });
   console.log(`Media Scanner Service (local host) listening on ${host.baseUrl}`);
   console.log(`Data directory: ${host.dataDir}`);
   console.log(`Default account: ${host.accountId}`);
@@ -37,6 +45,8 @@ try {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // The terminal went away: a clean stop too (a host that dies anyway takes its children along).
+  process.on('SIGHUP', () => stop('SIGHUP'));
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startHost, type HostProcess, type StartOptions } from '../helpers/host-process.js';
 
 export interface BenchHost extends HostProcess {
+  dataDir: string;
   /** Ctrl-C, then removes the host's data. */
   stop: () => Promise<void>;
 }
@@ -17,6 +18,7 @@ export async function benchHost(options: Pick<StartOptions, 'env'> = {}): Promis
   const host = await startHost({ dataDir, ...options });
   return {
     ...host,
+    dataDir,
     stop: async () => {
       host.child.kill('SIGINT');
       await host.exited;

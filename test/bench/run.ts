@@ -3,6 +3,7 @@ import { benchBatches } from './batches.js';
 import { benchBundles } from './bundles.js';
 import { benchChunking } from './chunking.js';
 import { benchCosts } from './costs.js';
+import { benchOneOff } from './one-off.js';
 import { benchPipeline } from './pipeline.js';
 import { benchSignals } from './signals.js';
 
@@ -20,6 +21,8 @@ const sections: Record<string, () => Promise<void>> = {
   api: () => section('API latency on the local host (autocannon)', benchApi),
   signals: () => section('Signal extraction: one 10-minute 1280x720 H.264 source vs a bare ffmpeg decode', async () => [await benchSignals()]),
   pipeline: () => section('A whole find_moments run through the local host vs a bare decode of the same file', async () => [await benchPipeline()]),
+  'one-off': () =>
+    section('One-off analysis of a 10-minute 1280x720 source served from loopback: acquisition vs a plain download, whole analysis vs a bare decode', async () => [await benchOneOff()]),
   chunking: () =>
     section('One 30-minute 640x360 find_moments run with chunking on (CHUNK_SECONDS=600) and off (3600), on this machine', async () => {
       const { sourceGenerationSeconds, figures, speedUp } = await benchChunking();

@@ -16,6 +16,7 @@ import { stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement }
 
 const analysis = workflows.analysis;
 const signalsTask: ContainerTask = analysis.containerTasks.SignalsTaskDefinitionArn;
+const containerTaskCount = Object.keys(analysis.containerTasks).length;
 const asl = readFileSync(new URL(`../../${analysis.definitionFile}`, import.meta.url), 'utf8');
 
 let synthesized: SynthesizedAssembly;
@@ -119,11 +120,14 @@ describe('task definition', () => {
     const manifest = JSON.parse(readFileSync(join(synthesized.assemblyDirectory, `${synthesized.stackArtifactId}.assets.json`), 'utf8')) as {
       dockerImages: Record<string, { source: { directory: string; dockerFile?: string; dockerBuildArgs?: Record<string, string>; platform: string } }>;
     };
+    // One image per container task, each staged the same way; this one carries the signals entrypoint.
     const images = Object.values(manifest.dockerImages);
-    expect(images).toHaveLength(1);
-    const { source } = images[0]!;
-    expect(source).toEqual({ directory: expect.stringMatching(/^asset\.[0-9a-f]{64}$/) as unknown, platform: 'linux/amd64' });
-    const staged = join(synthesized.assemblyDirectory, source.directory);
+    expect(images).toHaveLength(containerTaskCount);
+    for (const { source } of images) expect(source).toEqual({ directory: expect.stringMatching(/^asset\.[0-9a-f]{64}$/) as unknown, platform: 'linux/amd64' });
+    const stagedOf = (directory: string) => join(synthesized.assemblyDirectory, directory);
+    const mapOf = (directory: string) => JSON.parse(readFileSync(join(stagedOf(directory), 'task.mjs.map'), 'utf8')) as { sources: string[] };
+    const signalsImage = images.find(({ source }) => mapOf(source.directory).sources.includes(`functions/${signalsTask.entrypoint}.ts`));
+    const staged = stagedOf(signalsImage!.source.directory);
     expect(readdirSync(staged).sort()).toEqual(['Dockerfile', 'bin', 'ffmpeg.json', 'task.mjs', 'task.mjs.map']);
     expect(readdirSync(join(staged, 'bin')).sort()).toEqual(['ffmpeg', 'ffprobe']);
     for (const binary of ['ffmpeg', 'ffprobe']) expect(statSync(join(staged, 'bin', binary)).mode & 0o777, binary).toBe(0o755);
@@ -143,14 +147,15 @@ describe('task definition', () => {
     expect(map.sources).toContain(`functions/${signalsTask.entrypoint}.ts`);
   });
 
-  it('runs the bundled entrypoint with the pinned ffmpeg at the layer’s paths, as the image’s unprivileged user, installing nothing', () => {
+  it('runs the bundled entrypoint with the pinned ffmpeg at the layer’s paths, as the image’s unprivileged user, installing only Debian’s yt-dlp', () => {
     const dockerfile = readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8');
     const instructions = dockerfile
       .split('\n')
       .filter((line) => line.trim() && !line.startsWith('#'))
       .join('\n')
       .replaceAll(/\\\n\s*/g, '');
-    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'ENV', 'COPY', 'COPY', 'COPY', 'USER', 'ENTRYPOINT']);
+    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'USER', 'ENTRYPOINT']);
+    expect(instructions).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates && rm -rf \/var\/lib\/apt\/lists\/\*$/m);
     expect(instructions).toMatch(/^FROM node:24-bookworm-slim$/m);
     expect(instructions).toMatch(/FFMPEG_PATH=\/opt\/bin\/ffmpeg/);
     expect(instructions).toMatch(/FFPROBE_PATH=\/opt\/bin\/ffprobe/);
@@ -162,7 +167,9 @@ describe('task definition', () => {
 
 describe('the analysis state machine', () => {
   it('runs the task with ecs:runTask.sync on Fargate, passing the chunk in TASK_INPUT, with the cluster, task definition and network substituted', () => {
-    const containerStates = Object.values(taskStates(JSON.parse(asl))).filter((s) => s.Resource === 'arn:aws:states:::ecs:runTask.sync');
+    const containerStates = Object.values(taskStates(JSON.parse(asl))).filter(
+      (s) => s.Resource === 'arn:aws:states:::ecs:runTask.sync' && (s.Parameters as { TaskDefinition: string }).TaskDefinition === '${SignalsTaskDefinitionArn}',
+    );
     expect(containerStates).toHaveLength(1);
     expect(containerStates[0]!.Parameters).toEqual({
       LaunchType: 'FARGATE',
@@ -189,19 +196,22 @@ describe('the analysis state machine', () => {
   it('may run exactly that task definition, stop and describe only its cluster’s tasks, pass only its roles to ECS, and manage the .sync events rule', () => {
     const roleId = (machine().resource.Properties.RoleArn as FnGetAtt)['Fn::GetAtt'][0];
     const statements = q.statementsOfRole(roleId);
-    expect(q.resourcesGranted(statements, 'ecs:RunTask')).toEqual([{ Ref: taskDefinitionId() }]);
+    expect(q.resourcesGranted(statements, 'ecs:RunTask')).toEqual(expect.arrayContaining(Object.values(machine().taskDefinitionIds).map((id) => ({ Ref: id }))));
+    expect(q.resourcesGranted(statements, 'ecs:RunTask')).toHaveLength(containerTaskCount);
     const clusterTasks = ['arn:', { Ref: 'AWS::Partition' }, ':ecs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':task/', { Ref: onlyId('AWS::ECS::Cluster') }, '/*'];
     for (const action of ['ecs:StopTask', 'ecs:DescribeTasks']) {
       expect(q.resourcesGranted(statements, action), action).toEqual([{ 'Fn::Join': ['', clusterTasks] }]);
     }
     const passRole = statements.filter((s) => actions(s).includes('iam:PassRole'));
-    expect(q.resourcesGranted(statements, 'iam:PassRole')).toHaveLength(2);
-    expect(passRole).toEqual([
+    // Two roles (task and execution) per container task.
+    expect(q.resourcesGranted(statements, 'iam:PassRole')).toHaveLength(2 * containerTaskCount);
+    expect(passRole).toContainEqual(
       expect.objectContaining({
         Resource: expect.arrayContaining([{ 'Fn::GetAtt': [roleOf('TaskRoleArn'), 'Arn'] }, { 'Fn::GetAtt': [roleOf('ExecutionRoleArn'), 'Arn'] }]) as unknown,
         Condition: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
       }),
-    ]);
+    );
+    for (const statement of passRole) expect((statement as { Condition?: unknown }).Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
     for (const action of ['events:PutTargets', 'events:PutRule', 'events:DescribeRule']) {
       expect(JSON.stringify(q.resourcesGranted(statements, action)), action).toContain(':rule/StepFunctionsGetEventsForECSTaskRule');
     }
@@ -218,5 +228,40 @@ describe('the analysis state machine', () => {
       Default: 'ExtractChunkSignals',
     });
     for (const name of ['ExtractChunkSignals', 'ExtractChunkSignalsInContainer']) expect(processor.States[name], name).toMatchObject({ ResultPath: null, Next: 'AnalyzeChunk' });
+  });
+});
+
+describe('the source-acquisition task', () => {
+  const acquireTask: ContainerTask = analysis.containerTasks.AcquireSourceTaskDefinitionArn;
+
+  it('has task storage for whole downloads, mounted at /tmp under a read-only root file system', () => {
+    const definition = q.resource(machine().taskDefinitionIds.AcquireSourceTaskDefinitionArn!).Properties;
+    expect(definition).toMatchObject({ Cpu: String(acquireTask.cpu), Memory: String(acquireTask.memoryMb), EphemeralStorage: { SizeInGiB: acquireTask.scratchGiB } });
+    expect(definition.Volumes).toEqual([{ Name: 'scratch' }]);
+    const [container] = definition.ContainerDefinitions as Record<string, unknown>[];
+    expect(container).toMatchObject({
+      Name: containerNameOf(acquireTask),
+      ReadonlyRootFilesystem: true,
+      MountPoints: [{ ContainerPath: '/tmp', SourceVolume: 'scratch', ReadOnly: false }],
+    });
+  });
+
+  it('is chosen by MarkProcessing, and either runner goes on to PlanChunks; scanner runs skip it', () => {
+    const states = (JSON.parse(asl) as { States: Record<string, Record<string, unknown>> }).States;
+    expect(states.MarkProcessing).toMatchObject({ ResultPath: '$.run', Next: 'ChooseSourceStep' });
+    expect(states.ChooseSourceStep).toMatchObject({
+      Type: 'Choice',
+      Choices: [
+        { Variable: '$.run.acquisition', StringEquals: 'lambda', Next: 'AcquireSource' },
+        { Variable: '$.run.acquisition', StringEquals: 'container', Next: 'AcquireSourceInContainer' },
+      ],
+      Default: 'PlanChunks',
+    });
+    for (const name of ['AcquireSource', 'AcquireSourceInContainer']) {
+      expect(states[name], name).toMatchObject({ ResultPath: null, Next: 'PlanChunks', Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'FailRun' }] });
+    }
+    expect((states.AcquireSourceInContainer!.Parameters as { Overrides: unknown }).Overrides).toEqual({
+      ContainerOverrides: [{ Name: containerNameOf(acquireTask), Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }],
+    });
   });
 });

@@ -292,7 +292,7 @@ function declaredNeeds(): Map<string, Needs> {
   for (const route of routes as readonly RouteDefinition[]) {
     // A route may start exactly the workflows it names, by the state machine's own ARN.
     const starts = Object.fromEntries((route.workflows ?? []).map((name) => [stateMachineArnVariables[name], { Ref: stateMachineOf(name).id }]));
-    add(functionBehindRoute(routeKey(route)), { ffmpeg: !!route.ffprobe, events: !!route.events, starts, wakes: false });
+    add(functionBehindRoute(routeKey(route)), { ffmpeg: !!route.ffprobe, events: !!route.events, starts, wakes: !!route.wakesWorkflows });
   }
   for (const [name, workflow] of workflowEntries) {
     const { taskFunctionIds } = stateMachineOf(name);

@@ -6,7 +6,7 @@ import {
   UploadPartCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { encodeTags } from '../../domain/retention.js';
 import type { MediaFileWriter } from '../../domain/sources/ports.js';
@@ -37,7 +37,7 @@ export function s3FileWriter(s3: S3Client, bucket: string, options: S3FileWriter
       const tagging = Object.keys(tags).length > 0 ? encodeTags(tags) : undefined;
       const object = { Bucket: bucket, Key: key };
       if (size <= singlePutMaxBytes) {
-        await s3.send(new PutObjectCommand({ ...object, Body: createReadStream(path), ContentLength: size, ContentType: contentType, Tagging: tagging }));
+        await withFileBody(path, 0, size - 1, (Body) => s3.send(new PutObjectCommand({ ...object, Body, ContentLength: size, ContentType: contentType, Tagging: tagging })));
         return;
       }
       const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ ...object, ContentType: contentType, Tagging: tagging }));
@@ -48,8 +48,8 @@ export function s3FileWriter(s3: S3Client, bucket: string, options: S3FileWriter
         for (let start = 0; start < size; start += partSize) {
           const end = Math.min(size, start + partSize) - 1;
           const PartNumber = parts.length + 1;
-          const { ETag } = await s3.send(
-            new UploadPartCommand({ ...object, UploadId, PartNumber, Body: createReadStream(path, { start, end }), ContentLength: end - start + 1 }),
+          const { ETag } = await withFileBody(path, start, end, (Body) =>
+            s3.send(new UploadPartCommand({ ...object, UploadId, PartNumber, Body, ContentLength: end - start + 1 })),
           );
           parts.push({ PartNumber, ETag });
         }
@@ -60,4 +60,15 @@ export function s3FileWriter(s3: S3Client, bucket: string, options: S3FileWriter
       }
     },
   };
+}
+
+/** Bytes start..end of the file as a request body, closed however the request ends (a failed request may not read it). */
+async function withFileBody<T>(path: string, start: number, end: number, send: (body: ReadStream) => Promise<T>): Promise<T> {
+  // An empty file (end -1) reads as no bytes.
+  const body = createReadStream(path, { start, end: Math.max(start, end) });
+  try {
+    return await send(body);
+  } finally {
+    body.destroy();
+  }
 }

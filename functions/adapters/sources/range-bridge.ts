@@ -21,7 +21,7 @@ export interface RangeBridge {
   /** `http://127.0.0.1:<port>/<token>`: what ffprobe opens instead of the source. */
   readonly url: string;
   /** The first error a read of the source raised (an ffprobe verdict drawn after one is void). */
-  readonly failure: unknown;
+  readonly failure: Error | undefined;
   close(): Promise<void>;
 }
 
@@ -33,11 +33,11 @@ export interface RangeBridge {
  */
 export async function openRangeBridge(source: RangeSource): Promise<RangeBridge> {
   const token = randomBytes(24).toString('base64url');
-  let failure: unknown;
+  let failure: Error | undefined;
   const server = http.createServer((request, response) => {
     serve(source, token, request, response).catch((error: unknown) => {
       // ffprobe closing a connection it no longer needs is routine; anything else voids the probe.
-      if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') failure ??= error;
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') failure ??= error instanceof Error ? error : new Error(String(error));
       // Before the headers, a 502 makes ffprobe stop at once ("Server returned 5XX").
       if (response.headersSent) response.destroy();
       else response.writeHead(502).end();

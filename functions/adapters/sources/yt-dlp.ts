@@ -133,8 +133,8 @@ interface YtDlpInfo extends YtDlpFormat {
 function parseInfo(stdout: string): YtDlpInfo {
   const line = stdout.trim().split('\n').at(-1) ?? '';
   try {
-    const info = JSON.parse(line) as unknown;
-    if (info && typeof info === 'object' && !Array.isArray(info)) return info as YtDlpInfo;
+    const info: unknown = JSON.parse(line);
+    if (info && typeof info === 'object' && !Array.isArray(info)) return info;
   } catch {
     // Reported below without the output, which may carry media URLs.
   }
