@@ -16,6 +16,8 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           // One local host (DynamoDB Local, s3rver, ffmpeg) serves every integration file.
           globalSetup: ['test/helpers/local-host-setup.ts'],
+          // The contract test: every response the suite receives is validated against openapi.json.
+          setupFiles: ['test/helpers/openapi-contract-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

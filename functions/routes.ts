@@ -113,10 +113,14 @@ export const routes = [
   { method: 'GET', path: '/v1/scanner-batches', handler: 'api/batches/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/scanner-batches/{batch_id}', handler: 'api/batches/get', idempotency: 'none', table: 'read' },
   { method: 'POST', path: '/v1/scanner-batches/{batch_id}/cancel', handler: 'api/batches/cancel', idempotency: 'none', table: 'readWrite' },
+  // The OpenAPI document (npm run openapi), bundled into its function; it reads nothing (a route takes table read at least).
+  { method: 'GET', path: '/v1/openapi.json', handler: 'api/openapi/get', idempotency: 'none', table: 'read' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof routes)[number];
-export type RouteKey = `${Route['method']} ${Route['path']}`;
+/** `GET /v1/account`: one per route (distributed over the routes, never a method with another route's path). */
+type KeyOf<R extends Route> = R extends Route ? `${R['method']} ${R['path']}` : never;
+export type RouteKey = KeyOf<Route>;
 
 export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;
 
@@ -137,7 +141,7 @@ export type RouteMatch =
 
 const compiled = routes.map((route) => ({
   route,
-  pattern: new RegExp(`^${route.path.replace(/\{([a-z_]+)\}/g, '(?<$1>[^/]+)')}$`),
+  pattern: new RegExp(`^${route.path.replaceAll('.', '\\.').replace(/\{([a-z_]+)\}/g, '(?<$1>[^/]+)')}$`),
 }));
 
 function decodeParameters(groups: Record<string, string>): Record<string, string> | undefined {

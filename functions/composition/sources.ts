@@ -14,6 +14,8 @@ import { s3 } from './media.js';
 /** A remote source is slower to probe than our own bucket: at least this long, whatever PROBE_TIMEOUT_MS says. */
 const SOURCE_PROBE_BUDGET_MS = 60_000;
 
+const PREFLIGHT_FALLBACK_MAX_BYTES = 256 * 1024 ** 2;
+
 /** Preflight and acquisition of one-off analysis sources (DESIGN §10). */
 export const sourceGateway = lazy((): SourceGateway => {
   const cfg = config();
@@ -22,6 +24,9 @@ export const sourceGateway = lazy((): SourceGateway => {
     inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)), Math.max(cfg.PROBE_TIMEOUT_MS, SOURCE_PROBE_BUDGET_MS)),
     store: s3FileWriter(s3(), cfg.MEDIA_BUCKET, { partSizeBytes: cfg.MULTIPART_PART_SIZE_BYTES }),
     ytDlp: ytDlp({ binaryPath: cfg.YT_DLP_PATH, ffmpegPath: () => resolveFfmpegPath(cfg.FFMPEG_PATH) }),
+    // A preflight answers within an API request: a server without byte ranges is measured only
+    // if the whole file is small enough to fetch in that time.
+    fallbackMaxBytes: PREFLIGHT_FALLBACK_MAX_BYTES,
   });
 });
 

@@ -25,7 +25,8 @@ export interface ApiRequest<P, Q, B> {
 }
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+/** Printable ASCII, 1..255 characters; the OpenAPI document states the same pattern. */
+export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
 /** A route that takes Idempotency-Key (route table) must be composed with the idempotent executor. */
 type IdempotencyDeps<H extends Route['handler']> =
@@ -46,7 +47,7 @@ export function httpHandler<H extends Route['handler'], D extends IdempotencyDep
   const route: RouteDefinition = routeFor(handlerName);
   let composed: D | undefined;
 
-  return middy<ApiEvent, ApiResponse, Error, Context>()
+  const lambda = middy<ApiEvent, ApiResponse, Error, Context>()
     .use(requestLogging())
     .use(flushMetrics())
     .use(errorEnvelope())
@@ -81,6 +82,8 @@ export function httpHandler<H extends Route['handler'], D extends IdempotencyDep
       );
       return toResponse(result, requestId, replayed ? { 'idempotent-replayed': 'true' } : {});
     });
+  // The OpenAPI generator (functions/api/openapi.ts) documents exactly the schemas that validate the requests.
+  return Object.assign(lambda, { requestSchemas: schemas });
 }
 
 function toResponse(result: HttpResult, requestId: string, headers: Record<string, string> = {}): ApiResponse {

@@ -157,7 +157,7 @@ export class HostChildren {
 }
 
 /** Pids of the processes whose environment carries the instance's mark (Linux; [] elsewhere). */
-function processesMarked(instance: string): number[] {
+export function processesMarked(instance: string): number[] {
   if (!hasProc) return [];
   const mark = `${HOST_INSTANCE_VARIABLE}=${instance}`;
   return readdirSync('/proc')

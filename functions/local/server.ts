@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { ApiError, type ErrorCode } from '../domain/errors.js';
@@ -121,9 +120,7 @@ export const defaultServerLimits: ServerLimits = { requestTimeoutMs: 30_000, max
 
 /**
  * After an early answer (413, 408, 429, or a malformed request) what the client still sends is
- * read and dropped for at most this long and this much before the connection closes: bytes that
- * met a closed socket would be answered with a reset, which can destroy the answer at the client
- * before it has read it.
+ * read and dropped for at most this long and this much before the connection closes.
  */
 const DRAIN_MS = 5_000;
 const DRAIN_BYTES = 64 * 1024 * 1024;
@@ -133,7 +130,6 @@ type Received = { kind: 'body'; body: Buffer } | { kind: 'too_large' | 'timeout'
 /** The whole body, within the size limit and the time limit; or why not. */
 function receiveBody(req: IncomingMessage, timeoutMs: number): Promise<Received> {
   if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve({ kind: 'too_large' });
-  if (req.complete) return Promise.resolve({ kind: 'body', body: Buffer.alloc(0) });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -154,35 +150,31 @@ function receiveBody(req: IncomingMessage, timeoutMs: number): Promise<Received>
   });
 }
 
-/** Reads and drops what is left of the request, within DRAIN_MS and DRAIN_BYTES. */
-function drain(stream: Readable): Promise<void> {
-  if (stream.readableEnded || stream.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    let bytes = 0;
-    const onData = (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > DRAIN_BYTES) done();
-    };
-    const timer = setTimeout(done, DRAIN_MS);
-    function done() {
-      clearTimeout(timer);
-      stream.off('data', onData).off('end', done).off('close', done);
-      resolve();
-    }
-    stream.on('data', onData).once('end', done).once('close', done);
-    stream.resume();
-  });
-}
+/** Connections answered early: nothing more is read from them as requests. */
+const answeredEarly = new WeakSet<Socket>();
 
 /**
- * Answers before the request has been read to its end: the whole answer first (its length is
- * declared, so the client has all of it), then the rest of the request is drained, then the
- * connection closes; it cannot carry another request.
+ * Answers a request that will not be read to its end (`request`), or a connection whose bytes are
+ * not HTTP: the whole answer and a FIN first; then what the client still sends is read and dropped
+ * until it has sent all of it or closes (within DRAIN_MS and DRAIN_BYTES), and only then the
+ * connection closes. Bytes that met a closed socket would be answered with a reset, which can
+ * destroy the answer at the client before it has read it.
  */
-function answerEarly(req: IncomingMessage, res: ServerResponse, response: ApiResponse): void {
-  res.writeHead(response.statusCode, { ...response.headers, connection: 'close', 'content-length': Buffer.byteLength(response.body) });
-  res.write(response.body);
-  void drain(req).then(() => res.end());
+function answerEarly(socket: Socket, response: ApiResponse, request?: IncomingMessage): void {
+  answeredEarly.add(socket);
+  const flushed = new Promise<void>((resolve) => socket.end(rawResponse(response), resolve));
+  let bytes = 0;
+  const timer = setTimeout(close, DRAIN_MS);
+  function close() {
+    clearTimeout(timer);
+    void flushed.then(() => socket.destroy());
+  }
+  socket.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > DRAIN_BYTES) close();
+  });
+  socket.once('end', close);
+  request?.once('end', close).resume();
 }
 
 function send(res: ServerResponse, response: ApiResponse): void {
@@ -190,7 +182,7 @@ function send(res: ServerResponse, response: ApiResponse): void {
   res.end(response.body);
 }
 
-/** The envelope as raw HTTP, for errors the HTTP parser finds before there is a request. */
+/** The envelope as raw HTTP, written on the connection itself (answerEarly). */
 function rawResponse(response: ApiResponse): string {
   const headers = { ...response.headers, connection: 'close', 'content-length': String(Buffer.byteLength(response.body)) };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
@@ -251,11 +243,11 @@ export function createApiServer(limits: ServerLimits = defaultServerLimits): Ser
   const overCap = connectionsPerClient(server, limits.maxConnectionsPerClient);
   /** Sockets with a response under way: a parser error on them can only close them. */
   const responding = new WeakSet<Socket>();
-  const answered = new WeakSet<Socket>();
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (answeredEarly.has(req.socket)) return void req.resume();
     const requestId = randomUUID();
-    const refuse = (code: ErrorCode, message: string) => answerEarly(req, res, errorResponse(new ApiError(code, message), requestId));
+    const refuse = (code: ErrorCode, message: string) => answerEarly(req.socket, errorResponse(new ApiError(code, message), requestId), req);
     responding.add(req.socket);
     res.once('close', () => responding.delete(req.socket));
     req.on('error', () => undefined); // a client gone mid-body: told by 'close' below
@@ -284,14 +276,12 @@ export function createApiServer(limits: ServerLimits = defaultServerLimits): Ser
   });
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (answered.has(socket)) return; // a broken parser reports again for every further chunk
+    if (answeredEarly.has(socket)) return; // a broken parser reports again for every further chunk
     if (error.code === 'ECONNRESET' || !socket.writable || responding.has(socket)) {
       socket.destroy();
       return;
     }
-    answered.add(socket);
-    socket.end(rawResponse(errorResponse(clientErrorOf(error, limits), randomUUID())));
-    void drain(socket).then(() => socket.destroy());
+    answerEarly(socket, errorResponse(clientErrorOf(error, limits), randomUUID()));
   });
   return server;
 }

@@ -1,8 +1,14 @@
 import * as z from 'zod';
 
-/** Length in characters (code points), as a person counts them, not UTF-16 units. */
+/**
+ * Length in characters (code points), as a person counts them, not UTF-16 units. JSON Schema's
+ * maxLength counts code points too, so the OpenAPI document states the same rule.
+ */
 export const maxChars = (max: number) =>
-  z.string().refine((value) => [...value].length <= max, { message: `At most ${max} characters.` });
+  z
+    .string()
+    .refine((value) => [...value].length <= max, { message: `At most ${max} characters.` })
+    .meta({ maxLength: max });
 
 /**
  * A number DynamoDB stores exactly as sent: within the safe-integer range (the SDK refuses larger
@@ -25,7 +31,14 @@ export const metadataSchema = z
     z
       .record(z.string().min(1).pipe(maxChars(40)), z.union([maxChars(500), storableNumber, z.boolean(), z.null()]))
       .refine((value) => Object.keys(value).length <= 20, { message: 'Metadata holds at most 20 keys.' }),
-  );
+  )
+  // The same rules as JSON Schema, for the OpenAPI document (refinements have no JSON Schema form).
+  .meta({
+    type: 'object',
+    maxProperties: 20,
+    propertyNames: { minLength: 1, maxLength: 40 },
+    additionalProperties: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
+  });
 export type Metadata = z.infer<typeof metadataSchema>;
 
 /** A page size in a query string: a whole number from 1 to `max` (a larger one is refused, not clamped). */

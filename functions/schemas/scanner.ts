@@ -55,13 +55,3 @@ export type ScannerPatch = z.infer<typeof scannerUpdateSchema>;
 
 /** Any string: a malformed id is just an unknown scanner (404), like a foreign one. */
 export const scannerIdParams = z.strictObject({ scanner_id: z.string().max(200) });
-
-export const scannerResourceSchema = z.object({
-  object: z.literal('scanner'),
-  scanner_id: z.string(),
-  version: z.int().min(1),
-  ...definitionShape,
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
-});
-export type ScannerResource = z.infer<typeof scannerResourceSchema>;

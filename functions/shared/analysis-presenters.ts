@@ -1,12 +1,13 @@
 import type { AnalysisRecord } from '../domain/runs/model.js';
 import type { AnalysisQuote, SourcePreflight } from '../domain/analyses/one-off.js';
 import type { Span } from '../domain/analysis/signals.js';
+import type { AnalysisQuoteResource, AnalysisResource, SourcePreflightResource } from '../schemas/responses.js';
 
 const seconds = (ms: number) => ms / 1000;
 const presentWindow = (window: Span) => ({ analysis_start_seconds: seconds(window.startMs), analysis_end_seconds: seconds(window.endMs) });
 
 /** An analysis as GET /v1/analyses/{analysis_id} returns it (DESIGN 10), and as analysis events carry it. */
-export function presentAnalysis(analysis: AnalysisRecord) {
+export function presentAnalysis(analysis: AnalysisRecord): AnalysisResource {
   const request = analysis.request;
   return {
     object: 'analysis' as const,
@@ -32,7 +33,7 @@ export function presentAnalysis(analysis: AnalysisRecord) {
 }
 
 /** POST /v1/sources/preflight (DESIGN 10). */
-export const presentPreflight = ({ source, maxWindowMs, proofAvailable }: SourcePreflight) => {
+export const presentPreflight = ({ source, maxWindowMs, proofAvailable }: SourcePreflight): SourcePreflightResource => {
   if (source.kind !== 'url') throw new TypeError('A preflight measures a URL source');
   return {
     object: 'source_preflight' as const,
@@ -48,7 +49,7 @@ export const presentPreflight = ({ source, maxWindowMs, proofAvailable }: Source
 };
 
 /** POST /v1/analyses/quote (DESIGN 10). */
-export const presentQuote = (quote: AnalysisQuote) => ({
+export const presentQuote = (quote: AnalysisQuote): AnalysisQuoteResource => ({
   object: 'analysis_quote' as const,
   window: presentWindow(quote.window),
   billed_seconds: seconds(quote.billedMs),

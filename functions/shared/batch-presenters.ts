@@ -1,8 +1,9 @@
 import { batchStatusOf, type BatchItemRecord, type BatchRecord } from '../domain/batches/model.js';
 import type { BatchView } from '../domain/batches/submit.js';
+import type { BatchItemResource, BatchResource, BatchSummaryResource } from '../schemas/responses.js';
 
 /** A batch as lists show it: state and counters, items not embedded. */
-export const presentBatchSummary = (batch: BatchRecord) => ({
+export const presentBatchSummary = (batch: BatchRecord): BatchSummaryResource => ({
   object: 'scanner_batch' as const,
   batch_id: batch.batchId,
   status: batchStatusOf(batch.counters, batch.cancelRequested),
@@ -12,7 +13,7 @@ export const presentBatchSummary = (batch: BatchRecord) => ({
   completed_at: batch.completedAt,
 });
 
-export const presentBatchItem = (item: BatchItemRecord) => ({
+export const presentBatchItem = (item: BatchItemRecord): BatchItemResource => ({
   object: 'scanner_batch_item' as const,
   client_id: item.clientId,
   scanner_id: item.scannerId,
@@ -28,7 +29,7 @@ export const presentBatchItem = (item: BatchItemRecord) => ({
 });
 
 /** POST and GET of one batch: the summary, one page of items, and the numeric cursor of the next. */
-export const presentBatch = ({ batch, items, nextItemOffset }: BatchView) => ({
+export const presentBatch = ({ batch, items, nextItemOffset }: BatchView): BatchResource => ({
   ...presentBatchSummary(batch),
   items: items.map(presentBatchItem),
   items_next_cursor: nextItemOffset,

@@ -3,9 +3,13 @@ import { PROOF_MAX_WINDOW_MS } from '../domain/analyses/limits.js';
 import { effectiveMaxObservations, limitsOf } from '../domain/accounts.js';
 import { uploadStatusAt, type UploadTargets } from '../domain/uploads.js';
 import type { Account, Page, ScannerRecord, UploadRecord } from '../domain/ports.js';
+import type { AccountResource, List, ScannerResource, UploadResource } from '../schemas/responses.js';
 
-/** Public shapes: fields are allowlisted here, so nothing internal leaks into a response. */
-export const presentScanner = (scanner: ScannerRecord) => ({
+/**
+ * Public shapes: fields are allowlisted here, so nothing internal leaks into a response. Each is
+ * typed by its response schema (functions/schemas/responses.ts): the OpenAPI document cannot drift.
+ */
+export const presentScanner = (scanner: ScannerRecord): ScannerResource => ({
   object: 'scanner' as const,
   scanner_id: scanner.scannerId,
   version: scanner.version,
@@ -22,14 +26,14 @@ export const presentScanner = (scanner: ScannerRecord) => ({
   updated_at: scanner.updatedAt,
 });
 
-export const presentList = <T, R>(page: Page<T>, present: (item: T) => R) => ({
+export const presentList = <T, R>(page: Page<T>, present: (item: T) => R): List<R> => ({
   object: 'list' as const,
   data: page.items.map(present),
   next_cursor: page.nextCursor,
 });
 
 /** `waitingRuns`: the account's runs queued for a concurrency slot. */
-export function presentAccount(account: Account, deploymentMaxObservations: number, waitingRuns: number) {
+export function presentAccount(account: Account, deploymentMaxObservations: number, waitingRuns: number): AccountResource {
   const limits = limitsOf(account);
   return {
     object: 'account' as const,
@@ -58,7 +62,7 @@ export function presentAccount(account: Account, deploymentMaxObservations: numb
  * upload_parts) are secrets handed out once, by POST /v1/uploads; everywhere else they are null.
  * Over the multipart threshold there is no single target: upload_parts lists one PUT per part.
  */
-export function presentUpload(upload: UploadRecord, now: Date, targets?: UploadTargets) {
+export function presentUpload(upload: UploadRecord, now: Date, targets?: UploadTargets): UploadResource {
   const single = targets?.kind === 'single' ? targets.target : undefined;
   const parts = targets?.kind === 'multipart' ? targets.parts : undefined;
   return {

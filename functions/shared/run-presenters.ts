@@ -1,10 +1,11 @@
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../domain/runs/model.js';
 import type { AnalysisProgress } from '../domain/runs/queries.js';
+import type { AnalysisProgressResource, MomentListResource, MomentResource, RunResource } from '../schemas/responses.js';
 
 const seconds = (ms: number) => ms / 1000;
 
 /** A run as GET /v1/runs/{run_id} returns it (and as run events carry it). */
-export const presentRun = (run: RunRecord) => ({
+export const presentRun = (run: RunRecord): RunResource => ({
   object: 'run' as const,
   run_id: run.runId,
   status: run.status,
@@ -28,7 +29,10 @@ export const presentRun = (run: RunRecord) => ({
   completed_at: run.completedAt,
 });
 
-/** Stored observations are already in their public shape; this strips nothing but guards the field list. */
+/**
+ * Stored observations are already in their public shape; this strips nothing but guards the field list.
+ * Typed as stored: the schema's per-type variants are checked on real answers by the contract tests.
+ */
 export const presentObservation = (o: ObservationRecord): ObservationRecord => ({
   object: 'observation',
   observation_id: o.observation_id,
@@ -48,7 +52,7 @@ export const presentObservation = (o: ObservationRecord): ObservationRecord => (
   created_at: o.created_at,
 });
 
-export const presentMoment = (m: MomentRecord) => ({
+export const presentMoment = (m: MomentRecord): MomentResource => ({
   object: 'moment' as const,
   id: m.id,
   start_ms: m.start_ms,
@@ -63,7 +67,7 @@ export const presentMoment = (m: MomentRecord) => ({
   observation_id: m.observation_id,
 });
 
-export const presentMoments = (analysis: AnalysisRecord, moments: MomentRecord[]) => ({
+export const presentMoments = (analysis: AnalysisRecord, moments: MomentRecord[]): MomentListResource => ({
   object: 'moment_list' as const,
   analysis_id: analysis.analysisId,
   count: moments.length,
@@ -74,7 +78,7 @@ export const presentMoments = (analysis: AnalysisRecord, moments: MomentRecord[]
 const CHUNKS_SHARE = 0.95;
 
 /** GET /v1/analyses/{analysis_id}/progress: queue position while queued, chunks while processing. */
-export function presentProgress({ analysis, run, queuePosition }: AnalysisProgress) {
+export function presentProgress({ analysis, run, queuePosition }: AnalysisProgress): AnalysisProgressResource {
   const chunksDone = Math.min(analysis.chunksDone, analysis.chunksTotal ?? 0);
   const chunkFraction = analysis.chunksTotal ? chunksDone / analysis.chunksTotal : 0;
   return {

@@ -83,6 +83,18 @@ export interface Client {
   send<T = unknown>(method: string, path: string, options?: SendOptions): Promise<ApiResponse<T>>;
 }
 
+/** Sees every response api() receives, before the test does; throwing fails the request (and the test). */
+export type ResponseHook = (response: { method: string; url: string; status: number; headers: Headers; text: string }) => void;
+let responseHook: ResponseHook | undefined;
+
+/**
+ * Opt-in: the integration project validates every response against openapi.json this way
+ * (test/helpers/openapi-contract-setup.ts). `undefined` removes the hook.
+ */
+export function onResponse(hook: ResponseHook | undefined): void {
+  responseHook = hook;
+}
+
 /** `api(baseUrl, key)`: requests with `Authorization: Bearer <key>` (none when key is undefined). */
 export function api(baseUrl: string, apiKey?: string): Client {
   const send = async <T>(method: string, path: string, options: SendOptions = {}): Promise<ApiResponse<T>> => {
@@ -97,6 +109,7 @@ export function api(baseUrl: string, apiKey?: string): Client {
     Object.assign(headers, options.headers);
     const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
+    responseHook?.({ method, url: response.url, status: response.status, headers: response.headers, text });
     let parsed: unknown = text;
     try {
       parsed = text ? (JSON.parse(text) as unknown) : undefined;

@@ -23,7 +23,7 @@ import { setImmediate, setInterval } from 'node:timers';
 import { URL } from 'node:url';
 
 const flags = new Set(['--ignore-config', '--no-playlist', '--no-warnings', '--no-progress', '--no-cache-dir', '--dump-single-json', '-J', '--skip-download', '--no-simulate', '--no-mtime']);
-const valued = new Set(['--socket-timeout', '--retries', '-R', '--match-filters', '-f', '-S', '--format-sort', '--merge-output-format', '--ffmpeg-location', '--max-filesize', '-o', '--output']);
+const valued = new Set(['--use-extractors', '--ies', '--socket-timeout', '--retries', '-R', '--match-filters', '-f', '-S', '--format-sort', '--merge-output-format', '--ffmpeg-location', '--max-filesize', '-o', '--output']);
 
 const options = new Map();
 const urls = [];

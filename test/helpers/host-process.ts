@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { childEnv, repoRoot } from './processes.js';
@@ -149,5 +149,30 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Alive and not a zombie. An orphan's parent is init, which may never reap it (a container whose
+ * pid 1 is no init): a killed orphan then stays a zombie, which holds nothing but its pid.
+ */
+export function processRunning(pid: number): boolean {
+  if (!existsSync('/proc')) return processAlive(pid);
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until none of the pids is running (zombies count as gone); fails naming those left after timeoutMs. */
+export async function untilGone(pids: number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = pids.filter(processRunning);
+    if (!left.length) return;
+    if (Date.now() > deadline) throw new Error(`still running after ${timeoutMs} ms: ${left.map((pid) => `${pid} (${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 120)})`).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

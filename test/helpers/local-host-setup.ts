@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalHost } from '../../functions/local/host.js';
 import { awsCallLogFile } from './aws-call-log.js';
+import { coverageLog, writeCoverageReport } from './openapi-contract.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,6 +37,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Every AWS call made for a deployed unit, by this host and by the hosts tests start (they
   // inherit the variable), for the permission check that runs after this project (test/permissions).
   rmSync(awsCallLogFile, { force: true });
+  // The (route, status) pairs this run's responses cover (openapi-contract-setup.ts), reported at teardown.
+  rmSync(coverageLog, { force: true });
   process.env.AWS_CALL_LOG = awsCallLogFile;
   project.vitest.provide('awsCallLog', awsCallLogFile);
   const dataDir = await mkdtemp(join(tmpdir(), 'mss-it-'));
@@ -48,6 +51,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('accountId', host.accountId);
   project.provide('dataDir', host.dataDir);
   return async () => {
+    const { covered, documented } = writeCoverageReport();
+    console.log(`OpenAPI contract: ${covered.length} of ${documented} documented (route, status) pairs covered; see test-results/openapi-coverage.txt.`);
     await host.stop();
     await rm(dataDir, { recursive: true, force: true });
   };

@@ -35,9 +35,13 @@ export async function openRangeBridge(source: RangeSource): Promise<RangeBridge>
   const token = randomBytes(24).toString('base64url');
   let failure: Error | undefined;
   const server = http.createServer((request, response) => {
+    // ffprobe closing a connection it no longer needs (it seeks by opening another) is routine: the
+    // read it cut short then fails, and that failure is no fault of the source.
+    let peerClosed = false;
+    const closedByPeer = () => (peerClosed = true);
+    request.socket.once('end', closedByPeer).once('error', closedByPeer);
     serve(source, token, request, response).catch((error: unknown) => {
-      // ffprobe closing a connection it no longer needs is routine; anything else voids the probe.
-      if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') failure ??= error instanceof Error ? error : new Error(String(error));
+      if (!peerClosed && (error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') failure ??= firstCause(error);
       // Before the headers, a 502 makes ffprobe stop at once ("Server returned 5XX").
       if (response.headersSent) response.destroy();
       else response.writeHead(502).end();
@@ -56,6 +60,12 @@ export async function openRangeBridge(source: RangeSource): Promise<RangeBridge>
         server.close(() => resolve());
       }),
   };
+}
+
+/** A read cut short while its stream was being destroyed surfaces as an AggregateError of both. */
+function firstCause(error: unknown): Error {
+  if (error instanceof AggregateError) return firstCause(error.errors[0]);
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 async function serve(source: RangeSource, token: string, request: IncomingMessage, response: ServerResponse): Promise<void> {

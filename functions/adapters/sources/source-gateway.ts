@@ -1,11 +1,10 @@
 import { tmpdir } from 'node:os';
-import { ApiError } from '../../domain/errors.js';
 import type { MediaInspector } from '../../domain/ports.js';
 import type { MediaFileWriter, SourceGateway, SourceOrigin } from '../../domain/sources/ports.js';
-import { OutboundRequestFailed, OutboundRequestRefused } from '../outbound/errors.js';
 import type { OutboundClient } from '../outbound/outbound-client.js';
 import { downloadHttp, preflightHttp, type HttpSourceDeps } from './http-source.js';
 import { fileRangeSource } from './range-bridge.js';
+import { sourceError } from './source-errors.js';
 import { resolveStorageLink } from './storage-links.js';
 import { inTempDir } from './temp-files.js';
 import { verifyVideo } from './verify-video.js';
@@ -78,20 +77,3 @@ async function asSourceErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * Outbound failures as API errors (DESIGN §9): a refused target is the client's to fix (422
- * untrusted_source_url), a failed exchange makes the source unreadable. Messages name the reason
- * only: the outbound error's own message names the URL's path, which may be a share token.
- */
-export function sourceError(error: unknown): unknown {
-  const reason = error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed ? error.reason.replaceAll('_', ' ') : '';
-  if (error instanceof OutboundRequestRefused) {
-    return new ApiError('untrusted_source_url', `The source, or a redirect it answered with, is not allowed (${reason}).`, 'source_url');
-  }
-  if (error instanceof OutboundRequestFailed) {
-    return error.reason === 'too_large'
-      ? new ApiError('source_too_large', 'The source is larger than this request accepts.', 'source_url')
-      : new ApiError('source_unreadable', `The source could not be fetched (${reason}).`, 'source_url');
-  }
-  return error;
-}

@@ -2,6 +2,7 @@ import { ApiError } from '../../domain/errors.js';
 import { ProbeTransportError } from '../../domain/media-probe.js';
 import type { Inspection, MediaInspector, UploadFailureCode } from '../../domain/ports.js';
 import { openRangeBridge, type RangeSource } from './range-bridge.js';
+import { sourceError } from './source-errors.js';
 
 /** What a failed inspection means for a source (the upload wording of the inspector does not fit). */
 const verdictMessages: Partial<Record<UploadFailureCode, string>> = {
@@ -24,11 +25,11 @@ export async function verifyVideo(inspector: MediaInspector, source: RangeSource
       inspection = await inspector.inspect(bridge.url, 'video', { maxDurationMs });
     } catch (error) {
       // ffprobe could not read through the bridge: the source's failure is the cause, if it had one.
-      if (bridge.failure !== undefined) throw bridge.failure;
+      if (bridge.failure !== undefined) throw readFailure(bridge.failure);
       if (error instanceof ProbeTransportError) throw unreadable('The source could not be read.');
       throw error;
     }
-    if (bridge.failure !== undefined) throw bridge.failure;
+    if (bridge.failure !== undefined) throw readFailure(bridge.failure);
     if (!inspection.ok) {
       throw unreadable(verdictMessages[inspection.error.code] ?? 'The source is not readable video (an unsupported container or codec, or damaged media).');
     }
@@ -39,3 +40,9 @@ export async function verifyVideo(inspector: MediaInspector, source: RangeSource
 }
 
 export const unreadable = (message: string): ApiError => new ApiError('source_unreadable', message, 'source_url');
+
+/** A failed read of the source, as an API error: an outbound failure says why, anything else is unreadable. */
+function readFailure(error: Error): unknown {
+  const mapped = sourceError(error);
+  return mapped instanceof ApiError ? mapped : unreadable('The source could not be read.');
+}

@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { delimiter, extname, join } from 'node:path';
 import { ApiError } from '../../domain/errors.js';
 import type { SourceFacts } from '../../domain/sources/ports.js';
 import type { DownloadedFile } from './temp-files.js';
+import { factsOf, parseInfo, providerMessage, sizeOf, titleOf, type YtDlpInfo } from './yt-dlp-info.js';
+import { runYtDlp, ytDlpUnavailable } from './yt-dlp-process.js';
 import { unreadable } from './verify-video.js';
 
 /**
@@ -13,6 +13,8 @@ import { unreadable } from './verify-video.js';
  * package `yt-dlp`). It runs as a child process with an argv (never a shell), no configuration
  * files, a minimal environment (none of our credentials), and bounds on time and bytes. Its
  * output is never passed on verbatim: its messages can carry the page URL and media URLs.
+ * yt-dlp connects by itself, not through the outbound client: only built-in provider hosts reach
+ * it, and only the provider-specific extractors may run.
  *
  * Format choice, for preflight and acquisition alike: `bv*+ba/b` (yt-dlp's own default: the best
  * video with the best audio, or the best single file with both) sorted by `res:1080,ext:mp4:m4a`
@@ -42,7 +44,12 @@ export interface YtDlp {
 
 const FORMAT = 'bv*+ba/b';
 const FORMAT_SORT = 'res:1080,ext:mp4:m4a';
-const common = ['--ignore-config', '--no-playlist', '--no-warnings', '--no-progress', '--no-cache-dir', '--socket-timeout', '30', '--retries', '3'];
+const common = [
+  '--ignore-config', '--no-playlist', '--no-warnings', '--no-progress', '--no-cache-dir', '--socket-timeout', '30', '--retries', '3',
+  // Never the generic extractor: it would fetch whatever a provider-host URL points it at
+  // (youtube.com/redirect?q=http://169.254.169.254/...) outside the outbound client's checks.
+  '--use-extractors', 'default,-generic',
+];
 
 export const ytDlpArgs = {
   info: (url: URL) => [...common, '--dump-single-json', '--skip-download', '-f', `${FORMAT}/b*`, '-S', FORMAT_SORT, '--', url.href],
@@ -94,166 +101,15 @@ export function ytDlp(options: YtDlpOptions): YtDlp {
 
 const contentTypes: Record<string, string> = { mp4: 'video/mp4', webm: 'video/webm', mkv: 'video/x-matroska', mov: 'video/quicktime' };
 
-const unavailable = () =>
-  new ApiError('provider_unavailable', 'Resolving provider pages needs yt-dlp, which this deployment lacks: install the Debian package yt-dlp or set YT_DLP_PATH.');
-
 /** The configured binary, or `yt-dlp` on the search path; provider_unavailable when there is none. */
 export async function locateYtDlp(options: Pick<YtDlpOptions, 'binaryPath' | 'searchPath'>): Promise<string> {
   const executable = (path: string) => access(path, constants.X_OK).then(() => true, () => false);
   if (options.binaryPath) {
     if (await executable(options.binaryPath)) return options.binaryPath;
-    throw unavailable();
+    throw ytDlpUnavailable();
   }
   for (const dir of (options.searchPath ?? process.env.PATH ?? '').split(delimiter)) {
     if (dir && (await executable(join(dir, 'yt-dlp')))) return join(dir, 'yt-dlp');
   }
-  throw unavailable();
-}
-
-// ---- the info dict (yt-dlp README "OUTPUT TEMPLATE", extractor/common.py) ----------------------
-
-interface YtDlpFormat {
-  vcodec?: string | null;
-  filesize?: number | null;
-  filesize_approx?: number | null;
-}
-
-interface YtDlpInfo extends YtDlpFormat {
-  _type?: string;
-  title?: string | null;
-  /** Seconds. */
-  duration?: number | null;
-  is_live?: boolean | null;
-  live_status?: string | null;
-  formats?: YtDlpFormat[] | null;
-  /** The parts the format selection chose (video and audio) when they are merged. */
-  requested_formats?: YtDlpFormat[] | null;
-}
-
-function parseInfo(stdout: string): YtDlpInfo {
-  const line = stdout.trim().split('\n').at(-1) ?? '';
-  try {
-    const info: unknown = JSON.parse(line);
-    if (info && typeof info === 'object' && !Array.isArray(info)) return info;
-  } catch {
-    // Reported below without the output, which may carry media URLs.
-  }
-  throw unreadable('The provider answered with something other than a video description.');
-}
-
-export function factsOf(info: YtDlpInfo): SourceFacts {
-  if (info._type === 'playlist' || info._type === 'multi_video') throw unreadable('The link names a playlist; give the link of one video.');
-  if (info.is_live === true || ['is_live', 'is_upcoming', 'post_live'].includes(info.live_status ?? '')) {
-    throw unreadable('Live streams cannot be analysed; give the link of a recorded video.');
-  }
-  // As yt-dlp's own `bv*` does: a format has video unless its vcodec is "none".
-  const formats = info.formats?.length ? info.formats : [info];
-  if (!formats.some((format) => format.vcodec !== 'none')) {
-    throw unreadable('The source has no video stream; one-off analyses take video (audio-only sources are refused).');
-  }
-  const seconds = info.duration;
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) throw unreadable('The provider does not say how long this video is.');
-  return { mediaKind: 'video', durationMs: Math.round(seconds * 1000), sizeBytes: sizeOf(info), title: titleOf(info) };
-}
-
-const bytesOf = (format: YtDlpFormat): number | undefined => {
-  const size = format.filesize ?? format.filesize_approx;
-  return typeof size === 'number' && Number.isFinite(size) && size > 0 ? Math.round(size) : undefined;
-};
-
-/** The chosen parts' sizes summed when all are known, else the top-level estimate, else unknown. */
-function sizeOf(info: YtDlpInfo): number | null {
-  const parts = (info.requested_formats ?? []).map(bytesOf);
-  if (parts.length > 0 && parts.every((size) => size !== undefined)) return parts.reduce((sum: number, size) => sum + (size ?? 0), 0);
-  return bytesOf(info) ?? null;
-}
-
-const titleOf = (info: YtDlpInfo): string | null => (typeof info.title === 'string' && info.title.trim() ? info.title.trim().slice(0, 300) : null);
-
-/** yt-dlp's last ERROR line without the `[extractor] id:` prefix (the id may be a share token) or any URL. */
-function providerMessage(stderr: string): string {
-  const line = stderr.split('\n').filter((text) => text.startsWith('ERROR:')).at(-1) ?? '';
-  const reason = line
-    .replace(/^ERROR:\s*/, '')
-    .replace(/^\[[^\]]+\]\s+\S+:\s+/, '')
-    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>')
-    .trim()
-    .slice(0, 300);
-  return reason ? `The provider could not give this video: ${reason}` : 'The provider could not give this video.';
-}
-
-// ---- the child process ---------------------------------------------------------------------
-
-interface YtDlpRun {
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  /** The files in `dir` grew past maxBytes (yt-dlp cannot bound a download of unknown size). */
-  overBytes: boolean;
-}
-
-const MAX_STDOUT_CHARS = 32 * 1024 * 1024;
-const MAX_STDERR_CHARS = 64 * 1024;
-
-/**
- * One yt-dlp run in its own process group (it starts ffmpeg to merge: a stop must reach both),
- * stopped at the deadline, or, with `dir`, as soon as the files there exceed maxBytes.
- */
-function runYtDlp(binary: string, args: readonly string[], bounds: { timeoutMs: number; dir?: string; maxBytes?: number }): Promise<YtDlpRun> {
-  return new Promise((resolve, reject) => {
-    const home = bounds.dir ?? tmpdir();
-    const child = spawn(binary, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: home, LANG: 'C.UTF-8' },
-    });
-    const result: YtDlpRun = { exitCode: null, stdout: '', stderr: '', timedOut: false, overBytes: false };
-    const stop = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
-    const timer = setTimeout(() => {
-      result.timedOut = true;
-      stop();
-    }, bounds.timeoutMs);
-    const watcher = bounds.dir === undefined ? undefined : setInterval(() => void watchBytes(bounds.dir ?? '', bounds.maxBytes ?? Infinity, () => {
-      result.overBytes = true;
-      stop();
-    }), 500);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      if (result.stdout.length + chunk.length > MAX_STDOUT_CHARS) stop();
-      else result.stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      if (result.stderr.length < MAX_STDERR_CHARS) result.stderr += chunk.slice(0, MAX_STDERR_CHARS - result.stderr.length);
-    });
-    const finish = () => {
-      clearTimeout(timer);
-      clearInterval(watcher);
-    };
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      finish();
-      // Not the error itself: it carries the argv, and with it the URL.
-      reject(error.code === 'ENOENT' || error.code === 'EACCES' ? unavailable() : new Error(`yt-dlp could not be started (${error.code ?? 'unknown error'})`));
-    });
-    child.once('close', (exitCode) => {
-      finish();
-      resolve({ ...result, exitCode });
-    });
-  });
-}
-
-async function watchBytes(dir: string, maxBytes: number, over: () => void): Promise<void> {
-  try {
-    // A merge's output (source.temp.mp4) repeats its parts' bytes: only what was downloaded counts.
-    const names = (await readdir(dir)).filter((name) => !name.includes('.temp.'));
-    const sizes = await Promise.all(names.map((name) => stat(join(dir, name)).then((s) => s.size, () => 0)));
-    if (sizes.reduce((sum, size) => sum + size, 0) > maxBytes) over();
-  } catch {
-    // The directory is being cleaned up.
-  }
+  throw ytDlpUnavailable();
 }

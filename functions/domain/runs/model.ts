@@ -4,8 +4,8 @@ import type { Span } from '../analysis/signals.js';
 import type { MediaKind } from '../analysis/observation-types.js';
 import type { ObservationDraft } from '../analysis/contract.js';
 import type { BatchItemRef } from '../batches/model.js';
-import type { MomentBrief } from '../analysis/moment-brief.js';
-import type { SourceOrigin } from '../sources/ports.js';
+import type { ChatMomentType, MomentBrief } from '../analysis/moment-brief.js';
+import type { ProviderKind, SourceOrigin } from '../sources/ports.js';
 
 export type RunStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed';
 export type AnalysisStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed' | 'canceled';
@@ -77,7 +77,7 @@ export type AnalysisSource =
   | { kind: 'upload'; upload_id: string; media_kind: MediaKind; duration_ms: number }
   | {
       kind: 'url';
-      provider: { id: string; name: string; kind: string } | { kind: 'trusted_host'; host: string };
+      provider: { id: string; name: string; kind: ProviderKind } | { kind: 'trusted_host'; host: string };
       host: string;
       media_kind: 'video';
       duration_ms: number;
@@ -89,7 +89,7 @@ export type AnalysisSource =
 export interface OneOffRequest {
   what_to_find: string | null;
   profile: 'conversation' | 'gameplay';
-  chat_moment_types: string[];
+  chat_moment_types: ChatMomentType[];
   speech_cleanup: SpeechCleanup;
   max_moments: number;
   min_seconds: number;

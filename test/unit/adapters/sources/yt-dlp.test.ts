@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locateYtDlp, ytDlp, ytDlpArgs } from '../../../../functions/adapters/sources/yt-dlp.js';
+import { inheritedVariables } from '../../../../functions/adapters/sources/yt-dlp-process.js';
+import { HOST_INSTANCE_VARIABLE } from '../../../../functions/local/host-processes.js';
 import { providerForHost } from '../../../../functions/domain/providers.js';
 import type { SourceOrigin } from '../../../../functions/domain/sources/ports.js';
 import { apiErrorOf, fakeYtDlpPath, gatewayFixture, sha256, type GatewayFixture } from './support.js';
@@ -119,7 +121,7 @@ describe('finding yt-dlp', () => {
 });
 
 describe('the command lines', () => {
-  it('pass the URL after "--", ignore configuration files and bound the download', () => {
+  it('pass the URL after "--", ignore configuration files, never run the generic extractor and bound the download', () => {
     const url = page('clip');
     const info = ytDlpArgs.info(url);
     const download = ytDlpArgs.download(url, '/tmp/d', 1234, '/opt/ffmpeg');
@@ -127,11 +129,16 @@ describe('the command lines', () => {
       expect(args.slice(-2)).toEqual(['--', url.href]);
       expect(args).toContain('--ignore-config');
       expect(args).toContain('--no-playlist');
+      expect(args.join(' ')).toContain('--use-extractors default,-generic');
     }
     expect(info).toContain('--skip-download');
     expect(download.join(' ')).toContain('--max-filesize 1234');
     expect(download.join(' ')).toContain('--ffmpeg-location /opt/ffmpeg');
     expect(download.join(' ')).toContain('-o /tmp/d/source.%(ext)s');
+  });
+
+  it("carry the local host's instance mark, so its reaper ends yt-dlp with a dead host", () => {
+    expect(inheritedVariables).toContain(HOST_INSTANCE_VARIABLE);
   });
 
   it('the stand-in refuses options yt-dlp does not have, as yt-dlp does', async () => {

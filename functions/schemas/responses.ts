@@ -1,0 +1,420 @@
+/**
+ * Response schemas: every resource the presenters (functions/shared/*-presenters.ts) shape, as
+ * zod schemas. They are the contract of the OpenAPI document (functions/api/openapi.ts), and the
+ * presenters are typed against them (z.infer), so a presenter cannot add, drop or retype a field
+ * without the document changing too. Nothing parses responses at run time: Lambdas import only
+ * the types of this module (`import type`), never its values.
+ */
+import * as z from 'zod';
+import { errorCatalog } from '../domain/errors.js';
+import { idPattern, type IdKind } from '../domain/ids.js';
+import { planNames } from '../domain/plans.js';
+import { chatMomentTypes } from '../domain/analysis/moment-brief.js';
+import { evidenceKinds, observationTypes } from '../domain/analysis/observation-types.js';
+import { metadataSchema } from './common.js';
+import { profiles, scannerCreateSchema, scannerTypes } from './scanner.js';
+import { uploadContentTypes, uploadStatuses } from './upload.js';
+
+// ---- Building blocks -----------------------------------------------------------------------
+
+/** DESIGN §3: ISO 8601 UTC with milliseconds. The format is what clients check; zod's own regex would only add noise. */
+const timestamp = z.string().meta({ format: 'date-time', examples: ['2026-11-23T10:15:30.123Z'] });
+const nullableTimestamp = timestamp.nullable();
+const id = (kind: IdKind) => z.string().regex(idPattern(kind));
+const count = z.int().min(0);
+const milliseconds = z.int().min(0);
+const mediaKind = z.enum(['video', 'audio']);
+const runStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed'] as const;
+const analysisStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed', 'canceled'] as const;
+const billingStates = ['reserved', 'charged', 'refunded'] as const;
+
+/** Why terminal work failed (runs, analyses, batch items). */
+export const terminalErrorSchema = z
+  .object({ code: z.string(), message: z.string() })
+  .describe('Why the work ended in failure; null unless it did.');
+
+/** A window of a source, in seconds (runs of video find_moments scanners, one-off analyses). */
+const windowSchema = z.object({ analysis_start_seconds: z.number().min(0), analysis_end_seconds: z.number().min(0) });
+
+// ---- Errors (DESIGN §4) --------------------------------------------------------------------
+
+export const errorCodes = Object.keys(errorCatalog) as [keyof typeof errorCatalog, ...(keyof typeof errorCatalog)[]];
+const errorTypes = [...new Set(Object.values(errorCatalog).map((entry) => entry.type))] as [string, ...string[]];
+
+export const errorEnvelopeSchema = z
+  .object({
+    error: z.object({
+      type: z.enum(errorTypes).describe('The family of the error.'),
+      code: z.enum(errorCodes).describe('Stable, machine-readable reason; each operation lists the codes it can answer.'),
+      message: z.string().describe('For people; may change at any time.'),
+      param: z.string().optional().describe('The request field at fault, as a path such as `items[3].upload_id`.'),
+      request_id: z.string().describe('Equal to the x-request-id header; quote it when asking for help.'),
+    }),
+  })
+  .describe('Every error answers in this envelope, with `content-type: application/json`.');
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+
+// ---- Lists (DESIGN §3) ---------------------------------------------------------------------
+
+/** `{object: "list", data, next_cursor}`: pass next_cursor back as `?cursor=` for the next page. */
+export const listSchema = <T extends z.ZodType>(item: T) =>
+  z.object({
+    object: z.literal('list'),
+    data: z.array(item),
+    next_cursor: z.string().nullable().describe('Opaque; send it back as `cursor` for the next page. Null on the last page.'),
+  });
+export type List<T> = { object: 'list'; data: T[]; next_cursor: string | null };
+
+// ---- Account -------------------------------------------------------------------------------
+
+export const accountSchema = z.object({
+  object: z.literal('account'),
+  account_id: id('account'),
+  plan: z.enum(planNames),
+  wallet: z.object({
+    balance_credits: z.int().describe('1 credit per analysed minute, rounded up per run.'),
+    credit_unit_seconds: z.literal(60),
+  }),
+  limits: z.object({
+    max_video_bytes: count,
+    max_audio_bytes: count,
+    max_source_minutes: count,
+    max_observations: z.int().min(1).describe('Effective cap on observations per run for this account.'),
+  }),
+  retention: z.object({ days: z.int().min(1) }),
+  concurrency: z.object({
+    limit: z.int().min(1),
+    in_use: count,
+    queued: count.describe("The account's runs waiting for a slot."),
+  }),
+  proof_allowance: z.object({ analysis_available: z.boolean(), max_window_seconds: z.number() }),
+  built_in_providers: z.array(z.object({ id: z.string(), name: z.string(), kind: z.enum(['recorded_video', 'social', 'meeting', 'storage']) })),
+  trusted_hosts: z.array(z.string()).describe('Exact hostnames whose HTTPS media URLs one-off analyses accept.'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type AccountResource = z.infer<typeof accountSchema>;
+
+// ---- Scanners ------------------------------------------------------------------------------
+
+const scannerOutputSchema = z.object({ labels: z.array(z.string()).optional(), fields: z.array(z.string()).optional() });
+
+export const scannerSchema = z.object({
+  object: z.literal('scanner'),
+  scanner_id: id('scanner'),
+  version: z.int().min(1).describe('1 on creation; every PATCH creates the next immutable version.'),
+  name: z.string(),
+  instructions: z.string(),
+  type: z.enum(scannerTypes),
+  profile: z.enum(profiles).nullable(),
+  max_observations: z.int().min(1).nullable().describe("Null: the account's cap."),
+  min_seconds: z.int().nullable(),
+  max_seconds: z.int().nullable(),
+  output: scannerOutputSchema.nullable().describe('Classifier labels or extractor fields.'),
+  metadata: metadataSchema,
+  created_at: timestamp.describe('When version 1 was created.'),
+  updated_at: timestamp.describe('When this version was created.'),
+});
+export type ScannerResource = z.infer<typeof scannerSchema>;
+
+// ---- Uploads -------------------------------------------------------------------------------
+
+const streamSchema = z.object({
+  index: z.int().min(0),
+  type: mediaKind,
+  codec: z.string(),
+  width: z.int().nullable(),
+  height: z.int().nullable(),
+  frame_rate: z.number().nullable(),
+  channels: z.int().nullable(),
+  sample_rate: z.int().nullable(),
+  attached_picture: z.boolean().describe('Cover art: accepted, never decoded.'),
+});
+
+export const uploadSchema = z.object({
+  object: z.literal('upload'),
+  upload_id: id('upload'),
+  status: z.enum(uploadStatuses).describe('Only `ready` can start a run.'),
+  media_kind: mediaKind,
+  filename: z.string(),
+  content_type: z.enum(uploadContentTypes),
+  size_bytes: z.int().min(1),
+  upload_method: z.literal('PUT').nullable().describe('Only in the POST /v1/uploads answer (single-PUT uploads).'),
+  upload_url: z.string().nullable().describe('Signed, time-limited; only in the POST /v1/uploads answer.'),
+  upload_headers: z
+    .record(z.string(), z.string())
+    .nullable()
+    .describe('Send every entry with the bytes; they are part of the signature. `{}` for multipart uploads.'),
+  upload_parts: z
+    .array(z.object({ part_number: z.int().min(1), upload_url: z.string(), size_bytes: z.int().min(1) }))
+    .nullable()
+    .describe('Over 5 GiB: one PUT per part instead of upload_url; only in the POST /v1/uploads answer.'),
+  expires_at: timestamp.describe('Deadline of the signed target(s); not the retention deadline.'),
+  duration_ms: milliseconds.nullable(),
+  streams: z.array(streamSchema).nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable().describe('Why the upload failed (docs/uploads.md lists the codes).'),
+  retention_expires_at: nullableTimestamp,
+  ready_at: nullableTimestamp,
+  failed_at: nullableTimestamp,
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type UploadResource = z.infer<typeof uploadSchema>;
+
+// ---- Runs, observations, moments, progress -------------------------------------------------
+
+export const runSchema = z.object({
+  object: z.literal('run'),
+  run_id: id('run'),
+  status: z.enum(runStatuses),
+  source_kind: z.literal('upload'),
+  media_kind: mediaKind,
+  analysis_id: id('analysis').describe('The analysis that carries the run\'s lifecycle, progress and billing.'),
+  scanner_id: id('scanner'),
+  scanner_version: z.int().min(1),
+  upload_id: id('upload'),
+  source: z.object({ kind: z.literal('upload'), upload_id: id('upload'), media_kind: mediaKind, duration_ms: milliseconds }),
+  window: windowSchema.nullable(),
+  metadata: metadataSchema,
+  billing: z.object({ credits: count, state: z.enum(billingStates) }),
+  observation_count: count.nullable(),
+  error: terminalErrorSchema.nullable(),
+  provenance: z.object({
+    scanner: z.object({ scanner_id: id('scanner'), version: z.int().min(1), definition: scannerCreateSchema }),
+  }),
+  created_at: timestamp,
+  updated_at: timestamp,
+  started_at: nullableTimestamp,
+  completed_at: nullableTimestamp,
+});
+export type RunResource = z.infer<typeof runSchema>;
+
+const evidenceSchema = z.object({
+  media_kind: mediaKind,
+  evidence_kind: z.enum([...evidenceKinds.video, ...evidenceKinds.audio]).describe('Video: visual. Audio: transcript, audio or audio_and_transcript.'),
+  start_ms: milliseconds,
+  end_ms: milliseconds,
+  duration_ms: milliseconds,
+  transcript_excerpt: z.string().nullable().describe('Not a certified verbatim transcript.'),
+  speaker: z.string().nullable(),
+  signals: z.array(z.string()).describe('The signals the answer rests on; may be empty.'),
+});
+
+/** SPEC "Scanner types and the observation value they fix": one variant per type, from the same table. */
+const valueOf = {
+  monitor: z.boolean(),
+  summarizer: z.string(),
+  classifier: z.string().describe('A configured label, or `other` when none fits.'),
+  scorer: z.number().min(0).max(1),
+  extractor: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('Only the requested output fields.'),
+  find_moments: z.object({ event_type: z.string(), moment_id: id('moment').optional().describe('Video only: a renderable Moment ID.') }),
+} as const satisfies Record<keyof typeof observationTypes, z.ZodType>;
+
+const observationVariant = <T extends keyof typeof observationTypes>(type: T) =>
+  z.object({
+    object: z.literal('observation'),
+    observation_id: id('observation'),
+    scanner_id: id('scanner'),
+    scanner_version: z.int().min(1),
+    run_id: id('run'),
+    analysis_id: id('analysis'),
+    type: z.literal(type),
+    value_type: z.literal(observationTypes[type].value_type),
+    semantics: z.literal(observationTypes[type].semantics),
+    value: valueOf[type],
+    title: z.string(),
+    summary: z.string(),
+    relevance_score: z.number().describe('Ranks support for the instructions; not a calibrated confidence.'),
+    evidence: evidenceSchema,
+    // A copy of the run's metadata (described by name: a described copy would not be the Metadata component).
+    source_metadata: metadataSchema,
+    created_at: timestamp,
+  });
+
+export const observationSchema = z.discriminatedUnion('type', [
+  observationVariant('monitor'),
+  observationVariant('summarizer'),
+  observationVariant('classifier'),
+  observationVariant('scorer'),
+  observationVariant('extractor'),
+  observationVariant('find_moments'),
+]);
+export type ObservationResource = z.infer<typeof observationSchema>;
+
+export const momentSchema = z.object({
+  object: z.literal('moment'),
+  id: id('moment'),
+  start_ms: milliseconds,
+  end_ms: milliseconds,
+  duration_ms: milliseconds,
+  score: z.number().describe('Ranking value.'),
+  title: z.string(),
+  event_type: z.string(),
+  transcript_excerpt: z.string(),
+  edit: z.object({
+    mode: z.enum(['continuous', 'subclips']),
+    subclips: z.array(z.object({ start_ms: milliseconds, end_ms: milliseconds })).describe('The parts kept when speech_cleanup is tight.'),
+  }),
+  run_id: id('run').nullable().describe('Null for one-off analyses.'),
+  observation_id: id('observation').nullable(),
+});
+export type MomentResource = z.infer<typeof momentSchema>;
+
+export const momentListSchema = z.object({
+  object: z.literal('moment_list'),
+  analysis_id: id('analysis'),
+  count,
+  moments: z.array(momentSchema).describe('Ranked, best first; zero moments is a valid answer.'),
+});
+export type MomentListResource = z.infer<typeof momentListSchema>;
+
+export const analysisProgressSchema = z.object({
+  object: z.literal('analysis_progress'),
+  analysis_id: id('analysis'),
+  run_id: id('run').nullable().describe('Null for one-off analyses.'),
+  status: z.enum(runStatuses),
+  queue_position: z.int().min(1).nullable().describe('1 for the next of the account\'s runs to be dispatched; null unless queued.'),
+  chunks_total: count.nullable(),
+  chunks_done: count,
+  fraction: z.number().min(0).max(1).describe('Never goes down; 1 only when completed.'),
+  updated_at: timestamp,
+});
+export type AnalysisProgressResource = z.infer<typeof analysisProgressSchema>;
+
+// ---- One-off analyses (DESIGN 10) ----------------------------------------------------------
+
+const providerSchema = z.union([
+  z.object({ id: z.string(), name: z.string(), kind: z.enum(['recorded_video', 'social', 'meeting', 'storage']) }),
+  z.object({ kind: z.literal('trusted_host'), host: z.string() }),
+]);
+
+const analysisSourceSchema = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('upload'), upload_id: id('upload'), media_kind: mediaKind, duration_ms: milliseconds }),
+    z.object({
+      kind: z.literal('url'),
+      provider: providerSchema,
+      host: z.string(),
+      media_kind: z.literal('video'),
+      duration_ms: milliseconds,
+      size_bytes: count.nullable(),
+      title: z.string().nullable(),
+    }),
+  ])
+  .describe('Never a URL: raw source URLs and signed queries are not shown.');
+
+export const analysisSchema = z.object({
+  object: z.literal('analysis'),
+  analysis_id: id('analysis'),
+  kind: z.enum(['one_off', 'scanner_run']),
+  run_id: id('run').nullable().describe('The scanner run, for kind scanner_run.'),
+  status: z.enum(analysisStatuses),
+  source: analysisSourceSchema.nullable(),
+  window: windowSchema.nullable(),
+  what_to_find: z.string().nullable(),
+  profile: z.enum(profiles).nullable(),
+  chat_moment_types: z.array(z.enum(chatMomentTypes)).nullable(),
+  speech_cleanup: z.enum(['natural', 'tight']).nullable(),
+  max_moments: z.int().nullable(),
+  min_seconds: z.int().nullable(),
+  max_seconds: z.int().nullable(),
+  billing: z.object({ credits: count, state: z.enum(billingStates), proof: z.boolean().describe('Paid by the proof allowance.') }),
+  error: terminalErrorSchema.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type AnalysisResource = z.infer<typeof analysisSchema>;
+
+export const sourcePreflightSchema = z.object({
+  object: z.literal('source_preflight'),
+  provider: providerSchema,
+  host: z.string(),
+  media_kind: z.literal('video'),
+  duration_ms: milliseconds,
+  title: z.string().nullable(),
+  size_bytes: count.nullable(),
+  max_window_seconds: count.describe('The longest window this account can analyse now (credits or proof allowance).'),
+  proof_available: z.boolean(),
+});
+export type SourcePreflightResource = z.infer<typeof sourcePreflightSchema>;
+
+export const analysisQuoteSchema = z.object({
+  object: z.literal('analysis_quote'),
+  window: windowSchema,
+  billed_seconds: z.number().min(0),
+  credits: count.describe('1 per started minute of the window; 0 when the proof allowance pays.'),
+  balance_credits: z.int(),
+  affordable: z.boolean(),
+  proof: z.object({ available: z.boolean(), applies: z.boolean() }),
+  limits: z.object({ max_source_bytes: count, concurrency: z.int().min(1) }),
+});
+export type AnalysisQuoteResource = z.infer<typeof analysisQuoteSchema>;
+
+// ---- Scanner batches -----------------------------------------------------------------------
+
+const batchStatuses = ['queued', 'processing', 'canceling', 'completed', 'partial', 'failed', 'canceled'] as const;
+const itemStatuses = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
+
+export const batchSummarySchema = z.object({
+  object: z.literal('scanner_batch'),
+  batch_id: id('batch'),
+  status: z.enum(batchStatuses),
+  counters: z
+    .object({ total: count, queued: count, processing: count, completed: count, failed: count, canceled: count })
+    .describe('Always add up to total.'),
+  created_at: timestamp,
+  updated_at: timestamp,
+  completed_at: nullableTimestamp,
+});
+export type BatchSummaryResource = z.infer<typeof batchSummarySchema>;
+
+export const batchItemSchema = z.object({
+  object: z.literal('scanner_batch_item'),
+  client_id: z.string(),
+  scanner_id: id('scanner'),
+  scanner_version: z.int().min(1).describe('Pinned at submission.'),
+  upload_id: id('upload'),
+  metadata: metadataSchema,
+  status: z.enum(itemStatuses),
+  run_id: id('run').nullable(),
+  analysis_id: id('analysis').nullable(),
+  error: terminalErrorSchema.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type BatchItemResource = z.infer<typeof batchItemSchema>;
+
+export const batchSchema = batchSummarySchema.extend({
+  items: z.array(batchItemSchema).describe('One page of items, in request order.'),
+  items_next_cursor: count.nullable().describe('Send as item_cursor for the next page of items; null on the last.'),
+});
+export type BatchResource = z.infer<typeof batchSchema>;
+
+/** The named schemas of the document (components/schemas), in the order it lists them. */
+export const resourceSchemas = {
+  Error: errorEnvelopeSchema,
+  Metadata: metadataSchema,
+  Account: accountSchema,
+  Scanner: scannerSchema,
+  ScannerList: listSchema(scannerSchema),
+  Upload: uploadSchema,
+  UploadList: listSchema(uploadSchema),
+  Run: runSchema,
+  ScannerDefinition: scannerCreateSchema,
+  Observation: observationSchema,
+  Evidence: evidenceSchema,
+  ObservationList: listSchema(observationSchema),
+  Moment: momentSchema,
+  MomentList: momentListSchema,
+  AnalysisProgress: analysisProgressSchema,
+  Analysis: analysisSchema,
+  AnalysisList: listSchema(analysisSchema),
+  SourcePreflight: sourcePreflightSchema,
+  AnalysisQuote: analysisQuoteSchema,
+  ScannerBatchSummary: batchSummarySchema,
+  ScannerBatchSummaryList: listSchema(batchSummarySchema),
+  ScannerBatchItem: batchItemSchema,
+  ScannerBatch: batchSchema,
+  OpenApiDocument: z.record(z.string(), z.unknown()).describe('An OpenAPI 3.1 document.'),
+} as const;
+export type ResourceName = keyof typeof resourceSchemas;
