@@ -108,6 +108,33 @@ export function readRunning(dataDir: string): { base_url: string; dynamodb_endpo
   return JSON.parse(readFileSync(join(dataDir, 'running.json'), 'utf8')) as { base_url: string; dynamodb_endpoint: string; s3_endpoint: string; pid: number };
 }
 
+/** host.lock of a host's data dir: who holds it (functions/local/data-dir-lock.ts). */
+export function readHostLock(dataDir: string): { pid: number; instance: string; port: number | null; start_time: number } {
+  return JSON.parse(readFileSync(join(dataDir, 'host.lock'), 'utf8')) as { pid: number; instance: string; port: number | null; start_time: number };
+}
+
+/** Pids of the running DynamoDB Local JVMs whose database is the data dir's (Linux /proc; [] elsewhere). */
+export function dynamoDbJvmsOn(dataDir: string): number[] {
+  const dbPath = join(dataDir, 'dynamodb');
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return argv[0] === 'java' && argv.includes(dbPath) && processRunning(pid);
+      } catch {
+        return false;
+      }
+    });
+}
+
 /** true when something accepts TCP connections on 127.0.0.1:port. */
 export function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalHost } from '../../functions/local/host.js';
 import { awsCallLogFile } from './aws-call-log.js';
+import { fakeYtDlpPath } from './processes.js';
 import { coverageLog, writeCoverageReport } from './openapi-contract.js';
 
 declare module 'vitest' {
@@ -32,6 +33,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.SIGNALS_RUNNER ??= 'lambda';
   // One-off analyses read their sources from loopback media servers the tests start (DESIGN §9).
   process.env.LOCAL_ALLOW_LOOPBACK_TARGETS ??= '1';
+  // No internet here: built-in providers' page URLs resolve through a stand-in that answers like yt-dlp.
+  process.env.YT_DLP_PATH ??= fakeYtDlpPath;
   // Revocations must show at once in the auth tests; the cache itself is unit-tested.
   process.env.API_KEY_CACHE_SECONDS ??= '0';
   // Every AWS call made for a deployed unit, by this host and by the hosts tests start (they

@@ -12,3 +12,6 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 /** tsx's own CLI, run by this Node (24): what `npx tsx` ends up running, without npm in between. */
 export const tsxCli = join(repoRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+/** The yt-dlp stand-in (no internet here): answers like yt-dlp's JSON output and download. */
+export const fakeYtDlpPath = join(repoRoot, 'test', 'helpers', 'fake-yt-dlp.js');

@@ -291,6 +291,23 @@ describe.concurrent('one-off analyses', () => {
     expect(server.hits(url)).toBe(0);
   });
 
+  test('a built-in provider page URL is resolved with yt-dlp (a stand-in here), acquired in a container task and analysed', async () => {
+    const { client } = await trustedClient({ credits: 5 });
+    const page = 'https://www.youtube.com/watch?v=clip';
+    const preflight = await client.post<Record<string, unknown>>('/v1/sources/preflight', { source_url: page });
+    expect(preflight.status, preflight.text).toBe(200);
+    expect(preflight.body).toMatchObject({ provider: { id: 'youtube', kind: 'recorded_video' }, media_kind: 'video', host: 'www.youtube.com' });
+    const created = await client.post<Analysis>('/v1/analyses', windowBody(page, 0, 2, { min_seconds: 5, max_seconds: 10 }));
+    expect(created.status, created.text).toBe(202);
+    const done = await waitForAnalysis(client, created.body.analysis_id);
+    expect(done.status, JSON.stringify(done.error)).toBe('completed');
+    expect(done.source).toMatchObject({ provider: { id: 'youtube' } });
+    expect(await balanceOf(client)).toBe(4);
+    // An unavailable page is the source's fault: 422, nothing charged.
+    expectError(await client.post('/v1/sources/preflight', { source_url: 'https://www.youtube.com/watch?v=unavailable' }), 422, 'source_unreadable');
+    expectError(await client.post('/v1/sources/preflight', { source_url: 'https://www.youtube.com/watch?v=audio_only' }), 422, 'source_unreadable');
+  });
+
   test('scanner runs own analyses too: listed with kind scanner_run and their run_id; one-off analyses are no runs', async () => {
     const client = clientFor(inject('apiKey'));
     const listed = await client.get<List<Analysis>>('/v1/analyses?kind=scanner_run&limit=5');
