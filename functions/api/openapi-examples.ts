@@ -192,7 +192,7 @@ const batchItem: responses.BatchItemResource = {
 const list = <T>(item: T): responses.List<T> => ({ object: 'list', data: [item], next_cursor: null });
 
 export const resourceExamples = {
-  Error: { error: { type: 'not_found_error', code: 'not_found', message: 'No such scanner.', request_id: 'c0a8012e-6f1b-4b52-9c1d-2f7e3a9b8d41' } },
+  ErrorEnvelope: { error: { type: 'not_found_error', code: 'not_found', message: 'No such scanner.', request_id: 'c0a8012e-6f1b-4b52-9c1d-2f7e3a9b8d41' } },
   Metadata: { episode: 42, team: 'editorial' },
   Account: account,
   Scanner: scanner,

@@ -132,7 +132,7 @@ function errorResponse(codes: readonly ErrorCode[]): Json {
           'application/json': {
             schema: {
               allOf: [
-                { $ref: componentRef('Error') },
+                { $ref: componentRef('ErrorEnvelope') },
                 { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
               ],
             },

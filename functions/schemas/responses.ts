@@ -392,7 +392,7 @@ export type BatchResource = z.infer<typeof batchSchema>;
 
 /** The named schemas of the document (components/schemas), in the order it lists them. */
 export const resourceSchemas = {
-  Error: errorEnvelopeSchema,
+  ErrorEnvelope: errorEnvelopeSchema,
   Metadata: metadataSchema,
   Account: accountSchema,
   Scanner: scannerSchema,

@@ -98,7 +98,7 @@ export class OpenApiContract {
     if (!operation) {
       // Only the catch-all may answer an undocumented (method, path), and only with 404 not_found.
       if (response.status !== 404) fail('no operation of the document has this method and path (a route missing from the document?)');
-      this.validateJson(response, this.componentSchema('Error'), fail);
+      this.validateJson(response, this.componentSchema('ErrorEnvelope'), fail);
       if ((JSON.parse(response.text) as { error: { code: string } }).error.code !== 'not_found') fail('an unknown route must answer not_found');
       return `${UNKNOWN_ROUTE} 404`;
     }

@@ -434,7 +434,7 @@ export interface components {
          *       }
          *     }
          */
-        Error: {
+        ErrorEnvelope: {
             error: {
                 /**
                  * @description The family of the error.
@@ -1798,7 +1798,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1813,7 +1813,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "unauthorized";
@@ -1828,7 +1828,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "insufficient_credits";
@@ -1843,7 +1843,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -1858,7 +1858,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "analysis_not_cancelable";
@@ -1873,7 +1873,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "analysis_not_completed";
@@ -1888,7 +1888,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "batch_not_cancelable";
@@ -1903,7 +1903,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "run_not_completed";
@@ -1918,7 +1918,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "upload_object_missing";
@@ -1933,7 +1933,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "payload_too_large";
@@ -1948,7 +1948,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1963,7 +1963,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1978,7 +1978,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "provider_unavailable";
@@ -1993,7 +1993,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
                         code?: "uploads_unavailable";
@@ -2017,7 +2017,7 @@ export interface components {
     };
     pathItems: never;
 }
-export type Error = components['schemas']['Error'];
+export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type Metadata = components['schemas']['Metadata'];
 export type Account = components['schemas']['Account'];
 export type Scanner = components['schemas']['Scanner'];
@@ -2116,7 +2116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "invalid_cursor";
@@ -2193,7 +2193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "idempotency_key_reused" | "idempotency_request_in_progress";
@@ -2295,7 +2295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "idempotency_key_reused" | "idempotency_request_in_progress";
@@ -2342,7 +2342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "invalid_cursor";
@@ -2387,7 +2387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "invalid_cursor";
@@ -2553,7 +2553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "upload_not_found" | "upload_not_ready" | "window_not_supported";
@@ -2571,7 +2571,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "idempotency_key_reused" | "idempotency_request_in_progress";
@@ -2588,7 +2588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "uploads_unavailable" | "queue_unavailable";
@@ -2660,7 +2660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "invalid_cursor";
@@ -2713,7 +2713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "invalid_cursor";
@@ -2765,7 +2765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "untrusted_source_url" | "source_unreadable" | "source_too_large";
@@ -2820,7 +2820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "window_out_of_range";
@@ -2837,7 +2837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "untrusted_source_url" | "source_unreadable" | "source_too_large";
@@ -2884,7 +2884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "invalid_cursor";
@@ -2957,7 +2957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "window_out_of_range";
@@ -2973,7 +2973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "insufficient_credits" | "proof_allowance_exhausted";
@@ -2988,7 +2988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "idempotency_key_reused" | "idempotency_request_in_progress";
@@ -3004,7 +3004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "untrusted_source_url" | "source_unreadable" | "source_too_large";
@@ -3020,7 +3020,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "provider_unavailable" | "queue_unavailable";
@@ -3175,7 +3175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "invalid_cursor";
@@ -3249,7 +3249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "validation_failed" | "idempotency_key_required" | "upload_not_found" | "upload_not_ready";
@@ -3265,7 +3265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "idempotency_key_reused" | "idempotency_request_in_progress";
@@ -3282,7 +3282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "uploads_unavailable" | "scanner_batch_service_unavailable" | "queue_unavailable";

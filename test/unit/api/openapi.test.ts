@@ -79,7 +79,7 @@ describe('openapi.json', () => {
     for (const [name, schema] of Object.entries(components.schemas)) {
       for (const example of (schema.examples as unknown[] | undefined) ?? []) expect(contract.validateComponent(name, example), name).toBeUndefined();
     }
-    for (const [code, example] of Object.entries(components.examples)) expect(contract.validateComponent('Error', example.value), code).toBeUndefined();
+    for (const [code, example] of Object.entries(components.examples)) expect(contract.validateComponent('ErrorEnvelope', example.value), code).toBeUndefined();
     let bodies = 0;
     for (const [path, methods] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
