@@ -1,19 +1,22 @@
 /**
  * A local host that dies leaves nothing behind, and two hosts never open one data directory
  * (functions/local/host-processes.ts, functions/local/data-dir-lock.ts): after `kill -9` of the
- * host, DynamoDB Local's JVM, the reaper and every process carrying the host's mark are gone
- * within seconds, and the next start takes the directory over; a second host on a directory in
+ * host mid-run, DynamoDB Local's JVM, the container tasks, their ffmpeg, the reaper and every
+ * process carrying the host's mark are gone within seconds, and the next start takes the
+ * directory over; a second host on a directory in
  * use fails at once naming the running host's pid and port; a lock whose pid is now another
  * process is taken over, and the processes recorded by the dead host are ended if, and only if,
  * they are provably its own.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { identityOf, processesMarked } from '../../functions/local/host-processes.js';
-import { api, type Account } from '../helpers/api.js';
+import { api, createScanner, type Account } from '../helpers/api.js';
+import { longVideo, startRun, uploadFile } from '../helpers/runs.js';
 import { childPids, dynamoDbJvmsOn, processRunning, readHostLock, spawnHost, startHost, untilGone, type HostProcess } from '../helpers/host-process.js';
 
 let dataDir = '';
@@ -42,8 +45,8 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function start(): Promise<HostProcess> {
-  const host = await startHost({ dataDir });
+async function start(env?: Record<string, string>): Promise<HostProcess> {
+  const host = await startHost({ dataDir, ...(env ? { env } : {}) });
   hosts.push(host);
   return host;
 }
@@ -67,24 +70,42 @@ describe.runIf(process.platform === 'linux')('a host that dies', () => {
   let first: HostProcess;
   let second: HostProcess;
 
-  test('kill -9: its JVM, its reaper and every process carrying its mark are gone within seconds', async () => {
-    first = await start();
+  test('kill -9 during a run: its JVM, its container tasks and their ffmpeg, its reaper, every process carrying its mark are gone within seconds', async () => {
+    // Every chunk of the run's source extracted by a container task: a child process running ffmpeg.
+    first = await start({ SIGNALS_RUNNER: 'container', CHUNK_SECONDS: '10' });
     const pid = first.child.pid ?? 0;
     const { instance } = readHostLock(dataDir);
     const java = childPids(pid, 'java');
     expect(java, 'DynamoDB Local is the host\'s direct child').toHaveLength(1);
     expect(dynamoDbJvmsOn(dataDir)).toEqual(java);
-    const recorded = JSON.parse(await readFile(join(dataDir, 'host-children.json'), 'utf8')) as { children: { pid: number; what: string }[] };
-    expect(recorded.children.map((c) => c.what).sort()).toEqual(['DynamoDB Local', 'reaper']);
-    const reaper = recorded.children.find((c) => c.what === 'reaper')?.pid ?? 0;
-    expect(processesMarked(instance)).toEqual(java);
-
+    const client = api(first.baseUrl, first.apiKey);
+    const upload = await uploadFile(client, await longVideo(30));
+    const scanner = await createScanner(client, { name: 'crash', type: 'extractor', instructions: 'Describe the file.', output: { fields: ['duration_seconds'] } });
+    await startRun(client, scanner.scanner_id, { upload_id: upload.upload_id });
+    // Killed while a container task (the entrypoint bundle on Node) runs, its ffmpeg perhaps too.
+    const commandOf = (p: number) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      } catch {
+        return '';
+      }
+    };
+    let marked: number[] = [];
+    let commands: string[] = [];
+    for (let i = 0; i < 1200 && !commands.some((command) => command.includes('.cache/media-scanner/')); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      marked = processesMarked(instance);
+      commands = marked.map(commandOf);
+    }
+    const children = JSON.parse(await readFile(join(dataDir, 'host-children.json'), 'utf8')) as { children: { pid: number; what: string }[] };
+    const reaper = children.children.find((c) => c.what === 'reaper')?.pid ?? 0;
     first.child.kill('SIGKILL');
+    expect(commands.join('\n'), 'a container task was running').toContain('.cache/media-scanner/');
     await first.exited;
-    await untilGone([...java, reaper], 10_000);
+    await untilGone([...marked, reaper], 10_000);
     expect(processesMarked(instance)).toEqual([]);
     expect(dynamoDbJvmsOn(dataDir)).toEqual([]);
-  });
+  }, 60_000);
 
   test('the next start takes the data directory over, says so, and serves the same account', async () => {
     second = await start();

@@ -40,7 +40,13 @@ export const retryDefaults: Required<RetryOptions> = { maxAttempts: 5, baseDelay
  * to repeat stops happening, at most maxAttempts times. `send` builds its request afresh each
  * time (a streamed body cannot be sent twice). The last answer or error is the caller's.
  */
-export async function withRetries(send: () => Promise<Response>, repeatable: boolean, clock: Clock, options: RetryOptions = {}): Promise<Response> {
+export async function withRetries(
+  send: () => Promise<Response>,
+  repeatable: boolean,
+  clock: Clock,
+  options: RetryOptions = {},
+  transient: (status: number) => boolean = (status) => transientStatuses.has(status),
+): Promise<Response> {
   const settings = { ...retryDefaults, ...options };
   for (let attempt = 1; ; attempt += 1) {
     const last = attempt >= settings.maxAttempts;
@@ -52,7 +58,7 @@ export async function withRetries(send: () => Promise<Response>, repeatable: boo
       await clock.sleep(backoffMs(attempt, settings, clock.random()));
       continue;
     }
-    if (last || !transientStatuses.has(response.status)) return response;
+    if (last || !transient(response.status)) return response;
     await response.body?.cancel();
     await clock.sleep(backoffMs(attempt, settings, clock.random(), response.headers.get('retry-after')));
   }
