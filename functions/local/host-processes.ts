@@ -141,12 +141,16 @@ export class HostChildren {
     });
   }
 
-  /** Synchronous, so that records are written in order, even from exit handlers. */
+  /** Synchronous, so that records are written in order, even from exit handlers; never fatal (layers 1 and 2 still hold). */
   private write(): void {
     if (this.closed) return;
     const file = childrenFile(this.dataDir);
-    writeFileSync(`${file}.tmp`, JSON.stringify({ instance: this.instance, children: [...this.records.values()] } satisfies ChildrenFile, null, 2));
-    renameSync(`${file}.tmp`, file);
+    try {
+      writeFileSync(`${file}.tmp`, JSON.stringify({ instance: this.instance, children: [...this.records.values()] } satisfies ChildrenFile, null, 2));
+      renameSync(`${file}.tmp`, file);
+    } catch (error) {
+      console.warn(`local host: could not record its children in ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** A clean stop: nothing is left to end. */

@@ -117,6 +117,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     for (const standIn of started.reverse()) await standIn.stop().catch(() => undefined);
     reaper?.release();
     children.close();
+    if (process.env[HOST_INSTANCE_VARIABLE] === instance) delete process.env[HOST_INSTANCE_VARIABLE];
     await lock.release();
   };
   try {

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 /** Where and how tests and benchmarks start the project's own processes (no vitest here: the bench uses it too). */
 export const repoRoot = join(import.meta.dirname, '..', '..');
 
-/** Environment for child processes: none of the in-process host's settings leak into them. */
+/**
+ * Environment for child processes: none of the in-process host's settings leak into them. Its
+ * instance mark (MEDIA_SCANNER_LOCAL_HOST) does, on purpose: should the test runner die, that
+ * host's reaper ends them too (functions/local/host-processes.ts); a host started here marks its
+ * own children with its own id.
+ */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['LOCAL_API_KEY', 'LOCAL_DATA_DIR', 'PORT', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT']) delete env[name];

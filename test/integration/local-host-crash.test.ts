@@ -10,31 +10,20 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { identityOf, processesMarked } from '../../functions/local/host-processes.js';
 import { api, createScanner, type Account } from '../helpers/api.js';
 import { longVideo, startRun, uploadFile } from '../helpers/runs.js';
-import { childPids, dynamoDbJvmsOn, processRunning, readHostLock, spawnHost, startHost, untilGone, type HostProcess } from '../helpers/host-process.js';
+import { childPids, dynamoDbJvmsOn, hostsOnOwnData, processRunning, readHostLock, spawnHost, untilGone, type HostProcess } from '../helpers/host-process.js';
 
+const own = hostsOnOwnData('mss-crash-');
 let dataDir = '';
-const hosts: HostProcess[] = [];
 const bystanders: number[] = [];
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mss-crash-'));
-});
-
 afterAll(async () => {
-  for (const host of hosts) {
-    if (host.child.exitCode === null && host.child.signalCode === null) {
-      host.child.kill('SIGINT');
-      const stopped = await Promise.race([host.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 20_000))]);
-      if (!stopped) host.child.kill('SIGKILL');
-    }
-  }
+  await own.cleanUp();
   for (const pid of bystanders) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -42,12 +31,11 @@ afterAll(async () => {
       // gone
     }
   }
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 async function start(env?: Record<string, string>): Promise<HostProcess> {
-  const host = await startHost({ dataDir, ...(env ? { env } : {}) });
-  hosts.push(host);
+  const host = await own.start(env);
+  dataDir = own.dataDir();
   return host;
 }
 
@@ -70,7 +58,7 @@ describe.runIf(process.platform === 'linux')('a host that dies', () => {
   let first: HostProcess;
   let second: HostProcess;
 
-  test('kill -9 during a run: its JVM, its container tasks and their ffmpeg, its reaper, every process carrying its mark are gone within seconds', async () => {
+  test('kill -9 during a run: its JVM, a running container task and what it started, its reaper, every process carrying its mark: all gone within seconds', async () => {
     // Every chunk of the run's source extracted by a container task: a child process running ffmpeg.
     first = await start({ SIGNALS_RUNNER: 'container', CHUNK_SECONDS: '10' });
     const pid = first.child.pid ?? 0;

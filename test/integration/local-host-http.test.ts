@@ -6,33 +6,23 @@
  * reaches a client that keeps sending. Every answer is in the error envelope. Bounds asserted are
  * generous: the machine may be busy.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api, expectError, type ApiResponse } from '../helpers/api.js';
-import { startHost, type HostProcess } from '../helpers/host-process.js';
+import { hostsOnOwnData, type HostProcess } from '../helpers/host-process.js';
 
 const TIMEOUT_MS = 2_000;
 const CAP = 8;
+const own = hostsOnOwnData('mss-http-');
 let host: HostProcess;
-let dataDir = '';
 let port = 0;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mss-http-'));
-  host = await startHost({ dataDir, env: { LOCAL_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), LOCAL_MAX_CONNECTIONS_PER_CLIENT: String(CAP) } });
+  host = await own.start({ LOCAL_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), LOCAL_MAX_CONNECTIONS_PER_CLIENT: String(CAP) });
   port = Number(new URL(host.baseUrl).port);
 });
 
-afterAll(async () => {
-  if (host.child.exitCode === null && host.child.signalCode === null) {
-    host.child.kill('SIGINT');
-    await Promise.race([host.exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
-  }
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => own.cleanUp());
 
 interface Exchange {
   /** The answer as the api helpers parse one (status, headers, JSON body, text). */

@@ -9,7 +9,7 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { endLeftovers, HOST_INSTANCE_VARIABLE, identityOf, processesMarked } from '../../../functions/local/host-processes.js';
+import { endLeftovers, HOST_INSTANCE_VARIABLE, identityOf, processesMarked, stillRunning, type ProcessIdentity } from '../../../functions/local/host-processes.js';
 import { processRunning, untilGone } from '../../helpers/host-process.js';
 import { repoRoot } from '../../helpers/processes.js';
 
@@ -93,6 +93,12 @@ describe.runIf(linux)('children of a host', () => {
     const other = bystander('sleep', ['300']);
     const { host, pids, marked } = await startStandIn(instance);
     expect(identityOf(pids.tied)?.command).toEqual(['sleep', '300']); // setpriv execs: same pid, the command's own argv
+    // Recorded as spawned (setpriv's command line), it is still provably the same process.
+    const records = (JSON.parse(await readFile(join(dataDir, 'host-children.json'), 'utf8')) as { children: (ProcessIdentity & { what: string })[] }).children;
+    const tied = records.find((record) => record.what === 'tied');
+    expect(tied?.command).toEqual(['setpriv', '--pdeathsig', 'KILL', '--', 'sleep', '300']);
+    expect(tied && stillRunning(tied, true)).toBe(true);
+    expect(tied && stillRunning({ ...tied, command: ['sleep', '301'] }, true)).toBe(false);
 
     host.kill('SIGKILL');
     await untilGone([...marked, pids.reaper], 10_000);
