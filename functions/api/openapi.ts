@@ -94,7 +94,7 @@ function parameters(schema: z.ZodType | undefined, location: 'path' | 'query'): 
   return Object.entries(json.properties ?? {}).map(([name, property]) => {
     const field = schema.shape[name] as z.ZodType;
     // Query strings carry text: a default of the parsed value reads as the string a client would send.
-    const fallback = field instanceof z.ZodDefault ? { default: String(field.def.defaultValue as string | number) } : {};
+    const fallback = field instanceof z.ZodDefault ? { default: String(field.def.defaultValue) } : {};
     const description = location === 'path' ? `The ${idKinds[name] ?? ''}… identifier.` : parameterDescriptions[name];
     return {
       name,
@@ -117,7 +117,8 @@ export function errorCodesOf(route: RouteDefinition, schemas: Schemas, operation
   if (route.idempotency === 'required') codes.push('idempotency_key_required');
   if (idempotent) codes.push('idempotency_key_reused', 'idempotency_request_in_progress');
   if (route.uploads) codes.push('uploads_unavailable');
-  codes.push(...(operation.errors ?? []), 'internal_error');
+  // Throttling may answer any request (the local host's per-client connection cap; API Gateway's on AWS).
+  codes.push(...(operation.errors ?? []), 'rate_limited', 'internal_error');
   return [...new Set(codes)];
 }
 
@@ -126,19 +127,19 @@ const requestIdHeader = { [REQUEST_ID_HEADER]: { $ref: '#/components/headers/Req
 /** The envelope with its `code` narrowed to `codes`, one example per code. */
 function errorResponse(codes: readonly ErrorCode[]): Json {
   return {
-        description: codes.map((code) => `\`${code}\`: ${errorDescriptions[code]}.`).join(' '),
-        headers: requestIdHeader,
-        content: {
-          'application/json': {
-            schema: {
-              allOf: [
-                { $ref: componentRef('ErrorEnvelope') },
-                { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
-              ],
-            },
-            examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }])),
-          },
+    description: codes.map((code) => `\`${code}\`: ${errorDescriptions[code]}.`).join(' '),
+    headers: requestIdHeader,
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: componentRef('ErrorEnvelope') },
+            { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
+          ],
         },
+        examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }])),
+      },
+    },
   };
 }
 

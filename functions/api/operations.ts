@@ -73,7 +73,6 @@ export const operations = {
     summary: 'Change a scanner (creates version N+1)',
     description: 'Any subset of the definition, at least one field; `null` clears an optional field. Runs keep the version they pinned.',
     response: { status: 200, schema: 'Scanner', description: 'The scanner at its new version.' },
-    errors: ['rate_limited'],
     example: { instructions: 'Find the hard cuts and the fades', max_observations: null },
   },
   'GET /v1/scanners/{scanner_id}/versions': {
@@ -279,7 +278,7 @@ export const errorDescriptions: Record<ErrorCode, string> = {
   request_header_fields_too_large: 'the request line and headers are too large',
   untrusted_source_url: 'neither a built-in provider nor an exact trusted host (private and loopback addresses are always refused)',
   source_unreadable: 'no decodable video at a permitted source',
-  rate_limited: 'too many concurrent changes; retry with backoff',
+  rate_limited: 'throttled, or too many concurrent changes; retry with backoff',
   internal_error: 'something failed on our side; it has been logged',
   queue_unavailable: 'the work could not be queued (its credits were refunded); retry with backoff',
   uploads_unavailable: 'this deployment cannot run production scanners',

@@ -7,7 +7,7 @@
 export { createMediaScannerClient, unwrap, type ClientOptions, type MediaScannerClient } from './client.js';
 export { systemClock, type Clock } from './clock.js';
 export { MediaScannerError, WaitTimeoutError } from './errors.js';
-export { backoffMs, retryingFetch, withRetries, type RetryOptions } from './retry.js';
+export { backoffMs, retryDefaults, retryingFetch, withRetries, type RetryOptions } from './retry.js';
 export { contentTypeFor, uploadFile, type CreateUploadBody, type UploadContentType, type UploadOptions, type UploadSource } from './upload.js';
 export { pollUntil, terminalAnalysisStatuses, terminalBatchStatuses, terminalRunStatuses, type WaitOptions } from './wait.js';
 export { verifyWebhook, type WebhookEvent } from './webhooks.js';

@@ -1941,7 +1941,7 @@ export interface components {
                 };
             };
         };
-        /** @description `rate_limited`: too many concurrent changes; retry with backoff. */
+        /** @description `rate_limited`: throttled, or too many concurrent changes; retry with backoff. */
         RateLimited: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -2082,6 +2082,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2125,6 +2126,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2202,6 +2204,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2230,6 +2233,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2352,6 +2356,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2396,6 +2401,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2437,6 +2443,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["UploadsUnavailable"];
         };
@@ -2466,6 +2473,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2495,6 +2503,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["UploadObjectMissing"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["UploadsUnavailable"];
         };
@@ -2580,6 +2589,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             /** @description `uploads_unavailable`: this deployment cannot run production scanners. `queue_unavailable`: the work could not be queued (its credits were refunded); retry with backoff. */
             503: {
@@ -2623,6 +2633,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2671,6 +2682,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["RunNotCompleted"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2722,6 +2734,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2773,6 +2786,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ProviderUnavailable"];
         };
@@ -2845,6 +2859,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ProviderUnavailable"];
         };
@@ -2893,6 +2908,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3012,6 +3028,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             /** @description `provider_unavailable`: the provider could not be reached; retry later. `queue_unavailable`: the work could not be queued (its credits were refunded); retry with backoff. */
             503: {
@@ -3055,6 +3072,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3084,6 +3102,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["AnalysisNotCancelable"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3113,6 +3132,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["AnalysisNotCompleted"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3141,6 +3161,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3184,6 +3205,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3274,6 +3296,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             /** @description `uploads_unavailable`: this deployment cannot run production scanners. `scanner_batch_service_unavailable`: durable batch processing is not enabled; do not resubmit under new keys. `queue_unavailable`: the work could not be queued (its credits were refunded); retry with backoff. */
             503: {
@@ -3322,6 +3345,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3351,6 +3375,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["BatchNotCancelable"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3374,6 +3399,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
