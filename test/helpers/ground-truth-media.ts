@@ -6,7 +6,7 @@
  * and later runs share them (generated once, written to a temporary name and renamed, so
  * concurrent workers never read a half-written file) and a changed recipe makes a new file.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { rename, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -230,7 +230,9 @@ async function repeatedSegment(seconds: number, stem: string, options: Omit<Long
   const segment = join(dir, `segment-${variant}.mp4`);
   if (!(await exists(segment))) {
     const sound = loudBursts ? "aevalsrc='if(between(mod(t,10),3,4),0.7*sin(2*PI*1000*t),0.03*sin(2*PI*440*t))':s=48000:d=30" : 'sine=f=440:r=48000:d=30';
-    const partialSegment = `${segment}.partial.mp4`;
+    // Unique per writer: test files and processes may make the same segment at once; the rename
+    // makes whichever finishes last win, never a half-written file.
+    const partialSegment = `${segment}.${process.pid}-${randomUUID()}.partial.mp4`;
     await ffmpeg(
       [
         ...['-f', 'lavfi', '-i', `testsrc2=s=${size}:r=25:d=10`],
@@ -244,7 +246,7 @@ async function repeatedSegment(seconds: number, stem: string, options: Omit<Long
     );
     await rename(partialSegment, segment);
   }
-  const partial = `${path}.partial.mp4`;
+  const partial = `${path}.${process.pid}-${randomUUID()}.partial.mp4`;
   // A stream copy ends with the packet that crosses -t, so the file runs up to a frame over;
   // asking for a frame (40 ms) less keeps it within `seconds` (600.02 s would be two chunks).
   await ffmpeg(['-stream_loop', '-1', '-i', segment, '-t', String(seconds - 0.04), '-c', 'copy', partial], 600_000);

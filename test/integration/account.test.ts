@@ -84,7 +84,7 @@ describe('GET /v1/account', () => {
     expect(response.text).not.toContain(apiKey);
     expect(response.text).not.toMatch(/"(PK|SK|entity|keyHash|api_key|limitOverrides|ttl)"/);
     expect(Object.keys(response.body as object).sort()).toEqual(
-      ['object', 'account_id', 'plan', 'wallet', 'limits', 'retention', 'concurrency', 'built_in_providers', 'trusted_hosts', 'created_at', 'updated_at'].sort(),
+      ['object', 'account_id', 'plan', 'wallet', 'limits', 'retention', 'concurrency', 'proof_allowance', 'built_in_providers', 'trusted_hosts', 'created_at', 'updated_at'].sort(),
     );
   });
 
@@ -132,10 +132,18 @@ describe('admin CLI: accounts trust-host', () => {
 
   test('localhost or an IP literal fails with exit code 1 and changes nothing', async () => {
     const { accountId, apiKey } = accountOf('beginner');
-    const hosts = ['localhost', '127.0.0.1', '[::1]'];
+    const hosts = ['localhost', '127.0.0.1', '[::1]', '10.0.0.1', '8.8.8.8'];
     const results = await Promise.all(hosts.map((host) => runAdmin(['accounts', 'trust-host', host, '--account', accountId])));
-    results.forEach((result, i) => expectFailure(result, hosts[i] ?? '', /hostname/i));
+    results.forEach((result, i) => expectFailure(result, hosts[i] ?? '', /loopback|hostname/i));
     expect((await getAccount(apiKey)).trusted_hosts).toEqual([]);
+  });
+
+  test('with LOCAL_ALLOW_LOOPBACK_TARGETS=1 the local host may trust loopback names, and still no other address', async () => {
+    const { accountId, apiKey } = await createAccount({ plan: 'hobby' });
+    const loopback = { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' };
+    for (const host of ['localhost', '::1']) adminOutput(await runAdmin(['accounts', 'trust-host', host, '--account', accountId], inject('dataDir'), loopback));
+    expectFailure(await runAdmin(['accounts', 'trust-host', '10.0.0.1', '--account', accountId], inject('dataDir'), loopback), '10.0.0.1', /hostname/i);
+    expect((await getAccount(apiKey)).trusted_hosts).toEqual(['[::1]', 'localhost']);
   });
 });
 

@@ -99,7 +99,8 @@ const windowBody = (url: string, start: number, end: number, extra: Record<strin
   ...extra,
 });
 
-describe.concurrent('one-off analyses', () => {
+// Several analyses run at once on two cores, with acquisition and signals each: room to finish.
+describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
   test('preflight measures a trusted source without storing or charging anything', async () => {
     const { client } = await trustedClient({ credits: 1 });
     const url = server.add(video);
