@@ -10,7 +10,7 @@ import { dynamoSlotStore } from '../../functions/adapters/table/slot-store.js';
 import { nowIso } from '../../functions/domain/clock.js';
 import { newId } from '../../functions/domain/ids.js';
 import { refundEntry } from '../../functions/domain/runs/submit.js';
-import type { AnalysisRecord, RunRecord } from '../../functions/domain/runs/model.js';
+import { queuedAnalysis, queuedRun, type AnalysisRecord, type RunRecord } from '../../functions/domain/runs/model.js';
 import { localDocumentClient, readRunningHost } from '../../functions/local/host.js';
 import { createAccount } from '../helpers/api.js';
 
@@ -27,43 +27,25 @@ async function stores() {
 function queuedWork(accountId: string): { run: RunRecord; analysis: AnalysisRecord } {
   const now = nowIso();
   const analysisId = newId('analysis');
-  const run: RunRecord = {
-    runId: newId('run'),
-    accountId,
-    analysisId,
-    scannerId: '',
-    scannerVersion: 0,
-    scanner: { name: 'race', instructions: 'scene changes', type: 'find_moments' },
-    uploadId: '',
-    objectKey: `accounts/${accountId}/sources/${analysisId}`,
-    mediaKind: 'video',
-    sourceDurationMs: 90_000,
-    window: { startMs: 0, endMs: 90_000 },
-    metadata: {},
-    status: 'queued',
-    credits: CREDITS_EACH,
-    error: null,
-    observationCount: null,
-    createdAt: now,
-    updatedAt: now,
-    startedAt: null,
-    completedAt: null,
-  };
-  const analysis: AnalysisRecord = {
-    analysisId,
-    accountId,
-    runId: run.runId,
-    kind: 'one_off',
-    status: 'queued',
-    reservedCredits: CREDITS_EACH,
-    billing: 'reserved',
-    chunksTotal: null,
-    chunksDone: 0,
-    error: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  return { run, analysis };
+  const run = queuedRun(
+    {
+      runId: newId('run'),
+      accountId,
+      analysisId,
+      scannerId: '',
+      scannerVersion: 0,
+      scanner: { name: 'race', instructions: 'scene changes', type: 'find_moments' },
+      uploadId: '',
+      objectKey: `accounts/${accountId}/sources/${analysisId}`,
+      mediaKind: 'video',
+      sourceDurationMs: 90_000,
+      window: { startMs: 0, endMs: 90_000 },
+      metadata: {},
+      credits: CREDITS_EACH,
+    },
+    now,
+  );
+  return { run, analysis: queuedAnalysis({ analysisId, accountId, runId: run.runId, kind: 'one_off', reservedCredits: CREDITS_EACH }, now) };
 }
 
 describe('cancel racing the slot grant', () => {

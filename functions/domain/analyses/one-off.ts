@@ -7,7 +7,7 @@ import type { Span } from '../analysis/signals.js';
 import { DEFAULT_WHAT_TO_FIND } from '../analysis/moment-brief.js';
 import { classifySourceUrl } from '../sources/classify.js';
 import type { SourceFacts, SourceGateway, SourceOrigin } from '../sources/ports.js';
-import { creditsFor, type AnalysisRecord, type AnalysisSource, type RunRecord } from '../runs/model.js';
+import { creditsFor, queuedAnalysis, queuedRun, type AnalysisRecord, type AnalysisSource } from '../runs/model.js';
 import type { RunStore, WorkflowStarter } from '../runs/ports.js';
 import { startOrRefund } from '../runs/submit.js';
 import { ONE_OFF_DEFAULTS, type AnalysisCreate, type PreflightInput, type QuoteInput } from '../../schemas/analysis.js';
@@ -152,64 +152,56 @@ export async function submitOneOff(deps: OneOffDeps, account: Account, input: An
   const definition = definitionOf(input);
   const speechCleanup = input.speech_cleanup ?? ONE_OFF_DEFAULTS.speech_cleanup;
   const chatMomentTypes = input.chat_moment_types ?? ['auto'];
-  const run: RunRecord = {
-    runId: newId('run'),
-    accountId: account.accountId,
-    analysisId,
-    scannerId: '',
-    scannerVersion: 0,
-    scanner: definition,
-    uploadId: '',
-    objectKey: acquiredSourceKey(account.accountId, analysisId),
-    mediaKind: 'video',
-    sourceDurationMs: probed.facts.durationMs,
-    window: quote.window,
-    metadata: {},
-    status: 'queued',
-    credits: quote.credits,
-    error: null,
-    observationCount: null,
-    createdAt: now,
-    updatedAt: now,
-    startedAt: null,
-    completedAt: null,
-    oneOff: {
-      sourceUrl: probed.url.href,
-      origin: probed.origin,
-      brief: { chatMomentTypes },
-      speechCleanup,
+  const run = queuedRun(
+    {
+      runId: newId('run'),
+      accountId: account.accountId,
+      analysisId,
+      scannerId: '',
+      scannerVersion: 0,
+      scanner: definition,
+      uploadId: '',
+      objectKey: acquiredSourceKey(account.accountId, analysisId),
+      mediaKind: 'video',
+      sourceDurationMs: probed.facts.durationMs,
+      window: quote.window,
+      metadata: {},
+      credits: quote.credits,
+      oneOff: {
+        sourceUrl: probed.url.href,
+        origin: probed.origin,
+        brief: { chatMomentTypes },
+        speechCleanup,
+        proof: quote.proof.applies,
+        maxSourceBytes: quote.limits.maxSourceBytes,
+        knownSizeBytes: probed.facts.sizeBytes,
+        retentionDays: limitsOf(account).retentionDays,
+      },
+    },
+    now,
+  );
+  const analysis = queuedAnalysis(
+    {
+      analysisId,
+      accountId: account.accountId,
+      runId: run.runId,
+      kind: 'one_off',
+      source: presentedSource(probed),
+      window: quote.window,
+      request: {
+        what_to_find: input.what_to_find ?? null,
+        profile: definition.profile ?? ONE_OFF_DEFAULTS.profile,
+        chat_moment_types: [...chatMomentTypes],
+        speech_cleanup: speechCleanup,
+        max_moments: definition.max_observations ?? ONE_OFF_DEFAULTS.max_moments,
+        min_seconds: definition.min_seconds ?? ONE_OFF_DEFAULTS.min_seconds,
+        max_seconds: definition.max_seconds ?? ONE_OFF_DEFAULTS.max_seconds,
+      },
       proof: quote.proof.applies,
-      maxSourceBytes: quote.limits.maxSourceBytes,
-      knownSizeBytes: probed.facts.sizeBytes,
-      retentionDays: limitsOf(account).retentionDays,
+      reservedCredits: quote.credits,
     },
-  };
-  const analysis: AnalysisRecord = {
-    analysisId,
-    accountId: account.accountId,
-    runId: run.runId,
-    kind: 'one_off',
-    status: 'queued',
-    source: presentedSource(probed),
-    window: quote.window,
-    request: {
-      what_to_find: input.what_to_find ?? null,
-      profile: definition.profile ?? ONE_OFF_DEFAULTS.profile,
-      chat_moment_types: [...chatMomentTypes],
-      speech_cleanup: speechCleanup,
-      max_moments: definition.max_observations ?? ONE_OFF_DEFAULTS.max_moments,
-      min_seconds: definition.min_seconds ?? ONE_OFF_DEFAULTS.min_seconds,
-      max_seconds: definition.max_seconds ?? ONE_OFF_DEFAULTS.max_seconds,
-    },
-    proof: quote.proof.applies,
-    reservedCredits: quote.credits,
-    billing: 'reserved',
-    chunksTotal: null,
-    chunksDone: 0,
-    error: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+    now,
+  );
   const outcome = await deps.runs.createWithReservation(run, analysis, { entryId: newId('ledger'), credits: -quote.credits, reason: `analysis_reserved:${analysisId}`, createdAt: now });
   if (outcome === 'proof_allowance_exhausted') throw new ApiError('proof_allowance_exhausted', 'This account has used its proof analysis.', 'use_proof_allowance');
   if (outcome !== 'created') throw new ApiError('insufficient_credits', `This analysis needs ${quote.credits} credit(s); the wallet cannot cover it.`);

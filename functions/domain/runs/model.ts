@@ -156,5 +156,33 @@ export interface Chunk {
   endMs: number;
 }
 
+/** Fields that accepted work starts with, set once here for runs of every kind. */
+type RunLifecycle = 'status' | 'error' | 'observationCount' | 'createdAt' | 'updatedAt' | 'startedAt' | 'completedAt';
+type AnalysisLifecycle = 'status' | 'billing' | 'chunksTotal' | 'chunksDone' | 'error' | 'createdAt' | 'updatedAt';
+
+/** Work just accepted: queued, nothing measured or settled yet. */
+export const queuedRun = (run: Omit<RunRecord, RunLifecycle>, now: string): RunRecord => ({
+  ...run,
+  status: 'queued',
+  error: null,
+  observationCount: null,
+  createdAt: now,
+  updatedAt: now,
+  startedAt: null,
+  completedAt: null,
+});
+
+/** The analysis of work just accepted: its credits reserved, no chunk planned yet. */
+export const queuedAnalysis = (analysis: Omit<AnalysisRecord, AnalysisLifecycle>, now: string): AnalysisRecord => ({
+  ...analysis,
+  status: 'queued',
+  billing: 'reserved',
+  chunksTotal: null,
+  chunksDone: 0,
+  error: null,
+  createdAt: now,
+  updatedAt: now,
+});
+
 /** 1 credit per analyzed minute, rounded up (SPEC Billing). */
 export const creditsFor = (billedMs: number): number => Math.max(1, Math.ceil(billedMs / 60_000));

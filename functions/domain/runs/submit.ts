@@ -5,7 +5,7 @@ import { definitionOf, getScanner, type ScannerDeps } from '../scanners.js';
 import type { Account } from '../ports.js';
 import type { RunCreate } from '../../schemas/run.js';
 import type { Span } from '../analysis/signals.js';
-import { creditsFor, type AnalysisRecord, type RunRecord } from './model.js';
+import { creditsFor, queuedAnalysis, queuedRun, type RunRecord } from './model.js';
 import type { ReservationOutcome, RunStore, RunnableSource, RunnableSourceLookup, WorkflowStarter } from './ports.js';
 import type { ScannerRecord } from '../ports.js';
 import type { Metadata } from '../../schemas/common.js';
@@ -82,45 +82,37 @@ export async function createRun(runs: RunStore, spec: NewRun): Promise<{ outcome
   const { scanner, source, window } = spec;
   const credits = creditsFor(window ? window.endMs - window.startMs : source.durationMs);
   const now = nowIso();
-  const run: RunRecord = {
-    runId: newId('run'),
-    accountId: spec.accountId,
-    analysisId: newId('analysis'),
-    scannerId: scanner.scannerId,
-    scannerVersion: scanner.version,
-    scanner: definitionOf(scanner),
-    uploadId: source.uploadId,
-    objectKey: source.objectKey,
-    mediaKind: source.mediaKind,
-    sourceDurationMs: source.durationMs,
-    window,
-    metadata: spec.metadata,
-    status: 'queued',
-    credits,
-    error: null,
-    observationCount: null,
-    createdAt: now,
-    updatedAt: now,
-    startedAt: null,
-    completedAt: null,
-    ...(spec.batchItem ? { batchItem: spec.batchItem } : {}),
-  };
-  const analysis: AnalysisRecord = {
-    analysisId: run.analysisId,
-    accountId: spec.accountId,
-    runId: run.runId,
-    kind: 'scanner_run',
-    status: 'queued',
-    source: { kind: 'upload', upload_id: source.uploadId, media_kind: source.mediaKind, duration_ms: source.durationMs },
-    window,
-    reservedCredits: credits,
-    billing: 'reserved',
-    chunksTotal: null,
-    chunksDone: 0,
-    error: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const run = queuedRun(
+    {
+      runId: newId('run'),
+      accountId: spec.accountId,
+      analysisId: newId('analysis'),
+      scannerId: scanner.scannerId,
+      scannerVersion: scanner.version,
+      scanner: definitionOf(scanner),
+      uploadId: source.uploadId,
+      objectKey: source.objectKey,
+      mediaKind: source.mediaKind,
+      sourceDurationMs: source.durationMs,
+      window,
+      metadata: spec.metadata,
+      credits,
+      ...(spec.batchItem ? { batchItem: spec.batchItem } : {}),
+    },
+    now,
+  );
+  const analysis = queuedAnalysis(
+    {
+      analysisId: run.analysisId,
+      accountId: spec.accountId,
+      runId: run.runId,
+      kind: 'scanner_run',
+      source: { kind: 'upload', upload_id: source.uploadId, media_kind: source.mediaKind, duration_ms: source.durationMs },
+      window,
+      reservedCredits: credits,
+    },
+    now,
+  );
   const outcome = await runs.createWithReservation(run, analysis, { entryId: newId('ledger'), credits: -credits, reason: `run_reserved:${run.runId}`, createdAt: now });
   return { outcome, run };
 }
