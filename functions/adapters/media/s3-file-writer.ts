@@ -2,6 +2,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   PutObjectCommand,
   UploadPartCommand,
   type S3Client,
@@ -58,6 +59,10 @@ export function s3FileWriter(s3: S3Client, bucket: string, options: S3FileWriter
         await s3.send(new AbortMultipartUploadCommand({ ...object, UploadId })).catch(() => undefined);
         throw error;
       }
+    },
+
+    async remove(key) {
+      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
   };
 }

@@ -61,9 +61,18 @@ export function createSourceGateway(options: SourceGatewayOptions): SourceGatewa
           const file = viaYtDlp(origin)
             ? await ytDlp.download(url, dir, target.maxBytes)
             : await downloadHttp(http, await directUrl(url, origin), dir, target.maxBytes);
-          const durationMs = await verifyVideo(inspector, fileRangeSource(file.path, file.sizeBytes), maxDurationMs);
-          await store.putFile(target.objectKey, file.path, file.contentType, target.contentTagging ?? {});
-          return { mediaKind: 'video' as const, durationMs, sizeBytes: file.sizeBytes, title: file.title };
+          // Verified and stored side by side, both reading the downloaded file: the upload does not
+          // wait for the probe. A copy that fails verification is removed again.
+          const [verified, stored] = await Promise.allSettled([
+            verifyVideo(inspector, fileRangeSource(file.path, file.sizeBytes), maxDurationMs),
+            store.putFile(target.objectKey, file.path, file.contentType, target.contentTagging ?? {}),
+          ]);
+          if (verified.status === 'rejected') {
+            if (stored.status === 'fulfilled') await store.remove(target.objectKey);
+            throw verified.reason;
+          }
+          if (stored.status === 'rejected') throw stored.reason;
+          return { mediaKind: 'video' as const, durationMs: verified.value, sizeBytes: file.sizeBytes, title: file.title };
         }),
       ),
   };

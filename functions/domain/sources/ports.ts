@@ -49,4 +49,5 @@ export interface SourceGateway {
 /** Writes a local file into the media bucket (the acquired copy of a source). */
 export interface MediaFileWriter {
   putFile(key: string, path: string, contentType: string, tags: Record<string, string>): Promise<void>;
+  remove(key: string): Promise<void>;
 }

@@ -2,7 +2,7 @@
  * Test support for the source gateway: a loopback media server, the gateway as the service builds
  * it (real outbound client, real ffprobe inspector) and an S3 client whose PutObject keeps the bytes.
  */
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -33,6 +33,10 @@ export function capturingS3() {
     const chunks: Buffer[] = [];
     for await (const chunk of input.Body as Readable) chunks.push(chunk as Buffer);
     objects.set(input.Key ?? '', { bytes: Buffer.concat(chunks), input });
+    return {};
+  });
+  mock.on(DeleteObjectCommand).callsFake((input: DeleteObjectCommand['input']) => {
+    objects.delete(input.Key ?? '');
     return {};
   });
   return { s3, mock, objects };
