@@ -4,13 +4,14 @@ import type { CancelDeps } from '../domain/analyses/lifecycle.js';
 import type { OneOffDeps } from '../domain/analyses/one-off.js';
 import { lazy } from '../shared/memo.js';
 import { hostEvents, hostWorkflows } from './host-parts.js';
-import { runs, slots } from './runs.js';
+import { idClaims, runs, slots } from './runs.js';
 import { sourceGateway } from './sources.js';
 import { accounts } from './table.js';
 
 /** Preflight, quote and submission of one-off analyses (the source gateway probes; nothing is stored before submission). */
 export const oneOffAnalyses = lazy((): OneOffDeps & { accounts: ReturnType<typeof accounts> } => ({
   runs: runs(),
+  claims: idClaims(),
   accounts: accounts(),
   sources: sourceGateway(),
   workflows: hostWorkflows,

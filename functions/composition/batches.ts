@@ -4,7 +4,7 @@ import type { BatchDeps } from '../domain/batches/submit.js';
 import type { BatchWorkflowDeps } from '../domain/batches/workflow.js';
 import { lazy } from '../shared/memo.js';
 import { hostEvents, hostWorkflows } from './host-parts.js';
-import { runs } from './runs.js';
+import { idClaims, runs } from './runs.js';
 import { findRunnableSource } from './upload-records.js';
 import { scanners } from './scanners.js';
 import { accounts, table } from './table.js';
@@ -14,6 +14,7 @@ export const batches = lazy(() => dynamoBatchStore(table()));
 export const batchSubmission = lazy(
   (): BatchDeps => ({
     batches: batches(),
+    claims: idClaims(),
     scanners: scanners().scanners,
     findSource: findRunnableSource(),
     batchWorkflows: hostWorkflows,

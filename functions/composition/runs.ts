@@ -1,6 +1,8 @@
 import { meteredRunStore } from '../adapters/metered-stores.js';
 import { dynamoRunStore } from '../adapters/table/run-store.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
+import { dynamoIdClaims } from '../adapters/table/id-claims.js';
+import { config } from '../config.js';
 import type { SubmitRunDeps } from '../domain/runs/submit.js';
 import { lazy } from '../shared/memo.js';
 import { powertoolsMetrics } from '../shared/metrics.js';
@@ -11,6 +13,8 @@ import { findRunnableSource } from './upload-records.js';
 
 export const runs = lazy(() => meteredRunStore(dynamoRunStore(table()), powertoolsMetrics));
 export const slots = lazy(() => dynamoSlotStore(table()));
+/** Ids claimed under Idempotency-Keys, kept as long as the idempotency records. */
+export const idClaims = lazy(() => dynamoIdClaims(table(), config().IDEMPOTENCY_TTL_SECONDS));
 
 /** Submitting a run: the scanner, its source, the reservation and the analysis workflow's start. */
-export const runSubmission = lazy((): SubmitRunDeps => ({ ...scanners(), runs: runs(), findSource: findRunnableSource(), workflows: hostWorkflows }));
+export const runSubmission = lazy((): SubmitRunDeps => ({ ...scanners(), runs: runs(), findSource: findRunnableSource(), workflows: hostWorkflows, claims: idClaims() }));

@@ -22,6 +22,8 @@ export interface ApiRequest<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The request's Idempotency-Key, on routes that take one: creations derive their ids from it. */
+  idempotencyKey?: string;
 }
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -72,9 +74,8 @@ export function httpHandler<H extends Route['handler'], D extends IdempotencyDep
         body: parse(schemas.body, rawBody),
       };
       const used = (composed ??= deps());
-      const execute = () => action(request, used);
-
       const key = idempotencyKeyOf(event, route);
+      const execute = () => action(key === undefined ? request : { ...request, idempotencyKey: key }, used);
       if (!key) return toResponse(await execute(), requestId);
       const { result, replayed } = await (used as { idempotent: IdempotentExecutor }).idempotent(
         { accountId, idempotencyKey: key, fingerprint: requestFingerprint(route.method, event.rawPath, rawBody), requestId, execute },

@@ -61,6 +61,15 @@ export function s3FileWriter(s3: S3Client, bucket: string, options: S3FileWriter
       }
     },
 
+    async putStream(key, body, sizeBytes, contentType, tags) {
+      if (sizeBytes > singlePutMaxBytes) throw new RangeError(`One PUT takes at most ${singlePutMaxBytes} bytes`);
+      const tagging = Object.keys(tags).length > 0 ? encodeTags(tags) : undefined;
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: sizeBytes, ContentType: contentType, Tagging: tagging }));
+    },
+
+    /** One streamed PUT at most: larger copies go through putFile's parts. */
+    singlePutMaxBytes,
+
     async remove(key) {
       await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },

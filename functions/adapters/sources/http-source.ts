@@ -1,3 +1,4 @@
+import { PassThrough, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { MediaInspector } from '../../domain/ports.js';
@@ -42,13 +43,47 @@ export async function preflightHttp(deps: HttpSourceDeps, url: URL): Promise<Sou
   });
 }
 
-/** The whole source into `dir`, at most maxBytes. */
-export async function downloadHttp(deps: HttpSourceDeps, url: URL, dir: string, maxBytes: number): Promise<DownloadedFile> {
+/** Where a download may also go while it is written to disk: the bucket, as one streamed PUT of a declared length. */
+export type StreamingCopy = (body: Readable, sizeBytes: number, contentType: string) => Promise<void>;
+
+/**
+ * The whole source into `dir`, at most maxBytes. With `alsoTo`, a source that declares its length
+ * (up to `alsoToMaxBytes`) is streamed there too as it arrives, so storing it costs no second
+ * pass over the file (`streamed` says whether it was).
+ */
+export async function downloadHttp(
+  deps: HttpSourceDeps,
+  url: URL,
+  dir: string,
+  maxBytes: number,
+  alsoTo?: { copy: StreamingCopy; maxBytes: number },
+): Promise<DownloadedFile & { streamed: boolean }> {
   const response = await open(deps, url, { maxBytes });
   const path = join(dir, 'source');
-  const sizeBytes = await saveBody(response.body, path);
   const type = String(response.headers['content-type'] ?? '');
-  return { path, sizeBytes, contentType: /^video\/[\w.+-]+$/i.test(type) ? type : 'application/octet-stream', title: titleOf(response.headers) };
+  const contentType = /^video\/[\w.+-]+$/i.test(type) ? type : 'application/octet-stream';
+  const declared = Number(response.headers['content-length']);
+  const streamed = alsoTo !== undefined && Number.isSafeInteger(declared) && declared > 0 && declared <= alsoTo.maxBytes;
+  let sizeBytes: number;
+  if (streamed) {
+    // One body, two readers; a failure of either side ends the other (pipe alone would not).
+    const toDisk = new PassThrough();
+    const toCopy = new PassThrough();
+    const fail = (error: Error) => [toDisk, toCopy, response.body].forEach((stream) => stream.destroy(error));
+    response.body.once('error', fail);
+    response.body.pipe(toDisk);
+    response.body.pipe(toCopy);
+    [sizeBytes] = await Promise.all([
+      saveBody(toDisk, path),
+      alsoTo.copy(toCopy, declared, contentType).catch((error: unknown) => {
+        fail(error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      }),
+    ]);
+  } else {
+    sizeBytes = await saveBody(response.body, path);
+  }
+  return { path, sizeBytes, contentType, title: titleOf(response.headers), streamed };
 }
 
 /** A GET whose answer can be media: 200 or 206, not a web page (a login or share page of a storage service). */

@@ -1,4 +1,5 @@
 import { tmpdir } from 'node:os';
+import type { Readable } from 'node:stream';
 import type { MediaInspector } from '../../domain/ports.js';
 import type { MediaFileWriter, SourceGateway, SourceOrigin } from '../../domain/sources/ports.js';
 import type { OutboundClient } from '../outbound/outbound-client.js';
@@ -58,14 +59,17 @@ export function createSourceGateway(options: SourceGatewayOptions): SourceGatewa
     acquire: (url, origin, target) =>
       asSourceErrors(() =>
         inTempDir(tempRoot, async (dir) => {
+          const tags = target.contentTagging ?? {};
+          // A direct download of declared length is stored as it arrives; anything else once on disk.
+          const streamingCopy = { copy: (body: Readable, size: number, type: string) => store.putStream(target.objectKey, body, size, type, tags), maxBytes: store.singlePutMaxBytes };
           const file = viaYtDlp(origin)
-            ? await ytDlp.download(url, dir, target.maxBytes)
-            : await downloadHttp(http, await directUrl(url, origin), dir, target.maxBytes);
+            ? { ...(await ytDlp.download(url, dir, target.maxBytes)), streamed: false }
+            : await downloadHttp(http, await directUrl(url, origin), dir, target.maxBytes, streamingCopy);
           // Verified and stored side by side, both reading the downloaded file: the upload does not
           // wait for the probe. A copy that fails verification is removed again.
           const [verified, stored] = await Promise.allSettled([
             verifyVideo(inspector, fileRangeSource(file.path, file.sizeBytes), maxDurationMs),
-            store.putFile(target.objectKey, file.path, file.contentType, target.contentTagging ?? {}),
+            file.streamed ? Promise.resolve() : store.putFile(target.objectKey, file.path, file.contentType, tags),
           ]);
           if (verified.status === 'rejected') {
             if (stored.status === 'fulfilled') await store.remove(target.objectKey);

@@ -43,6 +43,8 @@ export const keys = {
   }),
   /** Idempotency records of one account: one key space per account across endpoints (as Stripe). */
   idempotency: (accountId: string, scopedKey: string): TableKey => ({ PK: account(accountId), SK: `IDEM#${scopedKey}` }),
+  /** The ids an idempotent creation claimed (`purpose`: what it creates; `keyHash`: sha256 of the Idempotency-Key). */
+  idClaim: (accountId: string, purpose: string, keyHash: string): TableKey => ({ PK: account(accountId), SK: `IDCLAIM#${purpose}#${keyHash}` }),
 } as const;
 
 /** GSI1 keys: its partitions start with the account too. */

@@ -80,6 +80,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
       ]);
       if (outcome.ok) return 'created';
       if (outcome.failedIndex === 0) return run.oneOff?.proof ? 'proof_allowance_exhausted' : 'insufficient_credits';
+      if (outcome.failedIndex === 1 || outcome.failedIndex === 2) return 'already_created';
       if (outcome.failedIndex >= 4 && run.batchItem) return 'item_not_waiting';
       throw new Error(`Run ${run.runId} could not be created (item ${outcome.failedIndex} exists)`);
     },

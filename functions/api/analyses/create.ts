@@ -11,8 +11,8 @@ export const handler = httpHandler(
   'api/analyses/create',
   { query: noQuerySchema, body: analysisCreateSchema },
   () => ({ ...oneOffAnalyses(), idempotent: idempotent() }),
-  async ({ accountId, body }, deps) => {
+  async ({ accountId, body, idempotencyKey }, deps) => {
     const account = await requireAccount(deps.accounts, accountId);
-    return { status: 202, body: presentAnalysis(await submitOneOff(deps, account, body)) };
+    return { status: 202, body: presentAnalysis(await submitOneOff(deps, account, body, idempotencyKey)) };
   },
 );

@@ -12,9 +12,9 @@ export const handler = httpHandler(
   'api/runs/create',
   { params: scannerIdParams, body: runCreateSchema },
   () => ({ ...runSubmission(), accounts: accounts(), idempotent: idempotent() }),
-  async ({ accountId, params, body }, deps) => {
+  async ({ accountId, params, body, idempotencyKey }, deps) => {
     const account = await requireAccount(deps.accounts, accountId);
-    const run = await submitRun(deps, account, params.scanner_id, body);
+    const run = await submitRun(deps, account, params.scanner_id, body, idempotencyKey);
     return { status: 202, body: presentRun(run) };
   },
 );

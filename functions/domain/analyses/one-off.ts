@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
+import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
 import { limitsOf } from '../accounts.js';
 import type { Account } from '../ports.js';
 import type { Span } from '../analysis/signals.js';
@@ -19,6 +20,7 @@ export interface OneOffDeps {
   runs: RunStore;
   sources: SourceGateway;
   workflows: WorkflowStarter;
+  claims: IdClaims;
   /** The local host with LOCAL_ALLOW_LOOPBACK_TARGETS=1 only (DESIGN §9). */
   allowLoopback: boolean;
 }
@@ -133,9 +135,14 @@ export const acquiredSourceKey = (accountId: string, analysisId: string): string
 /**
  * POST /v1/analyses: re-computes the quote, then reserves its credits (or claims the proof
  * allowance) in the same transaction that creates the analysis, before any acquisition or
- * compute; then starts the workflow, whose first work step acquires the source.
+ * compute; then starts the workflow, whose first work step acquires the source. Under an
+ * Idempotency-Key the ids are claimed first, and an analysis an earlier attempt created under
+ * them is the answer (before anything is probed or checked again: it is already paid for).
  */
-export async function submitOneOff(deps: OneOffDeps, account: Account, input: AnalysisCreate): Promise<AnalysisRecord> {
+export async function submitOneOff(deps: OneOffDeps, account: Account, input: AnalysisCreate, idempotencyKey?: string): Promise<AnalysisRecord> {
+  const ids = await idsFor(deps.claims, account.accountId, 'one_off', idempotencyKey, () => ({ runId: newId('run'), analysisId: newId('analysis') }));
+  const earlier = idempotencyKey === undefined ? undefined : await alreadyCreated(deps, account.accountId, ids);
+  if (earlier) return earlier;
   const probed = await probe(deps, account, input.source_url);
   const quote = quoteOf(account, input, probed.facts);
   if (input.use_proof_allowance && !quote.proof.applies) {
@@ -148,13 +155,13 @@ export async function submitOneOff(deps: OneOffDeps, account: Account, input: An
   }
 
   const now = nowIso();
-  const analysisId = newId('analysis');
+  const { analysisId } = ids;
   const definition = definitionOf(input);
   const speechCleanup = input.speech_cleanup ?? ONE_OFF_DEFAULTS.speech_cleanup;
   const chatMomentTypes = input.chat_moment_types ?? ['auto'];
   const run = queuedRun(
     {
-      runId: newId('run'),
+      runId: ids.runId,
       accountId: account.accountId,
       analysisId,
       scannerId: '',
@@ -203,8 +210,20 @@ export async function submitOneOff(deps: OneOffDeps, account: Account, input: An
     now,
   );
   const outcome = await deps.runs.createWithReservation(run, analysis, { entryId: newId('ledger'), credits: -quote.credits, reason: `analysis_reserved:${analysisId}`, createdAt: now });
+  if (outcome !== 'created' && idempotencyKey !== undefined) {
+    // A concurrent attempt under the same key may have won the reservation: its analysis is the answer.
+    const raced = await alreadyCreated(deps, account.accountId, ids);
+    if (raced) return raced;
+  }
   if (outcome === 'proof_allowance_exhausted') throw new ApiError('proof_allowance_exhausted', 'This account has used its proof analysis.', 'use_proof_allowance');
   if (outcome !== 'created') throw new ApiError('insufficient_credits', `This analysis needs ${quote.credits} credit(s); the wallet cannot cover it.`);
   await startOrRefund(deps, run);
+  return analysis;
+}
+
+/** The analysis an earlier attempt under the same key created, its workflow started if that attempt could not. */
+async function alreadyCreated(deps: Pick<OneOffDeps, 'runs' | 'workflows'>, accountId: string, ids: { runId: string; analysisId: string }): Promise<AnalysisRecord | undefined> {
+  const analysis = await deps.runs.getAnalysis(accountId, ids.analysisId);
+  if (analysis) await restartIfUnstarted(analysis.status === 'queued', () => deps.workflows.startAnalysis({ accountId, ...ids }));
   return analysis;
 }

@@ -1,6 +1,7 @@
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
+import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
 import type { Account, Page, PageRequest, ScannerStore } from '../ports.js';
 import type { RunnableSourceLookup } from '../runs/ports.js';
 import type { BatchCreate } from '../../schemas/batch.js';
@@ -12,6 +13,7 @@ export interface BatchDeps {
   scanners: ScannerStore;
   findSource: RunnableSourceLookup;
   batchWorkflows: BatchWorkflowStarter;
+  claims: IdClaims;
   /** Durable batch processing is switched on for this deployment. */
   batchesEnabled: boolean;
 }
@@ -27,12 +29,17 @@ export interface BatchView {
  * Accepts a batch: every item's scanner and upload are checked now (the error names the item),
  * each item pins the scanner version current at submission, the batch and its items are stored,
  * then its workflow starts. Nothing is reserved yet: each item reserves when it becomes a run.
+ * Under an Idempotency-Key the batch id is claimed first, and a batch an earlier attempt stored
+ * under it is the answer: one batch, whose items each become one run.
  */
-export async function submitBatch(deps: BatchDeps, account: Account, input: BatchCreate, itemLimit: number): Promise<BatchView> {
+export async function submitBatch(deps: BatchDeps, account: Account, input: BatchCreate, itemLimit: number, idempotencyKey?: string): Promise<BatchView> {
   if (!deps.batchesEnabled) {
     throw new ApiError('scanner_batch_service_unavailable', 'Durable batch processing is not enabled on this deployment; do not resubmit this work under new keys.');
   }
   const { accountId } = account;
+  const { batchId } = await idsFor(deps.claims, accountId, 'batch', idempotencyKey, () => ({ batchId: newId('batch') }));
+  const earlier = idempotencyKey === undefined ? undefined : await alreadyCreated(deps, accountId, batchId, itemLimit);
+  if (earlier) return earlier;
   // Items often share scanners and uploads: each is read once, and its answer judged per item.
   const versions = onceEach((scannerId: string) => deps.scanners.get(accountId, scannerId).then((scanner) => scanner?.version ?? 0));
   const sources = onceEach((uploadId: string) => deps.findSource(accountId, uploadId).then(() => null, (error: unknown) => (error instanceof Error ? error : new Error(String(error)))));
@@ -51,7 +58,6 @@ export async function submitBatch(deps: BatchDeps, account: Account, input: Batc
   });
 
   const now = nowIso();
-  const batchId = newId('batch');
   const items: BatchItemRecord[] = input.items.map((item, index) => ({
     batchId,
     accountId,
@@ -78,7 +84,14 @@ export async function submitBatch(deps: BatchDeps, account: Account, input: Batc
     updatedAt: now,
     completedAt: null,
   };
-  await deps.batches.create(batch, items);
+  try {
+    await deps.batches.create(batch, items);
+  } catch (error) {
+    // A concurrent attempt under the same key may have stored the batch first: it is the answer.
+    const raced = idempotencyKey === undefined ? undefined : await alreadyCreated(deps, accountId, batchId, itemLimit);
+    if (raced) return raced;
+    throw error;
+  }
   try {
     await deps.batchWorkflows.startBatch({ accountId, batchId });
   } catch (cause) {
@@ -89,6 +102,14 @@ export async function submitBatch(deps: BatchDeps, account: Account, input: Batc
     throw new ApiError('queue_unavailable', 'The batch could not be queued. Retry with backoff under the same Idempotency-Key.', undefined, { cause });
   }
   return { batch, items: items.slice(0, itemLimit), nextItemOffset: total > itemLimit ? itemLimit : null };
+}
+
+/** The batch an earlier attempt under the same key stored, its workflow started again if it has not settled (starts are idempotent by name). */
+async function alreadyCreated(deps: BatchDeps, accountId: string, batchId: string, itemLimit: number): Promise<BatchView | undefined> {
+  const batch = await deps.batches.get(accountId, batchId);
+  if (!batch) return undefined;
+  await restartIfUnstarted(batch.completedAt === null, () => deps.batchWorkflows.startBatch({ accountId, batchId }));
+  return viewBatch(deps.batches, accountId, batchId, 0, itemLimit);
 }
 
 /** `lookup` called once per distinct key, its promise shared by every caller of that key. */

@@ -21,7 +21,8 @@ export type RunnableSourceLookup = (accountId: string, uploadId: string, param?:
 
 /** `item_not_waiting`: the batch item the run was for is no longer queued, or its batch is canceling. */
 /** `proof_allowance_exhausted`: a proof analysis while the account's one proof analysis is taken. */
-export type ReservationOutcome = 'created' | 'insufficient_credits' | 'proof_allowance_exhausted' | 'item_not_waiting';
+/** `already_created`: the run (or its analysis) exists, i.e. an earlier attempt under the same claimed ids made it. */
+export type ReservationOutcome = 'created' | 'already_created' | 'insufficient_credits' | 'proof_allowance_exhausted' | 'item_not_waiting';
 
 /** What acquisition measured of the private copy of a one-off source. */
 export interface AcquiredSource {

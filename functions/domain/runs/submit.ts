@@ -1,6 +1,7 @@
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
+import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
 import { definitionOf, getScanner, type ScannerDeps } from '../scanners.js';
 import type { Account } from '../ports.js';
 import type { RunCreate } from '../../schemas/run.js';
@@ -15,6 +16,7 @@ export interface SubmitRunDeps extends ScannerDeps {
   runs: RunStore;
   findSource: RunnableSourceLookup;
   workflows: WorkflowStarter;
+  claims: IdClaims;
 }
 
 /** SPEC: a window only for video find_moments runs, both bounds or neither, inside the source. */
@@ -36,17 +38,35 @@ function windowOf(input: RunCreate, type: string, source: RunnableSource): Span 
   return window;
 }
 
-/** Accepts a run: pins the scanner version, checks the source, reserves credits atomically with the run record, then starts the workflow. */
-export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId: string, input: RunCreate): Promise<RunRecord> {
+/**
+ * Accepts a run: pins the scanner version, checks the source, reserves credits atomically with the
+ * run record, then starts the workflow. Under an Idempotency-Key the run's ids are claimed first,
+ * so a retry of an attempt that died after its reservation finds that run and answers it,
+ * charging nothing more (the reservation is the idempotent outcome).
+ */
+export async function submitRun(deps: SubmitRunDeps, account: Account, scannerId: string, input: RunCreate, idempotencyKey?: string): Promise<RunRecord> {
+  const ids = await idsFor(deps.claims, account.accountId, 'run', idempotencyKey, () => ({ runId: newId('run'), analysisId: newId('analysis') }));
+  const earlier = idempotencyKey === undefined ? undefined : await alreadyCreated(deps, account.accountId, ids.runId);
+  if (earlier) return earlier;
   const scanner = await getScanner(deps, account.accountId, scannerId);
   const source = await deps.findSource(account.accountId, input.upload_id);
   const window = windowOf(input, scanner.type, source);
-  const created = await createRun(deps.runs, { accountId: account.accountId, scanner, source, window, metadata: input.metadata ?? {} });
+  const created = await createRun(deps.runs, { accountId: account.accountId, scanner, source, window, metadata: input.metadata ?? {}, ids });
   if (created.outcome !== 'created') {
+    // A concurrent attempt under the same key may have won the reservation: its run is the answer.
+    const raced = idempotencyKey === undefined ? undefined : await alreadyCreated(deps, account.accountId, ids.runId);
+    if (raced) return raced;
     throw new ApiError('insufficient_credits', `This run needs ${created.run.credits} credit(s); the wallet cannot cover it.`);
   }
   await startOrRefund(deps, created.run);
   return created.run;
+}
+
+/** The run an earlier attempt under the same key created, its workflow started if that attempt could not. */
+async function alreadyCreated(deps: Pick<SubmitRunDeps, 'runs' | 'workflows'>, accountId: string, runId: string): Promise<RunRecord | undefined> {
+  const run = await deps.runs.getRun(accountId, runId);
+  if (run) await restartIfUnstarted(run.status === 'queued', () => deps.workflows.startAnalysis({ accountId, runId, analysisId: run.analysisId }));
+  return run;
 }
 
 /**
@@ -71,6 +91,8 @@ export interface NewRun {
   metadata: Metadata;
   /** The batch item the run is spawned for: the item moves to processing in the same transaction. */
   batchItem?: BatchItemRef;
+  /** The ids claimed under an Idempotency-Key; fresh ones otherwise. */
+  ids?: { runId: string; analysisId: string };
 }
 
 /**
@@ -84,9 +106,9 @@ export async function createRun(runs: RunStore, spec: NewRun): Promise<{ outcome
   const now = nowIso();
   const run = queuedRun(
     {
-      runId: newId('run'),
+      runId: spec.ids?.runId ?? newId('run'),
       accountId: spec.accountId,
-      analysisId: newId('analysis'),
+      analysisId: spec.ids?.analysisId ?? newId('analysis'),
       scannerId: scanner.scannerId,
       scannerVersion: scanner.version,
       scanner: definitionOf(scanner),

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * Sources of one-off analyses (SPEC "One-off analysis", DESIGN §10): a URL is classified before
  * any connection (classify.ts), measured without being stored (preflight) and copied into the
@@ -49,5 +51,8 @@ export interface SourceGateway {
 /** Writes a local file into the media bucket (the acquired copy of a source). */
 export interface MediaFileWriter {
   putFile(key: string, path: string, contentType: string, tags: Record<string, string>): Promise<void>;
+  /** A body of known length as one PUT, while it arrives (at most singlePutMaxBytes). */
+  putStream(key: string, body: Readable, sizeBytes: number, contentType: string, tags: Record<string, string>): Promise<void>;
+  readonly singlePutMaxBytes: number;
   remove(key: string): Promise<void>;
 }

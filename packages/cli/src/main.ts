@@ -6,29 +6,33 @@
  * 5 still running when the wait gave up.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { basename, extname, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
   createMediaScannerClient,
+  MediaScannerError,
+  terminalBatchStatuses,
   unwrap,
   type Analysis,
   type MediaScannerClient,
+  type MomentList,
   type Observation,
+  type paths,
   type Run,
   type ScannerBatch,
   type Upload,
   type UploadContentType,
 } from '../../client/src/index.js';
 import { bytes, exitCodes, FailedWork, keyValues, printer, reportError, seconds, table, UsageError, type Printer } from './output.js';
-import { uploadDetail, withBar, workDetail, type Bar } from './progress.js';
+import { batchIdempotencyKey, batchItemsFromCsv, type BatchItemInput, type Metadata } from './batch-csv.js';
+import { counterDisplay, uploadDetail, withBar, workDetail, type Bar } from './progress.js';
+import { lanesOf, mmss, renderTimeline, renderTimelineHtml } from './timeline.js';
 
 interface Globals {
   json: boolean;
   pollSeconds: number;
 }
-
-type Metadata = Record<string, string | number | boolean | null>;
 
 // ---- Argument parsing ----------------------------------------------------------------------
 
@@ -133,6 +137,66 @@ const batchText = (batch: ScannerBatch) =>
     ['client_id', 'status', 'scanner_id', 'upload_id', 'run_id', 'error'],
   )}`;
 
+/** Ranked moments, best first; `edit` says whether --tight cut them into subclips. */
+const momentsTable = (moments: MomentList): string =>
+  moments.count
+    ? table(
+        moments.moments.map((m, i) => ({
+          ...m,
+          rank: i + 1,
+          start: seconds(m.start_ms),
+          end: seconds(m.end_ms),
+          score: m.score.toFixed(2),
+          edit: m.edit.mode === 'subclips' ? `${m.edit.subclips.length} subclips` : m.edit.mode,
+        })),
+        ['rank', 'id', 'start', 'end', 'score', 'event_type', 'edit', 'title'],
+      )
+    : 'No moments.';
+
+// ---- One-off analyses ----------------------------------------------------------------------
+
+type AnalysisBody = NonNullable<paths['/v1/analyses']['post']['requestBody']>['content']['application/json'];
+type ChatMomentType = NonNullable<AnalysisBody['chat_moment_types']>[number];
+const chatMomentTypes: readonly ChatMomentType[] = ['auto', 'q_and_a', 'story', 'opinion', 'reaction', 'funny', 'advice'];
+
+interface AnalysisOptions {
+  window: string;
+  proof: boolean;
+  what?: string;
+  profile?: 'conversation' | 'gameplay';
+  types?: string[];
+  tight: boolean;
+  maxMoments?: number;
+  wait: boolean;
+}
+
+/** What one-off analyses take beyond the window (`analyses create` and `analyze`). */
+const analysisOptions = (command: Command) =>
+  command
+    .option('--what <text>', 'what to find, up to 600 characters')
+    .addOption(new Option('--profile <profile>').choices(['conversation', 'gameplay']))
+    .option('--types <a,b,...>', `chat moment types: ${chatMomentTypes.join(', ')}`, list)
+    .option('--tight', 'speech cleanup "tight": cut the pauses inside each moment into subclips', false)
+    .option('--max-moments <n>', '1 to 50', integer('--max-moments'));
+
+/** The body of POST /v1/analyses, checked before anything is sent. */
+function analysisBody(sourceUrl: string, options: AnalysisOptions): AnalysisBody {
+  const window = windowOf(options.window);
+  if (!window) throw new UsageError('--window is required');
+  const unknown = options.types?.filter((type) => !chatMomentTypes.includes(type as ChatMomentType)) ?? [];
+  if (unknown.length) throw new UsageError(`--types takes ${chatMomentTypes.join(', ')}; not ${unknown.join(', ')}.`);
+  return {
+    source_url: sourceUrl,
+    ...window,
+    use_proof_allowance: options.proof,
+    ...(options.what ? { what_to_find: options.what } : {}),
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.types?.length ? { chat_moment_types: options.types as ChatMomentType[] } : {}),
+    ...(options.tight ? { speech_cleanup: 'tight' as const } : {}),
+    ...(options.maxMoments !== undefined ? { max_moments: options.maxMoments } : {}),
+  };
+}
+
 // ---- The program ---------------------------------------------------------------------------
 
 function client(): MediaScannerClient {
@@ -154,6 +218,10 @@ async function allPages<T>(page: (cursor: string | undefined) => Promise<{ data:
   } while (cursor);
   return items;
 }
+
+/** A completed run's observations, every page, in rank order. */
+const observationsOf = (api: MediaScannerClient, runId: string): Promise<Observation[]> =>
+  allPages((cursor) => unwrap(api.api.GET('/v1/runs/{run_id}/observations', { params: { path: { run_id: runId }, query: { limit: '100', ...(cursor ? { cursor } : {}) } } })));
 
 async function upload(api: MediaScannerClient, out: Printer, file: string, contentType?: UploadContentType): Promise<Upload> {
   out.note(`Uploading ${basename(file)}…`);
@@ -366,8 +434,7 @@ export function program(): Command {
     runs,
     'observations <run_id>',
     "a completed run's observations, in rank order",
-    ({ api }, id) =>
-      allPages((cursor) => unwrap(api.api.GET('/v1/runs/{run_id}/observations', { params: { path: { run_id: id }, query: { limit: '100', ...(cursor ? { cursor } : {}) } } }))),
+    ({ api }, id) => observationsOf(api, id),
     (observations) => observationsTable(observations, noAnswer),
   );
 
@@ -418,27 +485,11 @@ export function program(): Command {
       out.result(quote, () => keyValues({ billed_seconds: quote.billed_seconds, credits: quote.credits, balance: quote.balance_credits, affordable: quote.affordable, proof_applies: quote.proof.applies }));
     }),
   );
-  windowed(analyses.command('create <source_url>'))
-    .option('--what <text>', 'what to find, up to 600 characters')
-    .addOption(new Option('--profile <profile>').choices(['conversation', 'gameplay']))
-    .option('--max-moments <n>', '1 to 50', integer('--max-moments'))
+  analysisOptions(windowed(analyses.command('create <source_url>')))
     .option('--wait', 'wait until it ends, then print its moments', false)
     .action(
-      run(async ({ api, out, globals }, sourceUrl: string, options: { window: string; proof: boolean; what?: string; profile?: 'conversation' | 'gameplay'; maxMoments?: number; wait: boolean }) => {
-        const window = windowOf(options.window);
-        if (!window) throw new UsageError('--window is required');
-        let analysis = await unwrap(
-          api.api.POST('/v1/analyses', {
-            body: {
-              source_url: sourceUrl,
-              ...window,
-              use_proof_allowance: options.proof,
-              ...(options.what ? { what_to_find: options.what } : {}),
-              ...(options.profile ? { profile: options.profile } : {}),
-              ...(options.maxMoments !== undefined ? { max_moments: options.maxMoments } : {}),
-            },
-          }),
-        );
+      run(async ({ api, out, globals }, sourceUrl: string, options: AnalysisOptions) => {
+        let analysis = await unwrap(api.api.POST('/v1/analyses', { body: analysisBody(sourceUrl, options) }));
         if (options.wait) analysis = await waitAnalysis(api, out, globals, analysis.analysis_id);
         out.result(analysis, () => analysisText(analysis));
         const failure = options.wait ? unless('completed', 'The analysis')(analysis) : undefined;
@@ -454,13 +505,7 @@ export function program(): Command {
     'moments <analysis_id>',
     'the ranked moments of a completed analysis',
     ({ api }, id) => unwrap(api.api.GET('/v1/analyses/{analysis_id}/moments', analysisPath(id))),
-    (moments) =>
-      moments.count
-        ? table(
-            moments.moments.map((m) => ({ ...m, start: seconds(m.start_ms), end: seconds(m.end_ms), score: m.score.toFixed(2) })),
-            ['id', 'start', 'end', 'score', 'event_type', 'title'],
-          )
-        : 'No moments.',
+    momentsTable,
   );
   byId(analyses, 'progress <analysis_id>', 'queue position and progress', ({ api }, id) => unwrap(api.api.GET('/v1/analyses/{analysis_id}/progress', analysisPath(id))), (progress) =>
     `${workDetail(progress)} (${Math.round(progress.fraction * 100)}%)`,
@@ -521,31 +566,119 @@ export function program(): Command {
       out.note(`Run ${created.run_id}: ${created.billing.credits} credit(s) reserved.`);
       const done = await waitRun(api, out, globals, created.run_id);
       if (done.status === 'failed') throw failedRun(done);
-      const observations = await allPages((cursor) =>
-        unwrap(api.api.GET('/v1/runs/{run_id}/observations', { params: { path: { run_id: done.run_id }, query: { limit: '100', ...(cursor ? { cursor } : {}) } } })),
-      );
+      const observations = await observationsOf(api, done.run_id);
       out.result({ upload: uploaded, scanner_id: scannerId, run: done, observations }, () => `${runText(done)}\n\n${observationsTable(observations, noAnswer)}`);
     }),
   );
 
+  analysisOptions(windowed(root.command('analyze <source_url>').description('a one-off analysis of a video URL: preflight, quote (credits, affordable?), submit; with --wait, its ranked moments')))
+    .addHelpText(
+      'after',
+      '\nThe submission carries an Idempotency-Key (the client adds one; its retries reuse it), so a retried request\nnever starts or bills the analysis twice. When the quote is not affordable nothing is submitted (exit 3,\ninsufficient_credits).',
+    )
+    .option('--wait', 'wait until it ends, then print its ranked moments', false)
+    .action(
+      run(async ({ api, out, globals }, sourceUrl: string, options: AnalysisOptions) => {
+        const body = analysisBody(sourceUrl, options);
+        const preflight = await unwrap(api.api.POST('/v1/sources/preflight', { body: { source_url: sourceUrl } }));
+        const provider = 'id' in preflight.provider ? preflight.provider.name : preflight.provider.host;
+        out.note(`Source: ${provider}, ${seconds(preflight.duration_ms)}; up to ${preflight.max_window_seconds}s can be analysed now${preflight.proof_available ? ', proof allowance available' : ''}.`);
+        const window = { analysis_start_seconds: body.analysis_start_seconds, analysis_end_seconds: body.analysis_end_seconds };
+        const quote = await unwrap(api.api.POST('/v1/analyses/quote', { body: { source_url: sourceUrl, ...window, use_proof_allowance: options.proof } }));
+        out.note(
+          `Quote: ${quote.credits} credit(s) for ${quote.billed_seconds}s${quote.proof.applies ? ' (proof allowance)' : ''}; balance ${quote.balance_credits}: ${quote.affordable ? 'affordable' : 'not affordable'}.`,
+        );
+        if (!quote.affordable) {
+          throw new MediaScannerError(402, 'insufficient_credits', `The quote is ${quote.credits} credit(s) and the balance ${quote.balance_credits}: nothing was submitted.`, undefined);
+        }
+        let analysis = await unwrap(api.api.POST('/v1/analyses', { body }));
+        out.note(`Analysis ${analysis.analysis_id}: ${analysis.billing.credits} credit(s) reserved.`);
+        if (options.wait) analysis = await waitAnalysis(api, out, globals, analysis.analysis_id);
+        const moments = analysis.status === 'completed' ? await unwrap(api.api.GET('/v1/analyses/{analysis_id}/moments', { params: { path: { analysis_id: analysis.analysis_id } } })) : undefined;
+        out.result({ preflight, quote, analysis, ...(moments ? { moments } : {}) }, () => (moments ? `${analysisText(analysis)}\n\n${momentsTable(moments)}` : analysisText(analysis)));
+        const failure = options.wait ? unless('completed', 'The analysis')(analysis) : undefined;
+        if (failure) throw failure;
+      }),
+    );
+
+  root
+    .command('batch <csv>')
+    .description('submit a scanner batch from a CSV and show its counters live until it ends')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The CSV: a header client_id,scanner_id,upload_id[,metadata_json], then 1 to 100 items with unique',
+        'client_id values; metadata_json is a JSON object in a quoted field: "{""episode"":42}". It is checked',
+        'before anything is sent (exit 2 with the line that is wrong).',
+        '',
+        "Idempotency-Key: the SHA-256 of the file's bytes. Running batch again on the same file (within the",
+        "API's 24 hours) never submits it twice: it follows the batch the first run created. Change the file",
+        'to submit a new batch.',
+        '',
+        'Counters go to stderr (not with --json): one line rewritten in place on a terminal, otherwise a line',
+        'whenever they change and once a minute while they do not. Exit 4 when the batch ends other than',
+        'completed (partial, failed, canceled).',
+      ].join('\n'),
+    )
+    .action(
+      run(async ({ api, out, globals }, file: string) => {
+        const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
+          throw new UsageError(`${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`);
+        });
+        const items = batchItemsFromCsv(bytes.toString('utf8'), file);
+        const key = batchIdempotencyKey(bytes);
+        const answer = await api.api.POST('/v1/scanner-batches', { params: { header: { 'Idempotency-Key': key } }, body: { items } });
+        const submitted = await unwrap(Promise.resolve(answer));
+        out.note(
+          answer.response.headers.get('idempotent-replayed') === 'true'
+            ? `${file} was already submitted as ${submitted.batch_id} (Idempotency-Key ${key}); following that batch.`
+            : `Batch ${submitted.batch_id}: ${items.length} item(s) (Idempotency-Key ${key}).`,
+        );
+        const display = counterDisplay(!out.json);
+        let settled = submitted;
+        if (!terminalBatchStatuses.has(submitted.status)) {
+          display.update(submitted.status, submitted.counters);
+          settled = await api.waitForBatch(submitted.batch_id, { intervalMs: intervalOf(globals), onUpdate: (batch) => display.update(batch.status, batch.counters) });
+        }
+        display.stop(settled.status, settled.counters);
+        // waitForBatch reads one item a page; the result has them all (a batch holds at most 100).
+        const batch = await unwrap(api.api.GET('/v1/scanner-batches/{batch_id}', { params: { path: { batch_id: settled.batch_id }, query: { item_limit: '100' } } }));
+        out.result(batch, () => batchText(batch));
+        const failure = unless('completed', `Batch ${batch.batch_id}`)(batch);
+        if (failure) throw failure;
+      }),
+    );
+
+  root
+    .command('timeline <run_id>')
+    .description("draw a completed run's observations on a time axis over the source duration (one lane per event or scanner type, bar height = score)")
+    .requiredOption('--out <file>', 'FILE.svg, or FILE.html (the same SVG in a page with a legend)')
+    .action(
+      run(async ({ api, out }, runId: string, options: { out: string }) => {
+        const format = extname(options.out).toLowerCase();
+        if (format !== '.svg' && format !== '.html') throw new UsageError(`--out ends in .svg or .html, not "${options.out}".`);
+        const record = await unwrap(api.api.GET('/v1/runs/{run_id}', { params: { path: { run_id: runId } } }));
+        const observations = await observationsOf(api, runId);
+        await writeFile(options.out, format === '.svg' ? renderTimeline(record, observations) : renderTimelineHtml(record, observations));
+        const lanes = lanesOf(observations).map(({ name, count }) => ({ name, count }));
+        out.result({ out: resolve(options.out), run_id: record.run_id, duration_ms: record.source.duration_ms, observations: observations.length, lanes }, () =>
+          `Wrote ${options.out}: ${observations.length} observation(s) in ${lanes.length} lane(s) over ${mmss(record.source.duration_ms)}.`,
+        );
+      }),
+    );
+
   return root;
 }
 
-/** Batch items from a CSV with a header (client_id,scanner_id,upload_id) or from JSON (an array, or {items}). */
-async function batchItems(file: string): Promise<{ client_id: string; scanner_id: string; upload_id: string; metadata?: Metadata }[]> {
+/** Batch items from a CSV (batch-csv.ts: client_id,scanner_id,upload_id[,metadata_json]) or from JSON (an array, or {items}). */
+async function batchItems(file: string): Promise<BatchItemInput[]> {
   const text = await readFile(file, 'utf8');
   if (/^\s*[[{]/.test(text)) {
     const parsed = JSON.parse(text) as unknown;
-    return (Array.isArray(parsed) ? parsed : (parsed as { items: unknown[] }).items) as { client_id: string; scanner_id: string; upload_id: string }[];
+    return (Array.isArray(parsed) ? parsed : (parsed as { items: unknown[] }).items) as BatchItemInput[];
   }
-  const [header, ...rows] = text.split(/\r?\n/).filter((line) => line.trim());
-  const columns = (header ?? '').split(',').map((column) => column.trim());
-  for (const needed of ['client_id', 'scanner_id', 'upload_id']) if (!columns.includes(needed)) throw new UsageError(`${file}: the CSV header needs a ${needed} column.`);
-  return rows.map((row) => {
-    const cells = row.split(',').map((value) => value.trim());
-    const field = (name: string) => cells[columns.indexOf(name)] ?? '';
-    return { client_id: field('client_id'), scanner_id: field('scanner_id'), upload_id: field('upload_id') };
-  });
+  return batchItemsFromCsv(text, file);
 }
 
 export async function main(argv: readonly string[]): Promise<number> {

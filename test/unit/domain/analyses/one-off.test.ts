@@ -32,6 +32,7 @@ function fakes(facts: Partial<SourceFacts> = {}, outcome: ReservationOutcome = '
   } as unknown as RunStore;
   const deps: OneOffDeps = {
     runs,
+    claims: { claim: (_accountId, _purpose, _key, proposed) => Promise.resolve(proposed) },
     allowLoopback: false,
     sources: {
       preflight: () => Promise.resolve({ mediaKind: 'video', durationMs: 600_000, sizeBytes: 1024 ** 2, title: 'Episode', ...facts }),
