@@ -20,16 +20,7 @@ try {
     apiKey: settings.LOCAL_API_KEY,
     limits: { requestTimeoutMs: settings.LOCAL_REQUEST_TIMEOUT_MS, maxConnectionsPerClient: settings.LOCAL_MAX_CONNECTIONS_PER_CLIENT },
   });
-  console.log(`Media Scanner Service (local host) listening on ${host.baseUrl}`);
-  console.log(`Data directory: ${host.dataDir}`);
-  console.log(`Default account: ${host.accountId}`);
-  console.log(`API key: ${host.apiKey}`);
-  console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
-  if (process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1') {
-    // DESIGN §9: said loudly, since it opens outbound fetches (sources, webhooks) to this machine.
-    console.warn('WARNING: LOCAL_ALLOW_LOOPBACK_TARGETS=1: source URLs and webhook endpoints may target loopback addresses, over plain http.');
-  }
-
+  // Before the banner: whoever reads it (a terminal, a test) may signal the host at once.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -47,6 +38,15 @@ try {
   process.on('SIGTERM', () => stop('SIGTERM'));
   // The terminal went away: a clean stop too (a host that dies anyway takes its children along).
   process.on('SIGHUP', () => stop('SIGHUP'));
+  console.log(`Media Scanner Service (local host) listening on ${host.baseUrl}`);
+  console.log(`Data directory: ${host.dataDir}`);
+  console.log(`Default account: ${host.accountId}`);
+  console.log(`API key: ${host.apiKey}`);
+  console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
+  if (process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1') {
+    // DESIGN §9: said loudly, since it opens outbound fetches (sources, webhooks) to this machine.
+    console.warn('WARNING: LOCAL_ALLOW_LOOPBACK_TARGETS=1: source URLs and webhook endpoints may target loopback addresses, over plain http.');
+  }
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
