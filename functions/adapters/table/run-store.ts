@@ -6,6 +6,7 @@ import { slotQueueEntryItem } from './slot-store.js';
 import { itemTransitionWrites } from './batch-store.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../domain/runs/model.js';
 import type { LedgerEntry } from '../../domain/ports.js';
+import type { TerminalError } from '../../domain/runs/model.js';
 import type { RunStore } from '../../domain/runs/ports.js';
 
 const unstarted = ({ startedAt: _started, completedAt: _completed, ...run }: RunRecord) => run;
@@ -58,6 +59,59 @@ export function dynamoRunStore(table: TableContext): RunStore {
     },
     ...ledgerWrites(run, refund),
   ];
+
+
+  type Condition = { expression: string; values: Record<string, string> };
+
+  /**
+   * Ends work with its reservation given back, in one transaction: the run failed (under its
+   * condition), the analysis `failed` or `canceled` while the reservation is still held (so the
+   * refund happens exactly once), the refund, and the run out of the slot queue.
+   */
+  async function endWithRefund(
+    run: RunRecord,
+    refund: LedgerEntry,
+    now: string,
+    end: {
+      runCondition: Condition;
+      analysis: { status: 'failed' | 'canceled'; showsError: boolean; condition: Condition };
+      error: TerminalError;
+    },
+  ): Promise<boolean> {
+    const outcome = await transact(table, [
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.run(run.accountId, run.runId),
+          UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :now, completedAt = :now',
+          ConditionExpression: end.runCondition.expression,
+          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+          ExpressionAttributeValues: { ':failed': 'failed', ':error': end.error, ':now': now, ...end.runCondition.values },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.analysis(run.accountId, run.analysisId),
+          UpdateExpression: `SET #status = :ended, billing = :refunded, updatedAt = :now${end.analysis.showsError ? ', #error = :error' : ''}`,
+          ConditionExpression: end.analysis.condition.expression,
+          ExpressionAttributeNames: { '#status': 'status', ...(end.analysis.showsError ? { '#error': 'error' } : {}) },
+          ExpressionAttributeValues: {
+            ':ended': end.analysis.status,
+            ':refunded': 'refunded',
+            ':reserved': 'reserved',
+            ':now': now,
+            ...(end.analysis.showsError ? { ':error': end.error } : {}),
+            ...end.analysis.condition.values,
+          },
+        },
+      },
+      ...refundWrites(run, refund, now),
+      // Work that ends while waiting leaves the queue with it.
+      { Delete: { TableName: tableName, Key: keys.slotQueueEntry(run.accountId, run.runId) } },
+    ]);
+    return outcome.ok;
+  }
 
   return {
     async createWithReservation(run, analysis, entry) {
@@ -179,65 +233,22 @@ export function dynamoRunStore(table: TableContext): RunStore {
       return outcome.ok;
     },
 
-    async failAndRefund(run, error, refund, now) {
-      const outcome = await transact(table, [
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.run(run.accountId, run.runId),
-            UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :now, completedAt = :now',
-            ConditionExpression: 'NOT #status IN (:completed, :failed)',
-            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-            ExpressionAttributeValues: { ':failed': 'failed', ':completed': 'completed', ':error': error, ':now': now },
-          },
-        },
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.analysis(run.accountId, run.analysisId),
-            // Exactly once: the refund happens only while the reservation is still held.
-            UpdateExpression: 'SET #status = :failed, billing = :refunded, #error = :error, updatedAt = :now',
-            ConditionExpression: 'billing = :reserved',
-            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-            ExpressionAttributeValues: { ':failed': 'failed', ':refunded': 'refunded', ':reserved': 'reserved', ':error': error, ':now': now },
-          },
-        },
-        ...refundWrites(run, refund, now),
-        // A run that fails while waiting leaves the queue with it.
-        { Delete: { TableName: tableName, Key: keys.slotQueueEntry(run.accountId, run.runId) } },
-      ]);
-      return outcome.ok;
-    },
+    // A failure of a run that has not completed, and the cancel of one still waiting without a
+    // slot (which exactly one of cancel and the slot grant wins): one refund each.
+    failAndRefund: (run, error, refund, now) =>
+      endWithRefund(run, refund, now, {
+        runCondition: { expression: 'NOT #status IN (:completed, :failed)', values: { ':completed': 'completed' } },
+        // The analysis carries the failure too; a canceled one has none.
+        analysis: { status: 'failed', showsError: true, condition: { expression: 'billing = :reserved', values: {} } },
+        error,
+      }),
 
-    async cancelQueued(run, error, refund, now) {
-      const outcome = await transact(table, [
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.run(run.accountId, run.runId),
-            UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :now, completedAt = :now',
-            // Exactly one of cancel and the slot grant wins: the grant moves the run out of
-            // queued and sets its slot in one transaction too.
-            ConditionExpression: '#status = :queued AND attribute_not_exists(slot)',
-            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-            ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':error': error, ':now': now },
-          },
-        },
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.analysis(run.accountId, run.analysisId),
-            UpdateExpression: 'SET #status = :canceled, billing = :refunded, updatedAt = :now',
-            ConditionExpression: 'billing = :reserved AND #status = :queued',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':canceled': 'canceled', ':refunded': 'refunded', ':reserved': 'reserved', ':queued': 'queued', ':now': now },
-          },
-        },
-        ...refundWrites(run, refund, now),
-        { Delete: { TableName: tableName, Key: keys.slotQueueEntry(run.accountId, run.runId) } },
-      ]);
-      return outcome.ok;
-    },
+    cancelQueued: (run, error, refund, now) =>
+      endWithRefund(run, refund, now, {
+        runCondition: { expression: '#status = :queued AND attribute_not_exists(slot)', values: { ':queued': 'queued' } },
+        analysis: { status: 'canceled', showsError: false, condition: { expression: 'billing = :reserved AND #status = :queued', values: { ':queued': 'queued' } } },
+        error,
+      }),
 
     async recordAcquiredSource(ref, source, now) {
       await transact(table, [
