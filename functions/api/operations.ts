@@ -284,4 +284,5 @@ export const errorDescriptions: Record<ErrorCode, string> = {
   uploads_unavailable: 'this deployment cannot run production scanners',
   provider_unavailable: 'the provider could not be reached; retry later',
   scanner_batch_service_unavailable: 'durable batch processing is not enabled; do not resubmit under new keys',
+  event_delivery_unavailable: 'event delivery is off for this deployment or account; poll instead',
 };

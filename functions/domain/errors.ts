@@ -33,6 +33,7 @@ export const errorCatalog = {
   uploads_unavailable: { status: 503, type: 'service_unavailable_error' },
   provider_unavailable: { status: 503, type: 'service_unavailable_error' },
   scanner_batch_service_unavailable: { status: 503, type: 'service_unavailable_error' },
+  event_delivery_unavailable: { status: 503, type: 'service_unavailable_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

@@ -237,7 +237,9 @@ export type EventType =
   | 'render.failed'
   | 'upload.ready'
   | 'upload.failed'
-  | 'scanner_batch.completed';
+  | 'scanner_batch.completed'
+  /** Sent on request to one endpoint (POST /v1/webhook-endpoints/{id}/test), through the normal path. */
+  | 'webhook.test';
 
 /** DESIGN §8 payload: `data.object` is the record exactly as its GET returns it. */
 export interface ServiceEvent {
