@@ -100,6 +100,21 @@ const configSchema = z.object({
   YT_DLP_PATH: z.string().min(1).optional(),
   /** EventBridge bus for terminal events (AWS). Absent: event delivery is off for this deployment. */
   EVENT_BUS_NAME: z.string().min(1).optional(),
+  /**
+   * Webhook event delivery for this deployment (SPEC Events: optional per deployment and per account).
+   * `false`: POST /v1/webhook-endpoints answers 503 event_delivery_unavailable and nothing is sent.
+   */
+  EVENT_DELIVERY_ENABLED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  /** The webhook sender's queue (AWS): due deliveries wake the sender through it (SQS delay, or a schedule that sends to it). */
+  WEBHOOK_QUEUE_URL: z.url().optional(),
+  /** The same queue's ARN: the target of one-time schedules for retries more than 15 minutes ahead. */
+  WEBHOOK_QUEUE_ARN: z.string().startsWith('arn:').optional(),
+  /** The role EventBridge Scheduler assumes to send those schedules' messages to the queue. */
+  WEBHOOK_SCHEDULER_ROLE_ARN: z.string().startsWith('arn:').optional(),
+  /** The schedule group of those one-time schedules. */
+  WEBHOOK_SCHEDULE_GROUP: z.string().min(1).max(64).optional(),
+  /** Local host only: compresses the webhook retry schedule by this factor (tests: 0.001 turns 10 h into 36 s). */
+  WEBHOOK_RETRY_SCALE: z.coerce.number().gt(0).max(1).default(1),
   /** Uploads larger than this use signed multipart part targets (one S3 PUT stops at 5 GiB). */
   MULTIPART_THRESHOLD_BYTES: z.coerce.number().int().min(5 * MiB).max(5 * GiB).default(5 * GiB),
   /** Size of each multipart part but the last (S3: 5 MiB to 5 GiB, at most 10,000 parts). */
@@ -134,6 +149,10 @@ const configSchema = z.object({
     // DESIGN §9: only the local host may reach loopback targets; S3_ENDPOINT marks the local host.
     if (settings.LOCAL_ALLOW_LOOPBACK_TARGETS && !settings.S3_ENDPOINT) {
       ctx.addIssue({ code: 'custom', path: ['LOCAL_ALLOW_LOOPBACK_TARGETS'], message: 'is for the local host only (S3_ENDPOINT is not set)' });
+    }
+    // The Standard Webhooks schedule is a promise to integrators: only a local host may compress it.
+    if (settings.WEBHOOK_RETRY_SCALE !== 1 && !settings.S3_ENDPOINT) {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_RETRY_SCALE'], message: 'is for the local host only (S3_ENDPOINT is not set)' });
     }
   });
 

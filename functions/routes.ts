@@ -44,6 +44,8 @@ export interface RouteDefinition {
   readonly outbound?: boolean;
   /** The route needs uploads, which a deployment may switch off: 503 uploads_unavailable (SPEC). */
   readonly uploads?: boolean;
+  /** The route wakes the webhook sender (CDK grants sqs:SendMessage on the delivery queue and sets WEBHOOK_QUEUE_URL). */
+  readonly wakesWebhookSender?: boolean;
 }
 
 export const routes = [
@@ -65,7 +67,6 @@ export const routes = [
     table: 'readWrite',
     bucket: 'readWrite',
     ffprobe: true,
-    events: true,
     uploads: true,
   },
   // A run starts the analysis workflow (DESIGN §1); the started state machine is named by config.
@@ -96,8 +97,8 @@ export const routes = [
   },
   { method: 'GET', path: '/v1/analyses', handler: 'api/analyses/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/analyses/{analysis_id}', handler: 'api/analyses/get', idempotency: 'none', table: 'read' },
-  // Cancel wakes the canceled run's workflow waiting for a slot, and announces analysis.canceled.
-  { method: 'POST', path: '/v1/analyses/{analysis_id}/cancel', handler: 'api/analyses/cancel', idempotency: 'none', table: 'readWrite', events: true, wakesWorkflows: true },
+  // Cancel wakes the canceled run's workflow waiting for a slot; analysis.canceled goes out through the outbox.
+  { method: 'POST', path: '/v1/analyses/{analysis_id}/cancel', handler: 'api/analyses/cancel', idempotency: 'none', table: 'readWrite', wakesWorkflows: true },
   { method: 'GET', path: '/v1/analyses/{analysis_id}/moments', handler: 'api/analyses/list-moments', idempotency: 'none', table: 'read' },
   { method: 'GET', path: '/v1/analyses/{analysis_id}/progress', handler: 'api/analyses/get-progress', idempotency: 'none', table: 'read' },
   {
@@ -113,6 +114,32 @@ export const routes = [
   { method: 'GET', path: '/v1/scanner-batches', handler: 'api/batches/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/scanner-batches/{batch_id}', handler: 'api/batches/get', idempotency: 'none', table: 'read' },
   { method: 'POST', path: '/v1/scanner-batches/{batch_id}/cancel', handler: 'api/batches/cancel', idempotency: 'none', table: 'readWrite' },
+  // Webhook endpoints (DESIGN 10). SPEC: creation ignores Idempotency-Key; the other changes are safe to repeat
+  // (a repeated rotation leaves the earlier new secret signing for 24 h). A URL is resolved and checked at creation and change.
+  { method: 'POST', path: '/v1/webhook-endpoints', handler: 'api/webhook-endpoints/create', idempotency: 'ignored', table: 'readWrite', outbound: true },
+  { method: 'GET', path: '/v1/webhook-endpoints', handler: 'api/webhook-endpoints/list', idempotency: 'none', table: 'read', cursors: true },
+  { method: 'GET', path: '/v1/webhook-endpoints/{endpoint_id}', handler: 'api/webhook-endpoints/get', idempotency: 'none', table: 'read' },
+  { method: 'PATCH', path: '/v1/webhook-endpoints/{endpoint_id}', handler: 'api/webhook-endpoints/update', idempotency: 'ignored', table: 'readWrite', outbound: true },
+  { method: 'DELETE', path: '/v1/webhook-endpoints/{endpoint_id}', handler: 'api/webhook-endpoints/delete', idempotency: 'ignored', table: 'readWrite' },
+  {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{endpoint_id}/rotate-secret',
+    handler: 'api/webhook-endpoints/rotate-secret',
+    idempotency: 'ignored',
+    table: 'readWrite',
+  },
+  // The test event goes out through the host's event publisher, like every event; nothing is stored.
+  { method: 'POST', path: '/v1/webhook-endpoints/{endpoint_id}/test', handler: 'api/webhook-endpoints/send-test', idempotency: 'none', table: 'read', events: true },
+  // The delivery log (DESIGN 10); a retry reopens a failed delivery and wakes the sender through its queue.
+  { method: 'GET', path: '/v1/webhook-deliveries', handler: 'api/webhook-deliveries/list', idempotency: 'none', table: 'read', cursors: true },
+  {
+    method: 'POST',
+    path: '/v1/webhook-deliveries/{delivery_id}/retry',
+    handler: 'api/webhook-deliveries/retry',
+    idempotency: 'none',
+    table: 'readWrite',
+    wakesWebhookSender: true,
+  },
   // The OpenAPI document (npm run openapi), bundled into its function; it reads nothing (a route takes table read at least).
   { method: 'GET', path: '/v1/openapi.json', handler: 'api/openapi/get', idempotency: 'none', table: 'read' },
 ] as const satisfies readonly RouteDefinition[];

@@ -7,6 +7,7 @@ import { notFoundHandler, routeKey, routes, type RouteDefinition } from '../func
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../functions/workflows/registry.js';
 import { ContainerCluster } from './constructs/container-cluster.js';
 import { EngineAccess } from './constructs/engine-access.js';
+import { EventDelivery } from './constructs/event-delivery.js';
 import { MediaBucket } from './constructs/media-bucket.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { ServiceHttpApi } from './constructs/service-http-api.js';
@@ -67,16 +68,18 @@ export class MediaScannerStack extends Stack {
       MAX_OBSERVATIONS_CAP: String(props.maxObservationsCap ?? 50),
       POWERTOOLS_SERVICE_NAME: 'media-scanner',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      // Event delivery switched off for this deployment (SPEC Events), from context; every function reads the same switch.
+      ...(String(this.node.tryGetContext('eventDeliveryEnabled')) === 'false' ? { EVENT_DELIVERY_ENABLED: 'false' } : {}),
     };
 
-    // Terminal events (DESIGN §8). The rule, queue and webhook sender subscribe to it later; until
-    // then the archive keeps every event so deliveries can be replayed once the sender exists.
+    // Terminal events (DESIGN §8), relayed from the table's outbox; the archive keeps every event for replay.
     const eventBus = new EventBus(this, 'EventBus', { description: 'Media Scanner Service terminal events' });
     eventBus.archive('Archive', {
       description: 'Every event published to the Media Scanner Service bus, for replay',
       eventPattern: { account: [this.account] },
       retention: Duration.days(30),
     });
+    new EventDelivery(this, 'EventDelivery', { table, eventBus, environment });
 
     // Created on first use: only workflows with container tasks need the VPC and ECS cluster. (The
     // ffmpeg layer likewise, by the first function that runs ffmpeg: FfmpegLayer.of.)

@@ -26,16 +26,16 @@ export function meteredRunStore(store: RunStore, sink: MetricsSink): RunStore {
       }
       return outcome;
     },
-    async complete(ref, observationCount, now) {
-      const completed = await store.complete(ref, observationCount, now);
+    async complete(ref, observationCount, now, announcements) {
+      const completed = await store.complete(ref, observationCount, now, announcements);
       if (completed) {
         sink.count('RunsCompleted', 1);
         charged.add(ref.runId);
       }
       return completed;
     },
-    async failAndRefund(run, error, refund, now) {
-      const failed = await store.failAndRefund(run, error, refund, now);
+    async failAndRefund(run, error, refund, now, announcements) {
+      const failed = await store.failAndRefund(run, error, refund, now, announcements);
       if (failed) {
         sink.count('RunsFailed', 1);
         sink.count('CreditsRefunded', refund.credits);
@@ -49,8 +49,8 @@ export function meteredRunStore(store: RunStore, sink: MetricsSink): RunStore {
 export function meteredUploadStore(store: UploadStore, sink: MetricsSink): UploadStore {
   return {
     ...store,
-    async finish(accountId, next, expireAtEpochSeconds) {
-      const finished = await store.finish(accountId, next, expireAtEpochSeconds);
+    async finish(accountId, next, expireAtEpochSeconds, announcements) {
+      const finished = await store.finish(accountId, next, expireAtEpochSeconds, announcements);
       if (finished && next.status === 'failed') sink.count('UploadFailures', 1, { name: 'reason', value: next.error?.code ?? 'unknown' });
       return finished;
     },

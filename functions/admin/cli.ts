@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { addCredits, createAccount, revokeApiKey, trustHost } from '../domain/accounts.js';
+import { addCredits, createAccount, revokeApiKey, setEventDelivery, trustHost } from '../domain/accounts.js';
 import { ApiError } from '../domain/errors.js';
 import { planNames } from '../domain/plans.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
@@ -18,6 +18,7 @@ const usage = `Usage: npm run admin -- accounts <command> [options]
   revoke-key --api-key <sk_...>
   add-credits --account <acct_...> --credits <n>
   trust-host <hostname> [--account <acct_...>]
+  event-delivery --on|--off [--account <acct_...>]
 Targets the running local host (LOCAL_DATA_DIR, default .local) unless --table NAME --region R is given.`;
 
 const { values, positionals } = parseArgs({
@@ -30,6 +31,8 @@ const { values, positionals } = parseArgs({
     account: { type: 'string' },
     table: { type: 'string' },
     region: { type: 'string' },
+    on: { type: 'boolean' },
+    off: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -84,6 +87,14 @@ async function main(): Promise<unknown> {
       // Loopback names only for the local host's own table, and only when it may reach loopback (DESIGN §9).
       const allowLoopback = !values.table && process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1';
       return { account_id: accountId, trusted_hosts: await trustHost(store, accountId, argument, { allowLoopback }) };
+    }
+    case 'event-delivery': {
+      // SPEC Events: delivery is optional per account; off, endpoint creation answers 503 and nothing is sent.
+      if (Boolean(values.on) === Boolean(values.off)) throw new Error('event-delivery needs exactly one of --on and --off');
+      const accountId = await defaultAccount();
+      const enabled = Boolean(values.on);
+      await setEventDelivery(store, accountId, enabled);
+      return { account_id: accountId, event_delivery_enabled: enabled };
     }
     default:
       throw new Error(usage);

@@ -18,6 +18,10 @@ const ids = {
   moment: 'mom_0193a4b1c2d37e8f9a0b1c2d3e4f5a66',
   batch: 'bat_0193a4b1c2d37e8f9a0b1c2d3e4f5a67',
   oneOff: 'ana_0193a4b1c2d37e8f9a0b1c2d3e4f5a68',
+  webhookEndpoint: 'whe_0193a4b1c2d37e8f9a0b1c2d3e4f5a69',
+  testEvent: 'evt_0193a4b1c2d37e8f9a0b1c2d3e4f5a6a',
+  delivery: 'dlv_0193a4b1c2d37e8f9a0b1c2d3e4f5a6b',
+  runEvent: 'evt_5f0c2a9e7b3d41c8a6e2f9b0d4c7a1e3',
 };
 
 const account: responses.AccountResource = {
@@ -31,6 +35,7 @@ const account: responses.AccountResource = {
   proof_allowance: { analysis_available: true, max_window_seconds: 7200 },
   built_in_providers: [{ id: 'youtube', name: 'YouTube', kind: 'recorded_video' }],
   trusted_hosts: ['media.example.com'],
+  event_delivery: { available: true },
   created_at: at,
   updated_at: later,
 };
@@ -189,6 +194,34 @@ const batchItem: responses.BatchItemResource = {
   updated_at: later,
 };
 
+const webhookEndpoint: responses.WebhookEndpointResource = {
+  object: 'webhook_endpoint',
+  endpoint_id: ids.webhookEndpoint,
+  url: 'https://hooks.example.com/media-scanner',
+  events: ['run.completed', 'run.failed'],
+  description: 'Production receiver',
+  enabled: true,
+  created_at: at,
+  updated_at: at,
+};
+
+/** A run.completed delivered at the second attempt, after a 503. */
+const webhookDelivery: responses.WebhookDeliveryResource = {
+  object: 'webhook_delivery',
+  delivery_id: ids.delivery,
+  endpoint_id: ids.webhookEndpoint,
+  event_id: ids.runEvent,
+  event_type: 'run.completed',
+  status: 'succeeded',
+  attempts: [
+    { at, status_code: 503, error: null, duration_ms: 84, response_body: 'Service Unavailable' },
+    { at: later, status_code: 200, error: null, duration_ms: 61, response_body: '{"received":true}' },
+  ],
+  next_attempt_at: null,
+  created_at: at,
+  updated_at: later,
+};
+
 const list = <T>(item: T): responses.List<T> => ({ object: 'list', data: [item], next_cursor: null });
 
 export const resourceExamples = {
@@ -244,4 +277,12 @@ export const resourceExamples = {
   ScannerBatchSummaryList: list(batchSummary),
   ScannerBatchItem: batchItem,
   ScannerBatch: { ...batchSummary, items: [batchItem], items_next_cursor: null },
+  WebhookEndpoint: webhookEndpoint,
+  // An example only: a real secret is 32 random bytes.
+  WebhookEndpointWithSecret: { ...webhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+  WebhookEndpointList: list(webhookEndpoint),
+  DeletedWebhookEndpoint: { object: 'webhook_endpoint', endpoint_id: ids.webhookEndpoint, deleted: true },
+  WebhookTest: { object: 'webhook_test', endpoint_id: ids.webhookEndpoint, event_id: ids.testEvent, event_type: 'webhook.test', created_at: later },
+  WebhookDelivery: webhookDelivery,
+  WebhookDeliveryList: list(webhookDelivery),
 } satisfies { [K in Exclude<responses.ResourceName, 'OpenApiDocument'>]: z.output<(typeof responses.resourceSchemas)[K]> };

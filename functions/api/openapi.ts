@@ -76,7 +76,7 @@ async function requestSchemasOf(route: Route): Promise<Schemas> {
   return schemas;
 }
 
-const idKinds: Record<string, string> = { scanner_id: 'scn_', upload_id: 'upl_', run_id: 'run_', analysis_id: 'ana_', batch_id: 'bat_' };
+const idKinds: Record<string, string> = { scanner_id: 'scn_', upload_id: 'upl_', run_id: 'run_', analysis_id: 'ana_', batch_id: 'bat_', endpoint_id: 'whe_' };
 
 const parameterDescriptions: Record<string, string> = {
   limit: 'Page size.',

@@ -18,6 +18,7 @@ export const tags = {
   Analyses: 'Lifecycle, progress and moments of every analysis: one-off analyses of source URLs and the analyses of scanner runs.',
   Sources: 'Measuring a source URL before a one-off analysis.',
   'Scanner batches': 'Up to 100 scanner/upload pairs as one durable record; each item is its own run.',
+  Webhooks: 'Signed event delivery (Standard Webhooks): endpoints, their secrets, test events and the delivery log.',
   Meta: 'This document.',
 } as const;
 export type Tag = keyof typeof tags;
@@ -244,6 +245,81 @@ export const operations = {
     response: { status: 202, schema: 'ScannerBatchSummary', description: 'The batch, canceling or canceled.' },
     errors: ['batch_not_cancelable'],
   },
+  'POST /v1/webhook-endpoints': {
+    operationId: 'createWebhookEndpoint',
+    tag: 'Webhooks',
+    summary: 'Create a webhook endpoint',
+    description:
+      'The URL must be HTTPS on a host that resolves to public addresses only, without credentials; it is checked now and at every delivery. ' +
+      'The answer carries the signing secret, shown only here. Idempotency-Key is not honoured: after a timeout, list the endpoints to reconcile.',
+    response: { status: 201, schema: 'WebhookEndpointWithSecret', description: 'The enabled endpoint and its signing secret.' },
+    errors: ['webhook_endpoint_limit_reached', 'event_delivery_unavailable'],
+    example: { url: 'https://hooks.example.com/media-scanner', events: ['run.completed', 'run.failed'], description: 'Production receiver' },
+  },
+  'GET /v1/webhook-endpoints': {
+    operationId: 'listWebhookEndpoints',
+    tag: 'Webhooks',
+    summary: 'List webhook endpoints (newest first)',
+    response: { status: 200, schema: 'WebhookEndpointList', description: 'A page of endpoints, without secrets.' },
+  },
+  'GET /v1/webhook-endpoints/{endpoint_id}': {
+    operationId: 'getWebhookEndpoint',
+    tag: 'Webhooks',
+    summary: 'Get a webhook endpoint',
+    response: { status: 200, schema: 'WebhookEndpoint', description: 'The endpoint, without its secret.' },
+  },
+  'PATCH /v1/webhook-endpoints/{endpoint_id}': {
+    operationId: 'updateWebhookEndpoint',
+    tag: 'Webhooks',
+    summary: 'Change a webhook endpoint',
+    description: 'Any of `url`, `events`, `description` (null clears it) and `enabled`, at least one. A new URL is checked like a new endpoint\'s.',
+    response: { status: 200, schema: 'WebhookEndpoint', description: 'The changed endpoint.' },
+    example: { events: ['run.completed', 'run.failed', 'upload.ready'], enabled: true },
+  },
+  'DELETE /v1/webhook-endpoints/{endpoint_id}': {
+    operationId: 'deleteWebhookEndpoint',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description: 'No event is delivered to it afterwards. A second delete answers 404.',
+    response: { status: 200, schema: 'DeletedWebhookEndpoint', description: '`deleted: true`.' },
+  },
+  'POST /v1/webhook-endpoints/{endpoint_id}/rotate-secret': {
+    operationId: 'rotateWebhookEndpointSecret',
+    tag: 'Webhooks',
+    summary: 'Rotate the signing secret',
+    description:
+      'The answer carries the new secret, shown only here. For 24 hours deliveries carry a signature under the new and the previous secret ' +
+      '(space-separated in `webhook-signature`), so the receiver can switch without missing one.',
+    response: { status: 200, schema: 'WebhookEndpointWithSecret', description: 'The endpoint and its new signing secret.' },
+  },
+  'POST /v1/webhook-endpoints/{endpoint_id}/test': {
+    operationId: 'testWebhookEndpoint',
+    tag: 'Webhooks',
+    summary: 'Send a webhook.test event to this endpoint',
+    description: 'Delivered through the normal path to this endpoint only, whatever it subscribes to; `data.object` is the endpoint. Follow it at GET /v1/webhook-deliveries.',
+    response: { status: 202, schema: 'WebhookTest', description: 'The event that was published.' },
+    errors: ['event_delivery_unavailable'],
+  },
+  'GET /v1/webhook-deliveries': {
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    summary: 'List webhook deliveries (newest first)',
+    description:
+      'One delivery per event and endpoint, with every attempt: its time, the status code or error, the duration and the first 1 KiB of the answer. ' +
+      'Filters (`endpoint_id`, `event_type`, `status`, `event_id`) combine with AND. Retries follow the Standard Webhooks schedule: ' +
+      'at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h later; then the delivery is failed. Kept for 30 days.',
+    response: { status: 200, schema: 'WebhookDeliveryList', description: 'A page of deliveries.' },
+  },
+  'POST /v1/webhook-deliveries/{delivery_id}/retry': {
+    operationId: 'retryWebhookDelivery',
+    tag: 'Webhooks',
+    summary: 'Retry a failed webhook delivery',
+    description:
+      'One more attempt, now, with the same event id and body (and a fresh timestamp and signature); if it fails too, the delivery is failed again. ' +
+      'Follow it in the delivery log.',
+    response: { status: 202, schema: 'WebhookDelivery', description: 'The delivery, pending again.' },
+    errors: ['delivery_not_retryable', 'event_delivery_unavailable'],
+  },
   'GET /v1/openapi.json': {
     operationId: 'getOpenApiDocument',
     tag: 'Meta',
@@ -270,9 +346,11 @@ export const errorDescriptions: Record<ErrorCode, string> = {
   run_not_completed: 'observations exist once the run is completed',
   analysis_not_cancelable: 'the analysis has started or ended',
   batch_not_cancelable: 'the batch has already settled',
+  delivery_not_retryable: 'only a failed webhook delivery can be retried (and at most 100 attempts are kept)',
   idempotency_key_reused: 'the Idempotency-Key was used with a different request',
   idempotency_request_in_progress: 'the first request with this Idempotency-Key is still running; retry shortly',
   upload_object_missing: 'the bytes (or some multipart parts) are not there yet; safe to retry once they are',
+  webhook_endpoint_limit_reached: 'the account has as many webhook endpoints as it may have; delete one first',
   request_timeout: 'the request did not arrive in time',
   payload_too_large: 'the body is over what the endpoint accepts',
   request_header_fields_too_large: 'the request line and headers are too large',

@@ -18,8 +18,8 @@ export const oneOffAnalyses = lazy((): OneOffDeps & { accounts: ReturnType<typeo
   allowLoopback: config().LOCAL_ALLOW_LOOPBACK_TARGETS,
 }));
 
-/** Canceling queued analyses: the conditional refund, and waking the canceled workflow; events announce it. */
-export const analysisCancellation = lazy((): CancelDeps & { events: typeof hostEvents } => ({ runs: runs(), slots: slots(), callbacks: hostWorkflows, events: hostEvents }));
+/** Canceling queued analyses: the conditional refund (its events into the outbox with it), and waking the canceled workflow. */
+export const analysisCancellation = lazy((): CancelDeps => ({ runs: runs(), slots: slots(), callbacks: hostWorkflows }));
 
 /** The AcquireSource step. */
 export const acquisition = lazy((): AcquisitionDeps => ({ runs: runs(), sources: sourceGateway() }));

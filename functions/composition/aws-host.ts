@@ -5,6 +5,7 @@ import { eventBridgePublisher } from '../adapters/events/eventbridge-publisher.j
 import { readSecretString } from '../adapters/secrets.js';
 import { sfnBatchWorkflowStarter, sfnWorkflowStarter } from '../adapters/workflows/sfn-starter.js';
 import { sfnTaskCallbacks } from '../adapters/workflows/sfn-task-callbacks.js';
+import { awsDeliveryScheduler } from '../adapters/webhooks/aws-scheduler.js';
 import type { Host, WorkflowHost } from './host.js';
 import { once } from '../shared/memo.js';
 
@@ -35,6 +36,31 @@ export function awsHost(cfg: Config): Host {
       if (!cfg.EVENT_BUS_NAME) return disabledEventPublisher;
       const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
       return eventBridgePublisher(instrumentClient(new EventBridgeClient({ region: cfg.AWS_REGION })), cfg.EVENT_BUS_NAME);
+    }),
+    deliveryScheduler: once(async () => {
+      // The queue is set on the sender and the retry route; the Scheduler settings on the sender only (retries beyond 15 min).
+      const queueUrl = requiredSetting(cfg.WEBHOOK_QUEUE_URL, 'WEBHOOK_QUEUE_URL');
+      const { SQSClient } = await import('@aws-sdk/client-sqs');
+      const sqs = instrumentClient(new SQSClient({ region: cfg.AWS_REGION }));
+      const scheduler = once(async () => {
+        const { SchedulerClient } = await import('@aws-sdk/client-scheduler');
+        return instrumentClient(new SchedulerClient({ region: cfg.AWS_REGION }));
+      });
+      return awsDeliveryScheduler(
+        { sqs: () => Promise.resolve(sqs), scheduler },
+        {
+          queueUrl,
+          get queueArn() {
+            return requiredSetting(cfg.WEBHOOK_QUEUE_ARN, 'WEBHOOK_QUEUE_ARN');
+          },
+          get schedulerRoleArn() {
+            return requiredSetting(cfg.WEBHOOK_SCHEDULER_ROLE_ARN, 'WEBHOOK_SCHEDULER_ROLE_ARN');
+          },
+          get scheduleGroup() {
+            return requiredSetting(cfg.WEBHOOK_SCHEDULE_GROUP, 'WEBHOOK_SCHEDULE_GROUP');
+          },
+        },
+      );
     }),
   };
 }

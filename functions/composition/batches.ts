@@ -35,5 +35,5 @@ export const batchWorkflow = lazy(
   }),
 );
 
-/** What every batch task takes: the batch workflow's steps and where terminal events go. */
-export const batchTask = lazy(() => ({ batchWorkflow: batchWorkflow(), events: hostEvents }));
+/** What every batch task takes: the batch workflow's steps. */
+export const batchTask = lazy(() => ({ batchWorkflow: batchWorkflow() }));

@@ -1,4 +1,5 @@
 import type { EventPublisher } from '../domain/ports.js';
+import type { DeliveryScheduler } from '../domain/webhooks/ports.js';
 import { currentHost, type WorkflowHost } from './host.js';
 
 /**
@@ -13,4 +14,8 @@ export const hostWorkflows: WorkflowHost = {
 
 export const hostEvents: EventPublisher = {
   publish: async (accountId, event) => (await currentHost().events()).publish(accountId, event),
+};
+
+export const hostDeliveryScheduler: DeliveryScheduler = {
+  schedule: async (accountId, deliveryId, at) => (await currentHost().deliveryScheduler()).schedule(accountId, deliveryId, at),
 };

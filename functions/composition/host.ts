@@ -2,6 +2,7 @@ import { config } from '../config.js';
 import type { EventPublisher } from '../domain/ports.js';
 import type { BatchWorkflowStarter } from '../domain/batches/ports.js';
 import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
+import type { DeliveryScheduler } from '../domain/webhooks/ports.js';
 import { awsHost } from './aws-host.js';
 
 /** What runs workflows: starts them and wakes executions waiting on a task token. */
@@ -20,6 +21,8 @@ export interface Host {
   workflows(): Promise<WorkflowHost>;
   /** EventBridge on AWS (or nowhere when event delivery is off), the in-process bus locally. */
   events(): Promise<EventPublisher>;
+  /** What wakes the webhook sender when a delivery falls due: SQS and EventBridge Scheduler on AWS, timers locally. */
+  deliveryScheduler(): Promise<DeliveryScheduler>;
 }
 
 let installed: Host | undefined;

@@ -44,5 +44,5 @@ export const pipeline = lazy((): PipelineDeps => {
   };
 });
 
-/** What every analysis task takes: the pipeline's steps and where terminal events go. */
-export const analysisTask = lazy(() => ({ pipeline: pipeline(), events: hostEvents }));
+/** What every analysis task takes: the pipeline's steps. */
+export const analysisTask = lazy(() => ({ pipeline: pipeline() }));

@@ -4,22 +4,18 @@ import { resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
 import type { UploadDeps } from '../domain/uploads.js';
 import { logger } from '../shared/logger.js';
 import { lazy } from '../shared/memo.js';
-import { presentUpload } from '../shared/presenters.js';
-import { hostEvents } from './host-parts.js';
 import { media } from './media.js';
 import { uploadStore } from './upload-records.js';
 
-/** Everything the upload flow needs: signed targets, the fail-closed probe, and its events. */
+/** Everything the upload flow needs: signed targets and the fail-closed probe. */
 export const uploads = lazy((): UploadDeps => {
   const cfg = config();
   return {
     uploads: uploadStore(),
     media: media(),
     inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)), cfg.PROBE_TIMEOUT_MS),
-    events: hostEvents,
     multipartThresholdBytes: cfg.MULTIPART_THRESHOLD_BYTES,
     partSizeBytes: cfg.MULTIPART_PART_SIZE_BYTES,
-    present: (upload, now) => presentUpload(upload, now),
     warn: (message, error) => logger.warn(message, error as Error),
   };
 });

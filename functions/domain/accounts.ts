@@ -93,3 +93,8 @@ export async function trustHost(store: AccountStore, accountId: string, hostname
   if (!(await store.getAccount(accountId))) throw notFound('account');
   return store.addTrustedHost(accountId, host);
 }
+
+/** The operator's per-account switch of event delivery (SPEC Events); the deployment has its own (EVENT_DELIVERY_ENABLED). */
+export async function setEventDelivery(store: AccountStore, accountId: string, enabled: boolean): Promise<void> {
+  if (!(await store.setEventDelivery(accountId, enabled))) throw notFound('account');
+}

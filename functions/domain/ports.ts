@@ -3,6 +3,7 @@
  * AWS SDK clients handed in by the caller; tests implement them with DynamoDB Local or mocks.
  */
 import type { PlanName, PlanLimits } from './plans.js';
+import type { Announcement } from './outbox.js';
 import type { ScannerDefinition } from '../schemas/scanner.js';
 import type { MediaKind, UploadContentType } from '../schemas/upload.js';
 
@@ -29,6 +30,8 @@ export interface Account {
   concurrencyInUse: number;
   /** The one-off analysis that claimed the account's proof allowance (SPEC Limits); absent while it is available. */
   proofAnalysisId?: string;
+  /** An operator switched event delivery off for this account (admin CLI); absent: on (SPEC Events). */
+  eventDeliveryDisabled?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -58,6 +61,8 @@ export interface AccountStore {
   /** Balance change and ledger entry in one transaction; returns the new balance. */
   addCredits(accountId: string, entry: LedgerEntry): Promise<number>;
   addTrustedHost(accountId: string, hostname: string): Promise<string[]>;
+  /** Switches event delivery on or off for the account; false when there is no such account. */
+  setEventDelivery(accountId: string, enabled: boolean): Promise<boolean>;
 }
 
 export interface ScannerRecord extends ScannerDefinition {
@@ -147,10 +152,6 @@ export interface UploadRecord {
   error: UploadFailure | null;
   readyAt: string | null;
   failedAt: string | null;
-  /** Id of the terminal event (upload.ready / upload.failed), fixed by the transition. */
-  eventId: string | null;
-  /** Whether that event was handed to the publisher; a later complete retries when false. */
-  eventPublished: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -160,11 +161,10 @@ export interface UploadStore {
   create(accountId: string, upload: UploadRecord, expireAtEpochSeconds: number): Promise<void>;
   get(accountId: string, uploadId: string): Promise<UploadRecord | undefined>;
   /**
-   * The pending -> ready|failed transition: one conditional write, applied only while the stored
-   * upload is still pending. false when another completion got there first.
+   * The pending -> ready|failed transition with its event into the outbox: one transaction,
+   * applied only while the stored upload is still pending. false when another completion got there first.
    */
-  finish(accountId: string, next: UploadRecord, expireAtEpochSeconds: number): Promise<boolean>;
-  markEventPublished(accountId: string, uploadId: string): Promise<void>;
+  finish(accountId: string, next: UploadRecord, expireAtEpochSeconds: number, announcements: readonly Announcement[]): Promise<boolean>;
   /** Newest first; `keep` filters (derived statuses depend on the clock, so filtering is in code). */
   list(accountId: string, page: PageRequest, keep?: (upload: UploadRecord) => boolean): Promise<Page<UploadRecord>>;
 }

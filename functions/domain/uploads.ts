@@ -6,6 +6,7 @@
 import { ApiError, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { limitsOf } from './accounts.js';
+import { announcement } from './outbox.js';
 import { retentionTags, UPLOAD_RECORD_GRACE_DAYS } from './retention.js';
 import type {
   Account,
@@ -42,13 +43,10 @@ export interface UploadDeps {
   uploads: UploadStore;
   media: MediaStore;
   inspector: MediaInspector;
-  events: EventPublisher;
   /** Uploads above this many bytes get multipart part targets instead of one PUT. */
   multipartThresholdBytes: number;
   partSizeBytes: number;
-  /** The public shape of an upload (what GET returns), for event payloads. */
-  present: (upload: UploadRecord, now: Date) => unknown;
-  /** Where problems that must not fail the request (event delivery, cleanup) are reported. */
+  /** Where problems that must not fail the request (cleanup) are reported. */
   warn: (message: string, error: unknown) => void;
 }
 
@@ -169,8 +167,6 @@ export async function createUpload(
     error: null,
     readyAt: null,
     failedAt: null,
-    eventId: null,
-    eventPublished: false,
     createdAt,
     updatedAt: createdAt,
   };
@@ -212,7 +208,7 @@ const objectMissing = (upload: UploadRecord, now: Date, detail: string): ApiErro
 export async function completeUpload(deps: UploadDeps, account: Account, uploadId: string, now = new Date()): Promise<UploadRecord> {
   const accountId = account.accountId;
   const upload = await getUpload(deps, accountId, uploadId);
-  if (upload.status !== 'pending') return publishTerminalEvent(deps, accountId, upload, now);
+  if (upload.status !== 'pending') return upload;
 
   if (upload.multipart) {
     const failure = await finishMultipart(deps, upload, upload.multipart, now);
@@ -288,13 +284,13 @@ async function settle(deps: UploadDeps, accountId: string, upload: UploadRecord,
     ...upload,
     status,
     updatedAt: at,
-    eventId: newId('event'),
-    eventPublished: false,
     ...(outcome.ok
       ? { durationMs: outcome.durationMs, streams: outcome.streams, retentionExpiresAt: outcome.retentionExpiresAt, readyAt: at }
       : { error: outcome.error, failedAt: at }),
   };
-  if (!(await deps.uploads.finish(accountId, next, recordExpiry(next)))) {
+  // upload.ready / upload.failed goes into the outbox in the same write as the transition.
+  const announcements = [announcement(outcome.ok ? 'upload.ready' : 'upload.failed', { kind: 'upload', uploadId: upload.uploadId }, at)];
+  if (!(await deps.uploads.finish(accountId, next, recordExpiry(next), announcements))) {
     // Another completion won the race; its result is the answer.
     return getUpload(deps, accountId, upload.uploadId);
   }
@@ -302,25 +298,5 @@ async function settle(deps: UploadDeps, accountId: string, upload: UploadRecord,
     // A failed upload can never be used, so its bytes are not kept (SPEC: audio is private input).
     await deps.media.remove(upload.objectKey).catch((error: unknown) => deps.warn('Could not delete the object of a failed upload', error));
   }
-  return publishTerminalEvent(deps, accountId, next, now);
-}
-
-/** Publishes upload.ready / upload.failed once; a failed delivery is retried by the next complete. */
-async function publishTerminalEvent(deps: UploadDeps, accountId: string, upload: UploadRecord, now: Date): Promise<UploadRecord> {
-  if (upload.eventPublished || !upload.eventId || upload.status === 'pending') return upload;
-  const type: EventType = upload.status === 'ready' ? 'upload.ready' : 'upload.failed';
-  try {
-    await deps.events.publish(accountId, {
-      id: upload.eventId,
-      type,
-      created_at: upload.updatedAt,
-      data: { object: deps.present(upload, now) },
-    });
-    await deps.uploads.markEventPublished(accountId, upload.uploadId);
-    return { ...upload, eventPublished: true };
-  } catch (error) {
-    // The state change stands; the event (same id, so consumers deduplicate) goes out with the next complete.
-    deps.warn(`Could not publish ${type}`, error);
-    return upload;
-  }
+  return next;
 }

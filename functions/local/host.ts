@@ -20,8 +20,12 @@ import { LocalWorkflows } from './local-workflows.js';
 import { reconcileBatches, reconcileRuns } from './resume-runs.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
 import { installHost } from '../composition/host.js';
+import { startOutboxRelay } from './outbox-relay.js';
 import { localEventBus } from '../adapters/events/local-event-bus.js';
 import { recordCursorSecretRead, startCallRecording } from './aws-calls/recorder.js';
+import { localWebhookSender } from './webhook-sender.js';
+import { webhookDelivery } from '../composition/webhooks.js';
+import { logger } from '../shared/logger.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
 export const LOCAL_BUCKET = 'media-scanner-local-media';
@@ -157,6 +161,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     // What differs from AWS (DESIGN §2), installed before any handler is loaded. Terminal events
     // are appended to <dataDir>/events.ndjson by the in-process bus.
     const events = localEventBus(join(dataDir, 'events.ndjson'));
+    // The same webhook sender as on AWS, fed by the bus and woken by in-process timers.
+    const webhooks = localWebhookSender(events, webhookDelivery, (message, error) => logger.warn(message, { error }));
     installHost({
       // On AWS this is a GetSecretValue (once per function); the recorder is told of every read.
       cursorSecret: () => {
@@ -165,6 +171,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       },
       workflows: () => Promise.resolve(handlerWorkflows),
       events: () => Promise.resolve(events),
+      deliveryScheduler: () => Promise.resolve(webhooks.scheduler),
     });
     started.push({ endpoint: 'workflows', stop: () => Promise.resolve(workflows.abortAll()) });
 
@@ -177,6 +184,17 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     const tableContext = { doc, tableName: LOCAL_TABLE, cursors: () => Promise.resolve(new CursorCodec(cursorSecret)) };
     const store = dynamoAccountStore(tableContext);
     const { accountId, apiKey } = await seedDefaultAccount(store, previous, options.apiKey);
+    // Subscribed before anything here can publish; pending deliveries of the previous start resume.
+    const resumedDeliveries = await webhooks.start();
+    started.push({ endpoint: 'webhooks', stop: () => webhooks.stop() });
+    if (resumedDeliveries) console.log(`Resumed ${resumedDeliveries} pending webhook delivery(ies).`);
+    // Terminal events written to the outbox go out from here on, those a crash left pending first.
+    // Test hook, local host only: LOCAL_OUTBOX_RELAY=off leaves them pending (a host killed before
+    // it relayed), so the crash tests can prove that the next start delivers them.
+    if (process.env.LOCAL_OUTBOX_RELAY !== 'off') {
+      const relay = startOutboxRelay();
+      started.push({ endpoint: 'outbox-relay', stop: () => relay.stop() });
+    }
     const resumed = await reconcileRuns(doc, LOCAL_TABLE, dynamoSlotStore(tableContext), workflows);
     if (resumed) console.log(`Resumed ${resumed} run(s) left unfinished by the previous start.`);
     const resumedBatches = await reconcileBatches(doc, LOCAL_TABLE, workflows);

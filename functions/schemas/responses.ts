@@ -14,6 +14,8 @@ import { evidenceKinds, observationTypes } from '../domain/analysis/observation-
 import { metadataSchema } from './common.js';
 import { profiles, scannerCreateSchema, scannerTypes } from './scanner.js';
 import { uploadContentTypes, uploadStatuses } from './upload.js';
+import { subscribableEventTypes } from '../domain/webhooks/model.js';
+import { deliveryStatuses } from './webhook-delivery.js';
 
 // ---- Building blocks -----------------------------------------------------------------------
 
@@ -90,6 +92,9 @@ export const accountSchema = z.object({
   proof_allowance: z.object({ analysis_available: z.boolean(), max_window_seconds: z.number() }),
   built_in_providers: z.array(z.object({ id: z.string(), name: z.string(), kind: z.enum(['recorded_video', 'social', 'meeting', 'storage']) })),
   trusted_hosts: z.array(z.string()).describe('Exact hostnames whose HTTPS media URLs one-off analyses accept.'),
+  event_delivery: z
+    .object({ available: z.boolean() })
+    .describe('Whether webhook endpoints can be created and events are delivered to them; when not (off for the deployment or the account), poll.'),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -390,6 +395,75 @@ export const batchSchema = batchSummarySchema.extend({
 });
 export type BatchResource = z.infer<typeof batchSchema>;
 
+// ---- Webhook endpoints (DESIGN 10) ---------------------------------------------------------
+
+export const webhookEndpointSchema = z.object({
+  object: z.literal('webhook_endpoint'),
+  endpoint_id: id('webhookEndpoint'),
+  url: z.string().describe('Where events are POSTed: HTTPS on public addresses, checked at creation and again at every delivery.'),
+  events: z.array(z.enum(subscribableEventTypes)).describe('The event types delivered to this endpoint.'),
+  description: z.string().nullable(),
+  enabled: z.boolean().describe('A disabled endpoint receives nothing.'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type WebhookEndpointResource = z.infer<typeof webhookEndpointSchema>;
+
+export const webhookEndpointWithSecretSchema = webhookEndpointSchema.extend({
+  secret: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/)
+    .describe('The signing secret (Standard Webhooks), shown only in this answer: store it now.'),
+});
+export type WebhookEndpointWithSecretResource = z.infer<typeof webhookEndpointWithSecretSchema>;
+
+export const deletedWebhookEndpointSchema = z.object({
+  object: z.literal('webhook_endpoint'),
+  endpoint_id: id('webhookEndpoint'),
+  deleted: z.literal(true),
+});
+export type DeletedWebhookEndpointResource = z.infer<typeof deletedWebhookEndpointSchema>;
+
+export const webhookTestSchema = z.object({
+  object: z.literal('webhook_test'),
+  endpoint_id: id('webhookEndpoint'),
+  event_id: id('event').describe('The `webhook-id` the test delivery carries; it is listed at GET /v1/webhook-deliveries.'),
+  event_type: z.literal('webhook.test'),
+  created_at: timestamp,
+});
+export type WebhookTestResource = z.infer<typeof webhookTestSchema>;
+
+// ---- Webhook deliveries (DESIGN 10) ------------------------------------------------------
+
+export const deliveryAttemptSchema = z.object({
+  at: timestamp.describe('When the attempt started.'),
+  status_code: z.int().min(100).max(599).nullable().describe('The receiver\'s HTTP status; a 2xx within 15 s is success, a 3xx is never followed. Null when there was no answer.'),
+  error: z
+    .string()
+    .nullable()
+    .describe(
+      'Why there was no answer: target_refused (the URL now breaks the outbound rules), dns_failed, connect_failed, tls_failed, timeout, network_error; ' +
+        'or why nothing was sent: endpoint_disabled, endpoint_deleted, event_delivery_unavailable. Null when the receiver answered.',
+    ),
+  duration_ms: milliseconds,
+  response_body: z.string().nullable().describe('The first 1 KiB of the receiver\'s answer, as text.'),
+});
+export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptSchema>;
+
+export const webhookDeliverySchema = z.object({
+  object: z.literal('webhook_delivery'),
+  delivery_id: id('delivery'),
+  endpoint_id: id('webhookEndpoint'),
+  event_id: id('event').describe('The `webhook-id` header of every attempt: the same on each retry.'),
+  event_type: z.enum([...subscribableEventTypes, 'webhook.test']),
+  status: z.enum(deliveryStatuses).describe('pending until a 2xx answers (succeeded) or the retry schedule is spent (failed).'),
+  attempts: z.array(deliveryAttemptSchema).describe('Every attempt, oldest first.'),
+  next_attempt_at: nullableTimestamp.describe('When the next attempt is due; null once succeeded or failed.'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type WebhookDeliveryResource = z.infer<typeof webhookDeliverySchema>;
+
 /** The named schemas of the document (components/schemas), in the order it lists them. */
 export const resourceSchemas = {
   ErrorEnvelope: errorEnvelopeSchema,
@@ -415,6 +489,13 @@ export const resourceSchemas = {
   ScannerBatchSummaryList: listSchema(batchSummarySchema),
   ScannerBatchItem: batchItemSchema,
   ScannerBatch: batchSchema,
+  WebhookEndpoint: webhookEndpointSchema,
+  WebhookEndpointWithSecret: webhookEndpointWithSecretSchema,
+  WebhookEndpointList: listSchema(webhookEndpointSchema),
+  DeletedWebhookEndpoint: deletedWebhookEndpointSchema,
+  WebhookTest: webhookTestSchema,
+  WebhookDelivery: webhookDeliverySchema,
+  WebhookDeliveryList: listSchema(webhookDeliverySchema),
   OpenApiDocument: z.record(z.string(), z.unknown()).describe('An OpenAPI 3.1 document.'),
 } as const;
 export type ResourceName = keyof typeof resourceSchemas;

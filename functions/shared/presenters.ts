@@ -2,6 +2,7 @@ import { builtInProviders } from '../domain/providers.js';
 import { PROOF_MAX_WINDOW_MS } from '../domain/analyses/limits.js';
 import { effectiveMaxObservations, limitsOf } from '../domain/accounts.js';
 import { uploadStatusAt, type UploadTargets } from '../domain/uploads.js';
+import { eventDeliveryEnabled } from '../domain/webhooks/availability.js';
 import type { Account, Page, ScannerRecord, UploadRecord } from '../domain/ports.js';
 import type { AccountResource, List, ScannerResource, UploadResource } from '../schemas/responses.js';
 
@@ -32,8 +33,8 @@ export const presentList = <T, R>(page: Page<T>, present: (item: T) => R): List<
   next_cursor: page.nextCursor,
 });
 
-/** `waitingRuns`: the account's runs queued for a concurrency slot. */
-export function presentAccount(account: Account, deploymentMaxObservations: number, waitingRuns: number): AccountResource {
+/** `waitingRuns`: the account's runs queued for a concurrency slot; `deploymentEventDelivery`: EVENT_DELIVERY_ENABLED. */
+export function presentAccount(account: Account, deploymentMaxObservations: number, waitingRuns: number, deploymentEventDelivery: boolean): AccountResource {
   const limits = limitsOf(account);
   return {
     object: 'account' as const,
@@ -52,6 +53,7 @@ export function presentAccount(account: Account, deploymentMaxObservations: numb
     proof_allowance: { analysis_available: !account.proofAnalysisId, max_window_seconds: PROOF_MAX_WINDOW_MS / 1000 },
     built_in_providers: builtInProviders.map((p) => ({ id: p.id, name: p.name, kind: p.kind })),
     trusted_hosts: account.trustedHosts,
+    event_delivery: { available: eventDeliveryEnabled(deploymentEventDelivery, account) },
     created_at: account.createdAt,
     updated_at: account.updatedAt,
   };

@@ -90,8 +90,8 @@ export const workflows = {
       },
       AnalyzeChunkFunction: { handler: 'workflows/analysis/analyze-chunk', table: 'readWrite', bucket: 'readWrite', timeoutSeconds: 300, memoryMb: 1024 },
       PersistResultsFunction: { handler: 'workflows/analysis/persist-results', table: 'readWrite', bucket: 'read', timeoutSeconds: 300, memoryMb: 1024 },
-      CompleteRunFunction: { handler: 'workflows/analysis/complete-run', table: 'readWrite', events: true, wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
-      FailRunFunction: { handler: 'workflows/analysis/fail-run', table: 'readWrite', events: true, wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
+      CompleteRunFunction: { handler: 'workflows/analysis/complete-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
+      FailRunFunction: { handler: 'workflows/analysis/fail-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
     },
     containerTasks: {
       // The chunks of long sources (PlanChunks' runner `container`): no function time limit.
@@ -100,7 +100,7 @@ export const workflows = {
       // Scratch: the largest paid source (10 GiB) twice over, for yt-dlp's merge of video and audio.
       AcquireSourceTaskDefinitionArn: { entrypoint: 'containers/acquire-source', table: 'readWrite', bucket: 'readWrite', cpu: 1024, memoryMb: 4096, scratchGiB: 30 },
     },
-    onExecutionEnded: { handler: 'workflows/analysis/settle-ended-execution', table: 'readWrite', events: true, wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
+    onExecutionEnded: { handler: 'workflows/analysis/settle-ended-execution', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
   },
   batch: {
     definitionFile: 'statemachines/batch.asl.json',
@@ -108,9 +108,9 @@ export const workflows = {
       PlanBatchFunction: { handler: 'workflows/batch/plan-batch', table: 'read', timeoutSeconds: 30, memoryMb: 256 },
       SpawnItemRunFunction: { handler: 'workflows/batch/spawn-item-run', table: 'readWrite', startsAnalyses: true, timeoutSeconds: 30, memoryMb: 256 },
       AwaitItemRunFunction: { handler: 'workflows/batch/await-item-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
-      FinishBatchFunction: { handler: 'workflows/batch/finish-batch', table: 'readWrite', events: true, timeoutSeconds: 60, memoryMb: 256 },
+      FinishBatchFunction: { handler: 'workflows/batch/finish-batch', table: 'readWrite', timeoutSeconds: 60, memoryMb: 256 },
     },
-    onExecutionEnded: { handler: 'workflows/batch/settle-ended-batch', table: 'readWrite', events: true, timeoutSeconds: 60, memoryMb: 256 },
+    onExecutionEnded: { handler: 'workflows/batch/settle-ended-batch', table: 'readWrite', timeoutSeconds: 60, memoryMb: 256 },
   },
 } as const satisfies Record<string, WorkflowDefinition>;
 

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -34,8 +34,19 @@ export interface ServiceFunctionProps {
 }
 
 /**
+ * The one log group every function of the stack logs to. Lambda names each stream after its
+ * function (`YYYY/MM/DD/<function>[<version>]<instance>`) and Powertools puts `function_name` on
+ * every line, so one group loses nothing, and saves a resource per function under CloudFormation's
+ * 500-resource limit of a stack.
+ */
+function functionLogs(scope: Construct): LogGroup {
+  const stack = Stack.of(scope);
+  return (stack.node.tryFindChild('FunctionLogs') as LogGroup | undefined) ?? new LogGroup(stack, 'FunctionLogs', { retention: RetentionDays.ONE_MONTH });
+}
+
+/**
  * A Node.js Lambda function with the service's defaults: nodejs24.x on arm64 (x86_64 when it carries
- * the ffmpeg layer), an ESM bundle built by the locally installed esbuild, its own log group and a
+ * the ffmpeg layer), an ESM bundle built by the locally installed esbuild, the stack's function log group and a
  * role that holds nothing but what the bind methods grant.
  */
 export class ServiceFunction extends Construct {
@@ -44,10 +55,10 @@ export class ServiceFunction extends Construct {
   public constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
 
-    const logGroup = new LogGroup(this, 'LogGroup', { retention: RetentionDays.ONE_MONTH });
+    const logGroup = functionLogs(this);
 
     // Our own role instead of the default one, whose AWSLambdaBasicExecutionRole managed policy
-    // may write to any log group in the account (cdk-nag IAM4): this one writes only to its own.
+    // may write to any log group in the account (cdk-nag IAM4): this one writes only to the service's.
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(role);
 

@@ -1,7 +1,8 @@
 import { CfnResource, Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { ComparisonOperator, Metric, TreatMissingData, type Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { type CfnGlobalTable, type CfnTable, Table, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Cluster } from 'aws-cdk-lib/aws-ecs';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
@@ -22,6 +23,9 @@ export const alarmThresholds = {
   /** ... over this many consecutive 5-minute periods: one slow cold start is not an incident. */
   apiLatencyPeriods: 3,
 } as const;
+
+/** Functions per throttles alarm: CloudWatch lets one metric-math alarm read at most ten metrics. */
+const THROTTLE_ALARM_FUNCTIONS = 10;
 
 /** What the stack holds that the alarms cover, found in the construct tree (never listed by hand). */
 export interface MonitoredResources {
@@ -205,11 +209,11 @@ export class ServiceMonitoring extends Construct {
         lambdaFunction: fn,
         alarmFriendlyName: name,
         addFaultCountAlarm: anyOccurrence(`${name} threw errors: see its log group.`),
-        addThrottlesCountAlarm: anyOccurrence(`Invocations of ${name} were throttled (account or reserved concurrency).`),
         // Seven widgets per function would crowd the dashboard (and its 500-widget limit): all of them share the four below.
         addToDetailDashboard: false,
       });
     }
+    this.alarmOnThrottles(resources.functions);
     const perFunction = (metric: (fn: LambdaFunction) => Metric) => resources.functions.map((fn) => metric(fn).with({ label: friendlyName(fn) }));
     facade.monitorCustom({
       humanReadableName: `Functions (${resources.functions.length})`,
@@ -233,6 +237,36 @@ export class ServiceMonitoring extends Construct {
         );
       },
     });
+  }
+
+  /**
+   * Throttled invocations of every function, ten functions to an alarm (the most one metric-math
+   * alarm may read): one alarm per function would cost a resource each under CloudFormation's
+   * 500-resource limit of a stack, and the alarm's description names the functions it covers.
+   */
+  private alarmOnThrottles(functions: readonly LambdaFunction[]): void {
+    const stack = Stack.of(this);
+    for (let first = 0; first < functions.length; first += THROTTLE_ALARM_FUNCTIONS) {
+      const group = functions.slice(first, first + THROTTLE_ALARM_FUNCTIONS);
+      const alarm = new Alarm(this, `FunctionThrottles${first / THROTTLE_ALARM_FUNCTIONS + 1}`, {
+        alarmName: `${stack.stackName}-FunctionThrottles-${first / THROTTLE_ALARM_FUNCTIONS + 1}`,
+        alarmDescription: `Invocations were throttled (account or reserved concurrency) of: ${group.map(friendlyName).join(', ')}.`,
+        metric: new MathExpression({
+          expression: 'SUM(METRICS())',
+          usingMetrics: Object.fromEntries(group.map((fn, index) => [`m${index}`, fn.metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) })])),
+          period: Duration.minutes(5),
+          label: 'Throttles',
+        }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        actionsEnabled: true,
+      });
+      alarm.addAlarmAction(new SnsAction(this.alarmTopic));
+      alarm.addOkAction(new SnsAction(this.alarmTopic));
+    }
   }
 
   /**

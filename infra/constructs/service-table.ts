@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/adapters/table/definition.js';
 
@@ -19,6 +19,8 @@ export class ServiceTable extends Table {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
+      // The outbox relay reads new outbox items from the stream (infra/constructs/event-delivery.ts).
+      stream: StreamViewType.NEW_IMAGE,
       // Accounts, wallets and ledgers live here: deleting the stack must never delete them, and
       // nothing else may delete the table either (the console, the API) until protection is lifted.
       removalPolicy: RemovalPolicy.RETAIN,

@@ -94,6 +94,7 @@ export function unitRoles(template: TemplateJson): Map<string, UnitRole> {
     }
     if (workflow.onExecutionEnded) addFunction(units.executionEnded(name), settleFunctionOf(q, deployed.id));
   }
+  for (const functionId of q.functionsOnTableStream()) addFunction(units.outboxRelay, functionId);
   return roles;
 }
 

@@ -37,6 +37,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.YT_DLP_PATH ??= fakeYtDlpPath;
   // Revocations must show at once in the auth tests; the cache itself is unit-tested.
   process.env.API_KEY_CACHE_SECONDS ??= '0';
+  // Webhook retries on a compressed schedule (10 h -> 3.6 s): a delivery fails after about 10 s,
+  // not 27.5 h. The schedule itself is unit-tested at full length.
+  process.env.WEBHOOK_RETRY_SCALE ??= '0.0001';
   // Every AWS call made for a deployed unit, by this host and by the hosts tests start (they
   // inherit the variable), for the permission check that runs after this project (test/permissions).
   rmSync(awsCallLogFile, { force: true });

@@ -110,12 +110,12 @@ describe('authorizer', () => {
 });
 
 describe('functions', () => {
-  it('has exactly one function per route, per workflow task and per workflow that settles ended executions, plus the authorizer and the not-found function', () => {
+  it('has exactly one function per route, per workflow task and per workflow that settles ended executions, plus the authorizer, the not-found function and the outbox relay', () => {
     expect(settleCount).toBeGreaterThan(0);
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + settleCount + 2);
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + settleCount + 3);
   });
 
-  it('runs every function on nodejs24.x with its own log group and the shared configuration, without source maps', () => {
+  it('runs every function on nodejs24.x with the shared log group and configuration, without source maps', () => {
     for (const fn of Object.values(find('AWS::Lambda::Function'))) {
       // Parsing a bundled source map (--enable-source-maps) would cost every cold start.
       expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.NODE_OPTIONS).toBeUndefined();
@@ -136,17 +136,19 @@ describe('functions', () => {
     }
   });
 
-  it('attaches no managed policies: each role may write only to its own log group', () => {
+  it('attaches no managed policies: each role may write only to the service function log group', () => {
     template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
-    // One per function, the API access log, one per state machine, one per container task and the
+    // The functions' one, the API access log, one per state machine, one per container task and the
     // container VPC's flow log.
-    template.resourceCountIs(
-      'AWS::Logs::LogGroup',
-      routes.length + taskCount + settleCount + 2 + 1 + workflowEntries.length + containerTaskCount + (containerTaskCount ? 1 : 0),
-    );
-    // ... each function's its own.
+    template.resourceCountIs('AWS::Logs::LogGroup', 1 + 1 + workflowEntries.length + containerTaskCount + (containerTaskCount ? 1 : 0));
+    // ... all functions share theirs (its streams are named after each function).
     const logGroups = Object.values(find('AWS::Lambda::Function')).map((fn) => (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref);
-    expect(new Set(logGroups).size).toBe(logGroups.length);
+    expect(new Set(logGroups).size).toBe(1);
+  });
+
+  it('stays well under CloudFormation\'s 500 resources per stack', () => {
+    const count = Object.keys(template.toJSON().Resources as object).length;
+    expect(count).toBeLessThan(450);
   });
 });
 
@@ -306,6 +308,8 @@ function declaredNeeds(): Map<string, Needs> {
       add(functionId, { ffmpeg: !!task.ffmpeg, events: !!task.events, starts, wakes: !!task.wakesWorkflows });
     }
   }
+  // The outbox relay publishes what the table's stream hands it.
+  for (const functionId of q.functionsOnTableStream()) add(functionId, { ...none, events: true });
   return needs;
 }
 
@@ -314,7 +318,7 @@ const none: Needs = { ffmpeg: false, events: false, starts: {}, wakes: false };
 describe('needs declared by routes and workflow tasks', () => {
   it('covers every function but the authorizer and the not-found function', () => {
     const needs = declaredNeeds();
-    expect(needs.size).toBe(routes.length + taskCount + settleCount);
+    expect(needs.size).toBe(routes.length + taskCount + settleCount + 1);
     expect(q.functionIds()).toHaveLength(needs.size + 2);
     expect(q.functionIds()).toEqual(expect.arrayContaining([...needs.keys()]));
   });

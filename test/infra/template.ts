@@ -39,6 +39,15 @@ export class TemplateQueries {
     return Object.keys(this.find('AWS::Lambda::Function'));
   }
 
+  /** Logical ids of the functions the table's stream invokes (the outbox relay). */
+  public functionsOnTableStream(): string[] {
+    return Object.values(this.find('AWS::Lambda::EventSourceMapping')).flatMap((mapping) => {
+      const source = mapping.Properties.EventSourceArn as { 'Fn::GetAtt'?: [string, string] };
+      const target = mapping.Properties.FunctionName as { Ref?: string };
+      return source['Fn::GetAtt']?.[1] === 'StreamArn' && target.Ref ? [target.Ref] : [];
+    });
+  }
+
   /** Logical id of the Lambda function a route's integration invokes. */
   public functionBehindRoute(key: string): string {
     const [route] = Object.values(this.find('AWS::ApiGatewayV2::Route', { RouteKey: key }));

@@ -84,7 +84,7 @@ describe('GET /v1/account', () => {
     expect(response.text).not.toContain(apiKey);
     expect(response.text).not.toMatch(/"(PK|SK|entity|keyHash|api_key|limitOverrides|ttl)"/);
     expect(Object.keys(response.body as object).sort()).toEqual(
-      ['object', 'account_id', 'plan', 'wallet', 'limits', 'retention', 'concurrency', 'proof_allowance', 'built_in_providers', 'trusted_hosts', 'created_at', 'updated_at'].sort(),
+      ['object', 'account_id', 'plan', 'wallet', 'limits', 'retention', 'concurrency', 'proof_allowance', 'built_in_providers', 'trusted_hosts', 'event_delivery', 'created_at', 'updated_at'].sort(),
     );
   });
 

@@ -59,7 +59,7 @@ describe('cancel racing the slot grant', () => {
       const entry = await slots.waitingEntry(accountId, run.runId);
       expect(entry).toBeDefined();
       const [canceled, granted] = await Promise.all([
-        runs.cancelQueued(run, { code: 'analysis_canceled', message: 'race' }, refundEntry(run), nowIso()),
+        runs.cancelQueued(run, { code: 'analysis_canceled', message: 'race' }, refundEntry(run), nowIso(), []),
         slots.grant(accountId, entry!, RACES + 1, nowIso()),
       ]);
       expect(canceled, `race ${i}`).toBe(granted !== 'granted');
@@ -73,7 +73,7 @@ describe('cancel racing the slot grant', () => {
         expect(storedRun).toMatchObject({ status: 'dispatched', slot: 'held' });
         expect(storedAnalysis).toMatchObject({ status: 'dispatched', billing: 'reserved' });
         // Too late now: the work holds its slot.
-        expect(await runs.cancelQueued(storedRun!, { code: 'analysis_canceled', message: 'late' }, refundEntry(run), nowIso())).toBe(false);
+        expect(await runs.cancelQueued(storedRun!, { code: 'analysis_canceled', message: 'late' }, refundEntry(run), nowIso(), [])).toBe(false);
       }
     }
     const account = await accounts.getAccount(accountId);

@@ -73,8 +73,9 @@ describe('the route table', () => {
   });
 
   it('marks writes idempotent-aware and reads as read-only, as SPEC Idempotency lists', () => {
-    // POSTs that only measure (a source, a price) change nothing and store nothing.
-    const measuring = new Set<string>(['api/sources/preflight', 'api/analyses/quote']);
+    // POSTs that only measure (a source, a price) change nothing and store nothing; a webhook test
+    // only publishes an event. None of them is granted writes.
+    const measuring = new Set<string>(['api/sources/preflight', 'api/analyses/quote', 'api/webhook-endpoints/send-test']);
     for (const route of routes) {
       if (route.method === 'GET' || measuring.has(route.handler)) {
         expect(route.idempotency, routeKey(route)).toBe('none');

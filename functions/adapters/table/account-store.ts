@@ -96,5 +96,18 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
       );
       return toAccount(result.Attributes ?? {}).trustedHosts;
     },
+
+    setEventDelivery: (accountId, enabled) =>
+      conditionalWrite(
+        table,
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.account(accountId),
+          // Stored only while off, so every account created before the switch existed reads as on.
+          UpdateExpression: enabled ? 'REMOVE eventDeliveryDisabled SET updatedAt = :now' : 'SET eventDeliveryDisabled = :true, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':now': new Date().toISOString(), ...(enabled ? {} : { ':true': true }) },
+        }),
+      ),
   };
 }

@@ -2,6 +2,7 @@ import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { collections, keys } from './keys.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, putAll, transact, type TransactItems } from './operations.js';
+import { outboxPuts } from './outbox.js';
 import { itemTransitions, type BatchItemRecord, type BatchItemRef, type BatchRecord, type ItemTransition } from '../../domain/batches/model.js';
 import type { BatchStore, ItemChanges } from '../../domain/batches/ports.js';
 
@@ -124,16 +125,20 @@ export function dynamoBatchStore(table: TableContext): BatchStore {
       return outcome.ok;
     },
 
-    markCompleted: (ref, now) =>
-      conditionalWrite(
-        table,
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.batch(ref.accountId, ref.batchId),
-          UpdateExpression: 'SET completedAt = :now, updatedAt = :now',
-          ConditionExpression: 'completedAt = :null',
-          ExpressionAttributeValues: { ':now': now, ':null': null },
-        }),
-      ),
+    markCompleted: async (ref, now, announcements) =>
+      (
+        await transact(table, [
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.batch(ref.accountId, ref.batchId),
+              UpdateExpression: 'SET completedAt = :now, updatedAt = :now',
+              ConditionExpression: 'completedAt = :null',
+              ExpressionAttributeValues: { ':now': now, ':null': null },
+            },
+          },
+          ...outboxPuts(table, ref.accountId, announcements),
+        ])
+      ).ok,
   };
 }

@@ -45,12 +45,33 @@ export const keys = {
   idempotency: (accountId: string, scopedKey: string): TableKey => ({ PK: account(accountId), SK: `IDEM#${scopedKey}` }),
   /** The ids an idempotent creation claimed (`purpose`: what it creates; `keyHash`: sha256 of the Idempotency-Key). */
   idClaim: (accountId: string, purpose: string, keyHash: string): TableKey => ({ PK: account(accountId), SK: `IDCLAIM#${purpose}#${keyHash}` }),
+  /** A terminal event not yet relayed (functions/domain/outbox.ts), keyed by its deterministic id. */
+  outboxEntry: (accountId: string, eventId: string): TableKey => ({ PK: account(accountId), SK: `OUTBOX#${eventId}` }),
+  /** A webhook endpoint (ids are time-ordered: the collection reads newest first). */
+  webhookEndpoint: (accountId: string, endpointId: string): TableKey => ({ PK: account(accountId), SK: `WHE#${endpointId}` }),
+  /** How many webhook endpoints the account has: the per-account limit is checked against it in the creating transaction. */
+  webhookEndpointCount: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'WHECOUNT' }),
+  /** A webhook delivery (ids are time-ordered: the delivery log reads newest first). */
+  webhookDelivery: (accountId: string, deliveryId: string): TableKey => ({ PK: account(accountId), SK: `DLV#${deliveryId}` }),
+  /** Names the one delivery of an event to an endpoint, written with it: a repeated fan-out finds it here. */
+  webhookDeliveryGuard: (accountId: string, eventId: string, endpointId: string): TableKey => ({ PK: account(accountId), SK: `DLVEVT#${eventId}#${endpointId}` }),
 } as const;
 
-/** GSI1 keys: its partitions start with the account too. */
+/**
+ * GSI1 keys: its partitions start with the account too, except the relay's view of the outbox and
+ * the webhook sender's due deliveries: the service's own work queues across accounts (read by
+ * the relay and the sender, never by a request).
+ */
 export const indexKeys = {
   accountObservation: (accountId: string, observationId: string) => ({ GSI1PK: `${account(accountId)}#OBS`, GSI1SK: observationId }),
+  /** Pending announcements of every account, oldest first. */
+  pendingOutboxEntry: (createdAt: string, eventId: string) => ({ GSI1PK: OUTBOX_PARTITION, GSI1SK: `${createdAt}#${eventId}` }),
+  /** Pending webhook deliveries of every account by due time (the local sender's sweep; removed once terminal). */
+  dueWebhookDelivery: (nextAttemptAt: string, deliveryId: string) => ({ GSI1PK: DUE_DELIVERIES_PARTITION, GSI1SK: `${nextAttemptAt}#${deliveryId}` }),
 } as const;
+
+export const OUTBOX_PARTITION = 'OUTBOX';
+export const DUE_DELIVERIES_PARTITION = 'WEBHOOK#DUE';
 
 /** An account-scoped collection: the partition and sort-key prefix to Query, on the table or GSI1. */
 export interface Collection {
@@ -82,6 +103,8 @@ export const collections = {
   batchItems: (accountId: string, batchId: string) => ({ PK: account(accountId), prefix: `BATITEM#${batchId}#` }),
   runObservations: (accountId: string, runId: string) => ({ PK: account(accountId), prefix: `RUNOBS#${runId}#` }),
   moments: (accountId: string, analysisId: string) => ({ PK: account(accountId), prefix: `MOM#${analysisId}#` }),
+  webhookEndpoints: (accountId: string) => ({ PK: account(accountId), prefix: 'WHE#' }),
+  webhookDeliveries: (accountId: string) => ({ PK: account(accountId), prefix: 'DLV#' }),
   /** Every observation of the account by time-ordered id; `fromId` narrows to ids at or after it. */
   accountObservations: (accountId: string, fromId?: string): Collection => ({
     index: 'GSI1',

@@ -3,11 +3,13 @@ import { collections, indexKeys, keys } from './keys.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, ledgerPut, putAll, transact } from './operations.js';
 import { slotQueueEntryItem } from './slot-store.js';
+import { outboxPuts } from './outbox.js';
 import { itemTransitionWrites } from './batch-store.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../domain/runs/model.js';
 import type { LedgerEntry } from '../../domain/ports.js';
 import type { TerminalError } from '../../domain/runs/model.js';
 import type { RunStore } from '../../domain/runs/ports.js';
+import type { Announcement } from '../../domain/outbox.js';
 
 const unstarted = ({ startedAt: _started, completedAt: _completed, ...run }: RunRecord) => run;
 
@@ -76,6 +78,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
       runCondition: Condition;
       analysis: { status: 'failed' | 'canceled'; showsError: boolean; condition: Condition };
       error: TerminalError;
+      announcements: readonly Announcement[];
     },
   ): Promise<boolean> {
     const outcome = await transact(table, [
@@ -109,6 +112,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
       ...refundWrites(run, refund, now),
       // Work that ends while waiting leaves the queue with it.
       { Delete: { TableName: tableName, Key: keys.slotQueueEntry(run.accountId, run.runId) } },
+      ...outboxPuts(table, run.accountId, end.announcements),
     ]);
     return outcome.ok;
   }
@@ -206,7 +210,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
       await putAll(table, puts);
     },
 
-    async complete(ref, observationCount, now) {
+    async complete(ref, observationCount, now, announcements) {
       const outcome = await transact(table, [
         {
           Update: {
@@ -229,25 +233,28 @@ export function dynamoRunStore(table: TableContext): RunStore {
             ExpressionAttributeValues: { ':completed': 'completed', ':charged': 'charged', ':reserved': 'reserved', ':now': now },
           },
         },
+        ...outboxPuts(table, ref.accountId, announcements),
       ]);
       return outcome.ok;
     },
 
     // A failure of a run that has not completed, and the cancel of one still waiting without a
     // slot (which exactly one of cancel and the slot grant wins): one refund each.
-    failAndRefund: (run, error, refund, now) =>
+    failAndRefund: (run, error, refund, now, announcements) =>
       endWithRefund(run, refund, now, {
         runCondition: { expression: 'NOT #status IN (:completed, :failed)', values: { ':completed': 'completed' } },
         // The analysis carries the failure too; a canceled one has none.
         analysis: { status: 'failed', showsError: true, condition: { expression: 'billing = :reserved', values: {} } },
         error,
+        announcements,
       }),
 
-    cancelQueued: (run, error, refund, now) =>
+    cancelQueued: (run, error, refund, now, announcements) =>
       endWithRefund(run, refund, now, {
         runCondition: { expression: '#status = :queued AND attribute_not_exists(slot)', values: { ':queued': 'queued' } },
         analysis: { status: 'canceled', showsError: false, condition: { expression: 'billing = :reserved AND #status = :queued', values: { ':queued': 'queued' } } },
         error,
+        announcements,
       }),
 
     async recordAcquiredSource(ref, source, now) {

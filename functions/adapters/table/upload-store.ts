@@ -2,7 +2,8 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { collections, keys } from './keys.js';
 import { tableDefinition } from './definition.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
-import { conditionalWrite, getRecord } from './operations.js';
+import { getRecord, transact } from './operations.js';
+import { outboxPuts } from './outbox.js';
 import type { UploadRecord, UploadStore } from '../../domain/ports.js';
 
 const toUpload = (item: Record<string, unknown>): UploadRecord => stripKeys(item) as unknown as UploadRecord;
@@ -27,30 +28,22 @@ export function dynamoUploadStore(table: TableContext): UploadStore {
       return item ? toUpload(item) : undefined;
     },
 
-    finish: (accountId, next, expireAtEpochSeconds) =>
-      conditionalWrite(
-        table,
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...keys.upload(accountId, next.uploadId), entity: 'upload', ...next, [ttl]: expireAtEpochSeconds },
-          // The whole transition is this one write: only a still-pending upload moves.
-          ConditionExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pending': 'pending' },
-        }),
-      ),
-
-    async markEventPublished(accountId, uploadId) {
-      await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.upload(accountId, uploadId),
-          UpdateExpression: 'SET eventPublished = :true',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':true': true },
-        }),
-      );
-    },
+    finish: async (accountId, next, expireAtEpochSeconds, announcements) =>
+      (
+        await transact(table, [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.upload(accountId, next.uploadId), entity: 'upload', ...next, [ttl]: expireAtEpochSeconds },
+              // Only a still-pending upload moves.
+              ConditionExpression: '#status = :pending',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':pending': 'pending' },
+            },
+          },
+          ...outboxPuts(table, accountId, announcements),
+        ])
+      ).ok,
 
     list: (accountId, page, keep) => queryPage(table, accountId, collections.uploads(accountId), page, toUpload, { keep }),
   };

@@ -6,7 +6,12 @@ import { accounts } from '../../composition/table.js';
 import { slots } from '../../composition/runs.js';
 import { config } from '../../config.js';
 
-export const handler = httpHandler('api/account/get', { query: noQuerySchema }, () => ({ accounts: accounts(), slots: slots(), cap: config().MAX_OBSERVATIONS_CAP }), async ({ accountId }, { accounts, slots, cap }) => {
-  const [account, waitingRuns] = await Promise.all([requireAccount(accounts, accountId), slots.countWaiting(accountId)]);
-  return { status: 200, body: presentAccount(account, cap, waitingRuns) };
-});
+export const handler = httpHandler(
+  'api/account/get',
+  { query: noQuerySchema },
+  () => ({ accounts: accounts(), slots: slots(), cap: config().MAX_OBSERVATIONS_CAP, eventDelivery: config().EVENT_DELIVERY_ENABLED }),
+  async ({ accountId }, { accounts, slots, cap, eventDelivery }) => {
+    const [account, waitingRuns] = await Promise.all([requireAccount(accounts, accountId), slots.countWaiting(accountId)]);
+    return { status: 200, body: presentAccount(account, cap, waitingRuns, eventDelivery) };
+  },
+);

@@ -1,13 +1,11 @@
 import { cancelAnalysis } from '../../domain/analyses/lifecycle.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentAnalysis } from '../../shared/analysis-presenters.js';
-import { terminalEventsOf } from '../../shared/analysis-events.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { analysisIdParams } from '../../schemas/run.js';
 import { analysisCancellation } from '../../composition/analyses.js';
 
 export const handler = httpHandler('api/analyses/cancel', { params: analysisIdParams, query: noQuerySchema }, analysisCancellation, async ({ accountId, params }, deps) => {
-  const { analysis, run } = await cancelAnalysis(deps, accountId, params.analysis_id);
-  for (const event of terminalEventsOf(run, analysis)) await deps.events.publish(accountId, event);
+  const { analysis } = await cancelAnalysis(deps, accountId, params.analysis_id);
   return { status: 202, body: presentAnalysis(analysis) };
 });

@@ -6,6 +6,7 @@ import type { AnalysisRecord, RunRecord } from '../runs/model.js';
 import type { RunStore, SlotStore, TaskTokenCallbacks } from '../runs/ports.js';
 import { getRun, refundEntry } from '../runs/submit.js';
 import type { AnalysesQuery } from '../../schemas/analysis.js';
+import { endAnnouncements } from '../outbox.js';
 
 export async function getAnalysis(runs: RunStore, accountId: string, analysisId: string): Promise<AnalysisRecord> {
   const analysis = await runs.getAnalysis(accountId, analysisId);
@@ -44,7 +45,8 @@ export async function cancelAnalysis(deps: CancelDeps, accountId: string, analys
   const analysis = await getAnalysis(deps.runs, accountId, analysisId);
   const run = await getRun(deps.runs, accountId, analysis.runId);
   const entry = await deps.slots.waitingEntry(accountId, run.runId);
-  if (analysis.status !== 'queued' || !(await deps.runs.cancelQueued(run, canceledError, refundEntry(run), nowIso()))) {
+  const now = nowIso();
+  if (analysis.status !== 'queued' || !(await deps.runs.cancelQueued(run, canceledError, refundEntry(run), now, endAnnouncements(run, 'canceled', now)))) {
     const now = (await deps.runs.getAnalysis(accountId, analysisId))?.status ?? analysis.status;
     throw new ApiError('analysis_not_cancelable', `The analysis is ${now}; only queued work can be canceled.`);
   }

@@ -1,3 +1,4 @@
+import type { Announcement } from '../outbox.js';
 import type { Page, PageRequest } from '../ports.js';
 import type { TerminalError } from '../runs/model.js';
 import type { BatchItemRecord, BatchItemRef, BatchRecord, ItemTransition } from './model.js';
@@ -28,8 +29,8 @@ export interface BatchStore {
   requestCancel(ref: BatchRef, now: string): Promise<boolean>;
   /** Puts the waiting workflow's token on the item; false when its run has already ended. */
   awaitRun(ref: BatchItemRef, runId: string, taskToken: string): Promise<boolean>;
-  /** Sets completed_at once; false when it was already set. */
-  markCompleted(ref: BatchRef, now: string): Promise<boolean>;
+  /** Sets completed_at once, its event into the outbox with it; false when it was already set. */
+  markCompleted(ref: BatchRef, now: string, announcements: readonly Announcement[]): Promise<boolean>;
 }
 
 /** Starts the batch workflow (Step Functions on AWS, aws-local-stepfunctions locally). */

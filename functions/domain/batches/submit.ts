@@ -7,6 +7,7 @@ import type { RunnableSourceLookup } from '../runs/ports.js';
 import type { BatchCreate } from '../../schemas/batch.js';
 import { batchStatusOf, isTerminalBatch, type BatchItemRecord, type BatchRecord } from './model.js';
 import type { BatchRef, BatchStore, BatchWorkflowStarter } from './ports.js';
+import { batchEndAnnouncements } from '../outbox.js';
 
 export interface BatchDeps {
   batches: BatchStore;
@@ -98,7 +99,7 @@ export async function submitBatch(deps: BatchDeps, account: Account, input: Batc
     // Nothing was reserved; the items will never start, and say why.
     const error = { code: 'queue_unavailable', message: 'The batch could not be queued.' };
     for (const item of items) await deps.batches.transition({ accountId, batchId, index: item.index }, 'reject', { error }, nowIso());
-    await deps.batches.markCompleted({ accountId, batchId }, nowIso());
+    await markBatchCompleted(deps.batches, { accountId, batchId });
     throw new ApiError('queue_unavailable', 'The batch could not be queued. Retry with backoff under the same Idempotency-Key.', undefined, { cause });
   }
   return { batch, items: items.slice(0, itemLimit), nextItemOffset: total > itemLimit ? itemLimit : null };
@@ -153,5 +154,12 @@ export async function cancelBatch(batches: BatchStore, ref: BatchRef): Promise<B
       if (item.status === 'queued') await batches.transition({ ...ref, index: item.index }, 'cancel', {}, nowIso());
     }
   }
+  return getBatch(batches, ref.accountId, ref.batchId);
+}
+
+/** Ends a batch once: completed_at, and scanner_batch.completed in the outbox in the same write. */
+export async function markBatchCompleted(batches: BatchStore, ref: BatchRef): Promise<BatchRecord> {
+  const now = nowIso();
+  await batches.markCompleted(ref, now, batchEndAnnouncements(ref.batchId, now));
   return getBatch(batches, ref.accountId, ref.batchId);
 }

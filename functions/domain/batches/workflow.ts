@@ -7,7 +7,7 @@ import type { RunStore, RunnableSourceLookup, TaskTokenCallbacks, WorkflowStarte
 import { createRun } from '../runs/submit.js';
 import { batchStatusOf, isTerminalItem, type BatchItemRecord, type BatchItemRef, type BatchRecord } from './model.js';
 import type { BatchRef, BatchStore } from './ports.js';
-import { getBatch } from './submit.js';
+import { getBatch, markBatchCompleted } from './submit.js';
 
 /**
  * The batch workflow's steps (statemachines/batch.asl.json): plan, then for each item (at most the
@@ -113,8 +113,7 @@ export async function finishBatch(deps: BatchWorkflowDeps, ref: BatchRef, fanOut
   const batch = fanOutFailed ? await rejectUnstarted(deps, ref) : await getBatch(deps.batches, ref.accountId, ref.batchId);
   const { counters } = batch;
   if (counters.queued + counters.processing > 0) throw new BatchNotSettled(`Batch ${ref.batchId} still has unsettled items (${batchStatusOf(counters, batch.cancelRequested)})`);
-  await deps.batches.markCompleted(ref, nowIso());
-  return getBatch(deps.batches, ref.accountId, ref.batchId);
+  return markBatchCompleted(deps.batches, ref);
 }
 
 /** Items the fan-out never reached fail: their batch will not start them. */
@@ -133,6 +132,5 @@ async function rejectUnstarted(deps: BatchWorkflowDeps, ref: BatchRef): Promise<
 export async function settleEndedBatch(deps: BatchWorkflowDeps, ref: BatchRef): Promise<BatchRecord> {
   const batch = await rejectUnstarted(deps, ref);
   if (batch.completedAt || batch.counters.processing > 0) return batch;
-  await deps.batches.markCompleted(ref, nowIso());
-  return getBatch(deps.batches, ref.accountId, ref.batchId);
+  return markBatchCompleted(deps.batches, ref);
 }

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { enforceContract, type AnalyzerResult } from '../analysis/contract.js';
 import type { Analyzer } from '../analysis/analyzer.js';
 import type { SignalExtractor, SourceSignals, Span, Transcriber } from '../analysis/signals.js';
 import { effectiveMaxObservations, requireAccount } from '../accounts.js';
 import { nowIso } from '../clock.js';
 import { newId } from '../ids.js';
-import type { AccountStore, EventType, ServiceEvent } from '../ports.js';
+import type { AccountStore } from '../ports.js';
 import type { Chunk, MomentRecord, ObservationRecord, RunRecord } from './model.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
 import { mergeChunkAnswers } from '../analysis/merge-findings.js';
@@ -16,6 +15,7 @@ import { releaseSlot, RunNotStartable, type SchedulingDeps } from './scheduling.
 import type { BatchStore } from '../batches/ports.js';
 import { settleBatchItem } from '../batches/workflow.js';
 import { tightSubclips } from '../analysis/speech-cleanup.js';
+import { endAnnouncements } from '../outbox.js';
 
 /**
  * The analysis workflow's steps (statemachines/analysis.asl.json). Each is one Task state and
@@ -251,7 +251,8 @@ async function momentEditor(deps: PipelineDeps, run: RunRecord, chunkResults: Ch
 
 /** Settles billing, completes the run and frees its slot; a retry after success finds it completed and says so. */
 export async function completeRun(deps: PipelineDeps, ref: AnalysisRef, observationCount: number): Promise<RunRecord> {
-  await deps.runs.complete(ref, observationCount, nowIso());
+  const now = nowIso();
+  await deps.runs.complete(ref, observationCount, now, endAnnouncements(await getRun(deps.runs, ref.accountId, ref.runId), 'completed', now));
   return settled(deps, ref);
 }
 
@@ -278,12 +279,7 @@ function failureOf(error: { Error?: string; Cause?: string } | undefined): { cod
 /** Marks the run failed and refunds it exactly once (a repeat finds it terminal and refunds nothing). */
 export async function failRun(deps: PipelineDeps, ref: AnalysisRef, failure: { Error?: string; Cause?: string } | undefined): Promise<RunRecord> {
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
-  await deps.runs.failAndRefund(run, failureOf(failure), refundEntry(run), nowIso());
+  const now = nowIso();
+  await deps.runs.failAndRefund(run, failureOf(failure), refundEntry(run), now, endAnnouncements(run, 'failed', now));
   return settled(deps, ref);
-}
-
-/** Terminal events get ids derived from what they announce, so a retried step re-sends the same id (consumers dedupe). */
-export function terminalEvent(type: EventType, subjectId: string, object: unknown): ServiceEvent {
-  const id = `evt_${createHash('sha256').update(`${type}:${subjectId}`).digest('hex').slice(0, 32)}`;
-  return { id, type, created_at: nowIso(), data: { object } };
 }

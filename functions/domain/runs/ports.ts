@@ -1,6 +1,7 @@
 import type { Page, PageRequest, LedgerEntry } from '../ports.js';
 import type { MediaKind } from '../analysis/observation-types.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord, TerminalError } from './model.js';
+import type { Announcement } from '../outbox.js';
 
 /** Identifies one analysis execution; it is the whole input of the workflow. */
 export interface AnalysisRef {
@@ -50,16 +51,16 @@ export interface RunStore {
   recordChunkDone(ref: AnalysisRef, now: string): Promise<void>;
   /** Writes observations and moments at rank-keyed items, so a retried write replaces, never duplicates. */
   putResults(ref: AnalysisRef, observations: ObservationRecord[], moments: MomentRecord[]): Promise<void>;
-  /** processing -> completed, the reservation becomes the charge; false when not processing. */
-  complete(ref: AnalysisRef, observationCount: number, now: string): Promise<boolean>;
+  /** processing -> completed, the reservation becomes the charge, and its events go into the outbox; false when not processing. */
+  complete(ref: AnalysisRef, observationCount: number, now: string, announcements: readonly Announcement[]): Promise<boolean>;
   /** -> failed with exactly one refund (conditioned on the reservation still being held). */
-  failAndRefund(run: RunRecord, error: TerminalError, refund: LedgerEntry, now: string): Promise<boolean>;
+  failAndRefund(run: RunRecord, error: TerminalError, refund: LedgerEntry, now: string, announcements: readonly Announcement[]): Promise<boolean>;
   /**
    * Cancels work that has not started: the analysis becomes canceled (the run failed with `error`),
    * the reservation is refunded once and the queue entry removed, in one transaction conditioned
    * on the run still waiting without a slot. false when it started, ended or was granted meanwhile.
    */
-  cancelQueued(run: RunRecord, error: TerminalError, refund: LedgerEntry, now: string): Promise<boolean>;
+  cancelQueued(run: RunRecord, error: TerminalError, refund: LedgerEntry, now: string, announcements: readonly Announcement[]): Promise<boolean>;
   /** The one-off source is in the media bucket: its measured duration and size. */
   recordAcquiredSource(ref: AnalysisRef, source: AcquiredSource, now: string): Promise<void>;
   /** The account's analyses of both kinds, newest first. */

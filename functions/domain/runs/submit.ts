@@ -11,6 +11,7 @@ import type { ReservationOutcome, RunStore, RunnableSource, RunnableSourceLookup
 import type { ScannerRecord } from '../ports.js';
 import type { Metadata } from '../../schemas/common.js';
 import type { BatchItemRef } from '../batches/model.js';
+import { endAnnouncements } from '../outbox.js';
 
 export interface SubmitRunDeps extends ScannerDeps {
   runs: RunStore;
@@ -77,7 +78,8 @@ export async function startOrRefund(deps: Pick<SubmitRunDeps, 'runs' | 'workflow
   try {
     await deps.workflows.startAnalysis({ accountId: run.accountId, runId: run.runId, analysisId: run.analysisId });
   } catch (cause) {
-    await deps.runs.failAndRefund(run, { code: 'queue_unavailable', message: 'The analysis could not be queued.' }, refundEntry(run), nowIso());
+    const now = nowIso();
+    await deps.runs.failAndRefund(run, { code: 'queue_unavailable', message: 'The analysis could not be queued.' }, refundEntry(run), now, endAnnouncements(run, 'failed', now));
     throw new ApiError('queue_unavailable', 'The analysis could not be queued; its credits were refunded. Retry with backoff.', undefined, { cause });
   }
 }

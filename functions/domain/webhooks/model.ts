@@ -65,6 +65,8 @@ export interface WebhookDeliveryRecord {
   attempts: DeliveryAttempt[];
   /** When the next attempt is due; null once the delivery is terminal. */
   nextAttemptAt: string | null;
+  /** Reopened by POST /v1/webhook-deliveries/{id}/retry: the next attempt is one manual attempt, not a new schedule. */
+  manualRetry?: boolean;
   createdAt: string;
   updatedAt: string;
 }

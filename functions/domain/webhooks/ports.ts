@@ -3,18 +3,31 @@ import type { DeliveryAttempt, DeliveryStatus, WebhookDeliveryRecord, WebhookEnd
 
 /** Endpoints of an account (table: `ACCT#<id>` / `WHE#<endpoint_id>`). */
 export interface WebhookEndpointStore {
-  /** A new endpoint; endpoint ids are fresh, so this never overwrites. */
-  create(endpoint: WebhookEndpointRecord): Promise<void>;
+  /**
+   * A new endpoint; endpoint ids are fresh, so this never overwrites. With `maxPerAccount`, written
+   * only while the account has fewer endpoints (counted in the same transaction): false otherwise.
+   */
+  create(endpoint: WebhookEndpointRecord, maxPerAccount?: number): Promise<boolean>;
   get(accountId: string, endpointId: string): Promise<WebhookEndpointRecord | undefined>;
   /** Newest first. */
   list(accountId: string, page: PageRequest): Promise<Page<WebhookEndpointRecord>>;
   /** Every endpoint of the account (an account has few), for fan-out. */
   listAll(accountId: string): Promise<WebhookEndpointRecord[]>;
-  /** Replaces the stored endpoint if it still exists; false when it was deleted meanwhile. */
-  replace(endpoint: WebhookEndpointRecord): Promise<boolean>;
+  /**
+   * Replaces the stored endpoint if it still exists; false when it was deleted meanwhile. With
+   * `readUpdatedAt`, only if it is still the version read (its updatedAt): a PATCH racing a
+   * secret rotation must not write back the secrets it read.
+   */
+  replace(endpoint: WebhookEndpointRecord, readUpdatedAt?: string): Promise<boolean>;
   /** false when there was no such endpoint. */
   delete(accountId: string, endpointId: string): Promise<boolean>;
 }
+
+/** Whether a webhook URL may be targeted now (DESIGN 9), its host resolved; `reason` says why not, for the integrator. */
+export type WebhookUrlVerdict = { allowed: true; url: string } | { allowed: false; reason: string };
+
+/** Checks a webhook URL with the shared outbound rules (functions/adapters/outbound); the URL stored is the normalized `url`. */
+export type WebhookUrlCheck = (url: string) => Promise<WebhookUrlVerdict>;
 
 /** Filters of GET /v1/webhook-deliveries. */
 export interface DeliveryFilter {
@@ -52,6 +65,11 @@ export interface WebhookDeliveryStore {
 /** Sends one signed POST; the adapter applies the outbound rules (DESIGN 9) to the URL at every call. */
 export interface WebhookTransport {
   post(url: string, body: string, headers: Record<string, string>): Promise<Omit<DeliveryAttempt, 'at'>>;
+}
+
+/** Standard Webhooks signatures: the `webhook-signature` value, one `v1,<base64>` per secret, space-separated. */
+export interface WebhookSigner {
+  sign(messageId: string, timestamp: Date, payload: string, secrets: readonly string[]): string;
 }
 
 /** Wakes the sender when a pending delivery falls due (SQS delay or EventBridge Scheduler on AWS, timers locally). */

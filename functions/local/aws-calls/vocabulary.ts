@@ -35,6 +35,8 @@ export const units = {
   task: (workflow: string, placeholder: string) => `task:${workflow}/${placeholder}`,
   /** A container task (a Fargate task role on AWS, a child process locally). */
   container: (workflow: string, placeholder: string) => `container:${workflow}/${placeholder}`,
+  /** The outbox relay (the table stream's function on AWS). */
+  outboxRelay: 'outbox-relay',
   /** A workflow's onExecutionEnded function. */
   executionEnded: (workflow: string) => `ended:${workflow}`,
   /** The local host itself (start-up reconciliation, seeding): no deployed unit, never checked. */

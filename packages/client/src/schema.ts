@@ -402,6 +402,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints (newest first) */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description The URL must be HTTPS on a host that resolves to public addresses only, without credentials; it is checked now and at every delivery. The answer carries the signing secret, shown only here. Idempotency-Key is not honoured: after a timeout, list the endpoints to reconcile.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description No event is delivered to it afterwards. A second delete answers 404.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Any of `url`, `events`, `description` (null clears it) and `enabled`, at least one. A new URL is checked like a new endpoint's.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description The answer carries the new secret, shown only here. For 24 hours deliveries carry a signature under the new and the previous secret (space-separated in `webhook-signature`), so the receiver can switch without missing one.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to this endpoint
+         * @description Delivered through the normal path to this endpoint only, whatever it subscribes to; `data.object` is the endpoint. Follow it at GET /v1/webhook-deliveries.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries (newest first)
+         * @description One delivery per event and endpoint, with every attempt: its time, the status code or error, the duration and the first 1 KiB of the answer. Filters (`endpoint_id`, `event_type`, `status`, `event_id`) combine with AND. Retries follow the Standard Webhooks schedule: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h later; then the delivery is failed. Kept for 30 days.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed webhook delivery
+         * @description One more attempt, now, with the same event id and body (and a fresh timestamp and signature); if it fails too, the delivery is failed again. Follow it in the delivery log.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -445,7 +571,7 @@ export interface components {
                  * @description Stable, machine-readable reason; each operation lists the codes it can answer.
                  * @enum {string}
                  */
-                code: "validation_failed" | "upload_not_found" | "upload_not_ready" | "window_not_supported" | "idempotency_key_required" | "invalid_cursor" | "unauthorized" | "window_out_of_range" | "insufficient_credits" | "proof_allowance_exhausted" | "source_too_large" | "not_found" | "analysis_not_completed" | "run_not_completed" | "analysis_not_cancelable" | "batch_not_cancelable" | "idempotency_key_reused" | "idempotency_request_in_progress" | "upload_object_missing" | "request_timeout" | "payload_too_large" | "request_header_fields_too_large" | "untrusted_source_url" | "source_unreadable" | "rate_limited" | "internal_error" | "queue_unavailable" | "uploads_unavailable" | "provider_unavailable" | "scanner_batch_service_unavailable";
+                code: "validation_failed" | "upload_not_found" | "upload_not_ready" | "window_not_supported" | "idempotency_key_required" | "invalid_cursor" | "unauthorized" | "window_out_of_range" | "insufficient_credits" | "proof_allowance_exhausted" | "source_too_large" | "not_found" | "analysis_not_completed" | "run_not_completed" | "analysis_not_cancelable" | "batch_not_cancelable" | "delivery_not_retryable" | "idempotency_key_reused" | "idempotency_request_in_progress" | "upload_object_missing" | "webhook_endpoint_limit_reached" | "request_timeout" | "payload_too_large" | "request_header_fields_too_large" | "untrusted_source_url" | "source_unreadable" | "rate_limited" | "internal_error" | "queue_unavailable" | "uploads_unavailable" | "provider_unavailable" | "scanner_batch_service_unavailable" | "event_delivery_unavailable";
                 /** @description For people; may change at any time. */
                 message: string;
                 /** @description The request field at fault, as a path such as `items[3].upload_id`. */
@@ -500,6 +626,9 @@ export interface components {
          *       "trusted_hosts": [
          *         "media.example.com"
          *       ],
+         *       "event_delivery": {
+         *         "available": true
+         *       },
          *       "created_at": "2026-11-23T10:15:30.123Z",
          *       "updated_at": "2026-11-23T10:16:02.456Z"
          *     }
@@ -544,6 +673,10 @@ export interface components {
             }[];
             /** @description Exact hostnames whose HTTPS media URLs one-off analyses accept. */
             trusted_hosts: string[];
+            /** @description Whether webhook endpoints can be created and events are delivered to them; when not (off for the deployment or the account), poll. */
+            event_delivery: {
+                available: boolean;
+            };
             /**
              * Format: date-time
              * @example 2026-11-23T10:15:30.123Z
@@ -1785,6 +1918,262 @@ export interface components {
             /** @description Send as item_cursor for the next page of items; null on the last. */
             items_next_cursor: number | null;
         };
+        /**
+         * @example {
+         *       "object": "webhook_endpoint",
+         *       "endpoint_id": "whe_0193a4b1c2d37e8f9a0b1c2d3e4f5a69",
+         *       "url": "https://hooks.example.com/media-scanner",
+         *       "events": [
+         *         "run.completed",
+         *         "run.failed"
+         *       ],
+         *       "description": "Production receiver",
+         *       "enabled": true,
+         *       "created_at": "2026-11-23T10:15:30.123Z",
+         *       "updated_at": "2026-11-23T10:15:30.123Z"
+         *     }
+         */
+        WebhookEndpoint: {
+            /** @constant */
+            object: "webhook_endpoint";
+            endpoint_id: string;
+            /** @description Where events are POSTed: HTTPS on public addresses, checked at creation and again at every delivery. */
+            url: string;
+            /** @description The event types delivered to this endpoint. */
+            events: ("analysis.completed" | "analysis.failed" | "analysis.canceled" | "run.completed" | "run.failed" | "render.completed" | "render.failed" | "upload.ready" | "upload.failed" | "scanner_batch.completed")[];
+            description: string | null;
+            /** @description A disabled endpoint receives nothing. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "object": "webhook_endpoint",
+         *       "endpoint_id": "whe_0193a4b1c2d37e8f9a0b1c2d3e4f5a69",
+         *       "url": "https://hooks.example.com/media-scanner",
+         *       "events": [
+         *         "run.completed",
+         *         "run.failed"
+         *       ],
+         *       "description": "Production receiver",
+         *       "enabled": true,
+         *       "created_at": "2026-11-23T10:15:30.123Z",
+         *       "updated_at": "2026-11-23T10:15:30.123Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        WebhookEndpointWithSecret: {
+            /** @constant */
+            object: "webhook_endpoint";
+            endpoint_id: string;
+            /** @description Where events are POSTed: HTTPS on public addresses, checked at creation and again at every delivery. */
+            url: string;
+            /** @description The event types delivered to this endpoint. */
+            events: ("analysis.completed" | "analysis.failed" | "analysis.canceled" | "run.completed" | "run.failed" | "render.completed" | "render.failed" | "upload.ready" | "upload.failed" | "scanner_batch.completed")[];
+            description: string | null;
+            /** @description A disabled endpoint receives nothing. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            updated_at: string;
+            /** @description The signing secret (Standard Webhooks), shown only in this answer: store it now. */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "object": "list",
+         *       "data": [
+         *         {
+         *           "object": "webhook_endpoint",
+         *           "endpoint_id": "whe_0193a4b1c2d37e8f9a0b1c2d3e4f5a69",
+         *           "url": "https://hooks.example.com/media-scanner",
+         *           "events": [
+         *             "run.completed",
+         *             "run.failed"
+         *           ],
+         *           "description": "Production receiver",
+         *           "enabled": true,
+         *           "created_at": "2026-11-23T10:15:30.123Z",
+         *           "updated_at": "2026-11-23T10:15:30.123Z"
+         *         }
+         *       ],
+         *       "next_cursor": null
+         *     }
+         */
+        WebhookEndpointList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Opaque; send it back as `cursor` for the next page. Null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @example {
+         *       "object": "webhook_endpoint",
+         *       "endpoint_id": "whe_0193a4b1c2d37e8f9a0b1c2d3e4f5a69",
+         *       "deleted": true
+         *     }
+         */
+        DeletedWebhookEndpoint: {
+            /** @constant */
+            object: "webhook_endpoint";
+            endpoint_id: string;
+            /** @constant */
+            deleted: true;
+        };
+        /**
+         * @example {
+         *       "object": "webhook_test",
+         *       "endpoint_id": "whe_0193a4b1c2d37e8f9a0b1c2d3e4f5a69",
+         *       "event_id": "evt_0193a4b1c2d37e8f9a0b1c2d3e4f5a6a",
+         *       "event_type": "webhook.test",
+         *       "created_at": "2026-11-23T10:16:02.456Z"
+         *     }
+         */
+        WebhookTest: {
+            /** @constant */
+            object: "webhook_test";
+            endpoint_id: string;
+            /** @description The `webhook-id` the test delivery carries; it is listed at GET /v1/webhook-deliveries. */
+            event_id: string;
+            /** @constant */
+            event_type: "webhook.test";
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "object": "webhook_delivery",
+         *       "delivery_id": "dlv_0193a4b1c2d37e8f9a0b1c2d3e4f5a6b",
+         *       "endpoint_id": "whe_0193a4b1c2d37e8f9a0b1c2d3e4f5a69",
+         *       "event_id": "evt_5f0c2a9e7b3d41c8a6e2f9b0d4c7a1e3",
+         *       "event_type": "run.completed",
+         *       "status": "succeeded",
+         *       "attempts": [
+         *         {
+         *           "at": "2026-11-23T10:15:30.123Z",
+         *           "status_code": 503,
+         *           "error": null,
+         *           "duration_ms": 84,
+         *           "response_body": "Service Unavailable"
+         *         },
+         *         {
+         *           "at": "2026-11-23T10:16:02.456Z",
+         *           "status_code": 200,
+         *           "error": null,
+         *           "duration_ms": 61,
+         *           "response_body": "{\"received\":true}"
+         *         }
+         *       ],
+         *       "next_attempt_at": null,
+         *       "created_at": "2026-11-23T10:15:30.123Z",
+         *       "updated_at": "2026-11-23T10:16:02.456Z"
+         *     }
+         */
+        WebhookDelivery: {
+            /** @constant */
+            object: "webhook_delivery";
+            delivery_id: string;
+            endpoint_id: string;
+            /** @description The `webhook-id` header of every attempt: the same on each retry. */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "analysis.completed" | "analysis.failed" | "analysis.canceled" | "run.completed" | "run.failed" | "render.completed" | "render.failed" | "upload.ready" | "upload.failed" | "scanner_batch.completed" | "webhook.test";
+            /**
+             * @description pending until a 2xx answers (succeeded) or the retry schedule is spent (failed).
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description Every attempt, oldest first. */
+            attempts: {
+                /**
+                 * Format: date-time
+                 * @description When the attempt started.
+                 * @example 2026-11-23T10:15:30.123Z
+                 */
+                at: string;
+                /** @description The receiver's HTTP status; a 2xx within 15 s is success, a 3xx is never followed. Null when there was no answer. */
+                status_code: number | null;
+                /** @description Why there was no answer: target_refused (the URL now breaks the outbound rules), dns_failed, connect_failed, tls_failed, timeout, network_error; or why nothing was sent: endpoint_disabled, endpoint_deleted, event_delivery_unavailable. Null when the receiver answered. */
+                error: string | null;
+                duration_ms: number;
+                /** @description The first 1 KiB of the receiver's answer, as text. */
+                response_body: string | null;
+            }[];
+            /** @description When the next attempt is due; null once succeeded or failed. */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "object": "list",
+         *       "data": [
+         *         {
+         *           "object": "webhook_delivery",
+         *           "delivery_id": "dlv_0193a4b1c2d37e8f9a0b1c2d3e4f5a6b",
+         *           "endpoint_id": "whe_0193a4b1c2d37e8f9a0b1c2d3e4f5a69",
+         *           "event_id": "evt_5f0c2a9e7b3d41c8a6e2f9b0d4c7a1e3",
+         *           "event_type": "run.completed",
+         *           "status": "succeeded",
+         *           "attempts": [
+         *             {
+         *               "at": "2026-11-23T10:15:30.123Z",
+         *               "status_code": 503,
+         *               "error": null,
+         *               "duration_ms": 84,
+         *               "response_body": "Service Unavailable"
+         *             },
+         *             {
+         *               "at": "2026-11-23T10:16:02.456Z",
+         *               "status_code": 200,
+         *               "error": null,
+         *               "duration_ms": 61,
+         *               "response_body": "{\"received\":true}"
+         *             }
+         *           ],
+         *           "next_attempt_at": null,
+         *           "created_at": "2026-11-23T10:15:30.123Z",
+         *           "updated_at": "2026-11-23T10:16:02.456Z"
+         *         }
+         *       ],
+         *       "next_cursor": null
+         *     }
+         */
+        WebhookDeliveryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Opaque; send it back as `cursor` for the next page. Null on the last page. */
+            next_cursor: string | null;
+        };
         /** @description An OpenAPI 3.1 document. */
         OpenApiDocument: {
             [key: string]: unknown;
@@ -1896,6 +2285,21 @@ export interface components {
                 };
             };
         };
+        /** @description `delivery_not_retryable`: only a failed webhook delivery can be retried (and at most 100 attempts are kept). */
+        DeliveryNotRetryable: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "delivery_not_retryable";
+                    };
+                };
+            };
+        };
         /** @description `run_not_completed`: observations exist once the run is completed. */
         RunNotCompleted: {
             headers: {
@@ -1922,6 +2326,21 @@ export interface components {
                     error?: {
                         /** @enum {unknown} */
                         code?: "upload_object_missing";
+                    };
+                };
+            };
+        };
+        /** @description `webhook_endpoint_limit_reached`: the account has as many webhook endpoints as it may have; delete one first. */
+        WebhookEndpointLimitReached: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "webhook_endpoint_limit_reached";
                     };
                 };
             };
@@ -1967,6 +2386,21 @@ export interface components {
                     error?: {
                         /** @enum {unknown} */
                         code?: "internal_error";
+                    };
+                };
+            };
+        };
+        /** @description `event_delivery_unavailable`: event delivery is off for this deployment or account; poll instead. */
+        EventDeliveryUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "event_delivery_unavailable";
                     };
                 };
             };
@@ -2040,6 +2474,13 @@ export type ScannerBatchSummary = components['schemas']['ScannerBatchSummary'];
 export type ScannerBatchSummaryList = components['schemas']['ScannerBatchSummaryList'];
 export type ScannerBatchItem = components['schemas']['ScannerBatchItem'];
 export type ScannerBatch = components['schemas']['ScannerBatch'];
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
+export type WebhookEndpointList = components['schemas']['WebhookEndpointList'];
+export type DeletedWebhookEndpoint = components['schemas']['DeletedWebhookEndpoint'];
+export type WebhookTest = components['schemas']['WebhookTest'];
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
 export type OpenApiDocument = components['schemas']['OpenApiDocument'];
 export type ResponseValidationFailed = components['responses']['ValidationFailed'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
@@ -2048,11 +2489,14 @@ export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseAnalysisNotCancelable = components['responses']['AnalysisNotCancelable'];
 export type ResponseAnalysisNotCompleted = components['responses']['AnalysisNotCompleted'];
 export type ResponseBatchNotCancelable = components['responses']['BatchNotCancelable'];
+export type ResponseDeliveryNotRetryable = components['responses']['DeliveryNotRetryable'];
 export type ResponseRunNotCompleted = components['responses']['RunNotCompleted'];
 export type ResponseUploadObjectMissing = components['responses']['UploadObjectMissing'];
+export type ResponseWebhookEndpointLimitReached = components['responses']['WebhookEndpointLimitReached'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
 export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseEventDeliveryUnavailable = components['responses']['EventDeliveryUnavailable'];
 export type ResponseProviderUnavailable = components['responses']['ProviderUnavailable'];
 export type ResponseUploadsUnavailable = components['responses']['UploadsUnavailable'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
@@ -3377,6 +3821,343 @@ export interface operations {
             409: components["responses"]["BatchNotCancelable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: string;
+                /** @description The `next_cursor` of the previous page (opaque; bound to the account). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints, without secrets. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, body or a header fails its schema; `param` names the field. `invalid_cursor`: a tampered, foreign or stale cursor. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed" | "invalid_cursor";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/media-scanner",
+                 *       "events": [
+                 *         "run.completed",
+                 *         "run.failed"
+                 *       ],
+                 *       "description": "Production receiver"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description HTTPS, on a host that resolves to public addresses only; no credentials in the URL. */
+                    url: string;
+                    events: ("analysis.completed" | "analysis.failed" | "analysis.canceled" | "run.completed" | "run.failed" | "render.completed" | "render.failed" | "upload.ready" | "upload.failed" | "scanner_batch.completed")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The enabled endpoint and its signing secret. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["WebhookEndpointLimitReached"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EventDeliveryUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The whe_… identifier. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, without its secret. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The whe_… identifier. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `deleted: true`. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The whe_… identifier. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "run.completed",
+                 *         "run.failed",
+                 *         "upload.ready"
+                 *       ],
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description HTTPS, on a host that resolves to public addresses only; no credentials in the URL. */
+                    url?: string;
+                    events?: ("analysis.completed" | "analysis.failed" | "analysis.canceled" | "run.completed" | "run.failed" | "render.completed" | "render.failed" | "upload.ready" | "upload.failed" | "scanner_batch.completed")[];
+                    description?: string | null;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The changed endpoint. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The whe_… identifier. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its new signing secret. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The whe_… identifier. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event that was published. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTest"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EventDeliveryUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: string;
+                /** @description The `next_cursor` of the previous page (opaque; bound to the account). */
+                cursor?: string;
+                endpoint_id?: string;
+                event_type?: string;
+                status?: "pending" | "succeeded" | "failed";
+                event_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, body or a header fails its schema; `param` names the field. `invalid_cursor`: a tampered, foreign or stale cursor. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed" | "invalid_cursor";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The … identifier. */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["DeliveryNotRetryable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EventDeliveryUnavailable"];
         };
     };
     getOpenApiDocument: {

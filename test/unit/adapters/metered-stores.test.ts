@@ -29,7 +29,7 @@ describe('meteredRunStore', () => {
     const { sink, counted } = recordingSink();
     const store = meteredRunStore(runStore({ created: 'created', completed: true, failed: false }), sink);
     await store.createWithReservation(run, {} as AnalysisRecord, entry);
-    await store.complete(ref, 2, 'now');
+    await store.complete(ref, 2, 'now', []);
     await store.getRun('acct_1', 'run_1');
     await store.getRun('acct_1', 'run_1');
     expect(counted).toEqual([
@@ -44,8 +44,8 @@ describe('meteredRunStore', () => {
     const { sink, counted } = recordingSink();
     const store = meteredRunStore(runStore({ created: 'insufficient_credits', completed: false, failed: false }), sink);
     await store.createWithReservation(run, {} as AnalysisRecord, entry);
-    await store.complete(ref, 2, 'now');
-    await store.failAndRefund(run, { code: 'analysis_failed', message: 'x' }, { ...entry, credits: 3 }, 'now');
+    await store.complete(ref, 2, 'now', []);
+    await store.failAndRefund(run, { code: 'analysis_failed', message: 'x' }, { ...entry, credits: 3 }, 'now', []);
     await store.getRun('acct_1', 'run_1');
     expect(counted).toEqual([]);
   });
@@ -53,7 +53,7 @@ describe('meteredRunStore', () => {
   it('counts a failure with the credits it refunded', async () => {
     const { sink, counted } = recordingSink();
     const store = meteredRunStore(runStore({ created: 'created', completed: false, failed: true }), sink);
-    await store.failAndRefund(run, { code: 'analysis_failed', message: 'x' }, { ...entry, credits: 3 }, 'now');
+    await store.failAndRefund(run, { code: 'analysis_failed', message: 'x' }, { ...entry, credits: 3 }, 'now', []);
     expect(counted).toEqual([
       ['RunsFailed', 1],
       ['CreditsRefunded', 3],
@@ -67,10 +67,10 @@ describe('meteredUploadStore', () => {
     let settles = true;
     const store = meteredUploadStore({ finish: () => Promise.resolve(settles) } as unknown as UploadStore, sink);
     const failed = { status: 'failed', error: { code: 'truncated_media', message: 'x' } } as UploadRecord;
-    await store.finish('acct_1', failed, 0);
-    await store.finish('acct_1', { status: 'ready', error: null } as UploadRecord, 0);
+    await store.finish('acct_1', failed, 0, []);
+    await store.finish('acct_1', { status: 'ready', error: null } as UploadRecord, 0, []);
     settles = false;
-    await store.finish('acct_1', failed, 0);
+    await store.finish('acct_1', failed, 0, []);
     expect(counted).toEqual([['UploadFailures', 1, 'reason=truncated_media']]);
   });
 });

@@ -221,7 +221,7 @@ const now = new Date('2026-03-01T10:05:00.000Z');
 
 describe('the presenters', () => {
   it.each<[string, unknown]>([
-    ['Account', presentAccount(testAccount({ accountId: `acct_${hex(8)}`, proofAnalysisId: oneOff.analysisId }), 50, 2)],
+    ['Account', presentAccount(testAccount({ accountId: `acct_${hex(8)}`, proofAnalysisId: oneOff.analysisId }), 50, 2, true)],
     ['Scanner', presentScanner(scanner)],
     ['ScannerList', presentList({ items: [scanner], nextCursor: 'opaque' }, presentScanner)],
     ['Upload', presentUpload(upload, now, { kind: 'single', target: { method: 'PUT', url: 'https://s3.example/put', headers: { 'content-type': 'audio/mpeg' } } })],

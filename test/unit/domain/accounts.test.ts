@@ -8,6 +8,7 @@ import {
   limitsOf,
   requireAccount,
   revokeApiKey,
+  setEventDelivery,
   trustHost,
 } from '../../../functions/domain/accounts.js';
 import { ApiError } from '../../../functions/domain/errors.js';
@@ -27,6 +28,7 @@ function fakeStore(options: { key?: ApiKeyRecord; account?: Account } = {}) {
     revokeApiKey: vi.fn((_keyHash: string) => Promise.resolve(true)),
     addCredits: vi.fn((_accountId: string, entry: LedgerEntry) => Promise.resolve(100 + entry.credits)),
     addTrustedHost: vi.fn((_accountId: string, hostname: string) => Promise.resolve([hostname])),
+    setEventDelivery: vi.fn((accountId: string, _enabled: boolean) => Promise.resolve(options.account?.accountId === accountId)),
   } satisfies AccountStore;
 }
 
@@ -264,5 +266,14 @@ describe('limitsOf', () => {
     expect(limits.concurrency).toBe(25);
     expect(limits.retentionDays).toBe(365);
     expect(limitsOf(testAccount({ plan: 'enterprise' })).concurrency).toBe(10);
+  });
+});
+
+describe('setEventDelivery', () => {
+  it('switches the account and answers 404 for an unknown one', async () => {
+    const s = fakeStore({ account: testAccount() });
+    await setEventDelivery(s, ACCOUNT_ID, false);
+    expect(s.setEventDelivery).toHaveBeenCalledWith(ACCOUNT_ID, false);
+    await expect(setEventDelivery(s, 'acct_unknown', true)).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -1,18 +1,16 @@
 /** In-memory ports for the upload domain's unit tests. */
 import type {
-  EventPublisher,
   Inspection,
   MediaInspector,
   MediaStore,
   PartPlan,
-  ServiceEvent,
   StoredObject,
   UploadedPart,
   UploadRecord,
   UploadStore,
 } from '../../../functions/domain/ports.js';
 import type { UploadDeps } from '../../../functions/domain/uploads.js';
-import { presentUpload } from '../../../functions/shared/presenters.js';
+import type { Announcement } from '../../../functions/domain/outbox.js';
 
 export class MemoryUploads implements UploadStore {
   readonly records = new Map<string, { upload: UploadRecord; ttl: number }>();
@@ -31,7 +29,10 @@ export class MemoryUploads implements UploadStore {
     return Promise.resolve(found ? structuredClone(found.upload) : undefined);
   }
 
-  finish(accountId: string, next: UploadRecord, ttl: number): Promise<boolean> {
+  /** What each transition that took effect put into the outbox. */
+  readonly announced: Announcement[] = [];
+
+  finish(accountId: string, next: UploadRecord, ttl: number, announcements: readonly Announcement[]): Promise<boolean> {
     const key = this.key(accountId, next.uploadId);
     if (this.raceWinner) {
       this.records.set(key, { upload: this.raceWinner, ttl });
@@ -40,13 +41,8 @@ export class MemoryUploads implements UploadStore {
     const current = this.records.get(key);
     if (current?.upload.status !== 'pending') return Promise.resolve(false);
     this.records.set(key, { upload: structuredClone(next), ttl });
+    this.announced.push(...announcements);
     return Promise.resolve(true);
-  }
-
-  markEventPublished(accountId: string, uploadId: string): Promise<void> {
-    const found = this.records.get(this.key(accountId, uploadId));
-    if (found) found.upload.eventPublished = true;
-    return Promise.resolve();
   }
 
   list(): never {
@@ -145,36 +141,19 @@ export class ScriptedInspector implements MediaInspector {
   }
 }
 
-export class RecordingEvents implements EventPublisher {
-  readonly published: { accountId: string; event: ServiceEvent }[] = [];
-  failNext = false;
-
-  publish(accountId: string, event: ServiceEvent) {
-    if (this.failNext) {
-      this.failNext = false;
-      return Promise.reject(new Error('bus down'));
-    }
-    this.published.push({ accountId, event: structuredClone(event) });
-    return Promise.resolve();
-  }
-}
-
 export function fakeDeps(overrides: Partial<UploadDeps> = {}) {
   const uploads = new MemoryUploads();
   const media = new MemoryMedia();
   const inspector = new ScriptedInspector();
-  const events = new RecordingEvents();
   const warnings: string[] = [];
   const deps: UploadDeps = {
     uploads,
     media,
     inspector,
-    events,
     multipartThresholdBytes: 5 * 1024 ** 3,
     partSizeBytes: 512 * 1024 ** 2,
-    present: (upload, now) => presentUpload(upload, now),
     warn: (message) => warnings.push(message),
     ...overrides,
   };
-  return { deps, uploads, media, inspector, events, warnings };
+  return { deps, uploads, media, inspector, warnings };
 }

@@ -10,7 +10,7 @@ describe('upload routes in the route table', () => {
     });
     expect(routeFor('api/uploads/complete')).toEqual({
       method: 'POST', path: '/v1/uploads/{upload_id}/complete', handler: 'api/uploads/complete', idempotency: 'ignored',
-      table: 'readWrite', bucket: 'readWrite', ffprobe: true, events: true, uploads: true,
+      table: 'readWrite', bucket: 'readWrite', ffprobe: true, uploads: true,
     });
     for (const handler of ['api/uploads/get', 'api/uploads/list'] as const) {
       const route: Record<string, unknown> = routeFor(handler);

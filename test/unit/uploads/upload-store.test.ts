@@ -1,11 +1,12 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { CursorCodec } from '../../../functions/adapters/table/cursor.js';
 import { dynamoUploadStore } from '../../../functions/adapters/table/upload-store.js';
 import { keys } from '../../../functions/adapters/table/keys.js';
 import type { UploadRecord } from '../../../functions/domain/ports.js';
+import { announcement } from '../../../functions/domain/outbox.js';
 import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID, TABLE_NAME, uploadRecord } from '../../helpers/unit-fixtures.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
@@ -37,23 +38,23 @@ describe('dynamoUploadStore', () => {
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(keys.upload(ACCOUNT_ID, upload(2).uploadId));
   });
 
-  it('moves pending to terminal in one conditional write, and reports a lost race', async () => {
-    ddb.on(PutCommand).resolvesOnce({}).rejectsOnce(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
+  it('moves pending to terminal with its event in the outbox, in one transaction, and reports a lost race', async () => {
+    ddb
+      .on(TransactWriteCommand)
+      .resolvesOnce({})
+      .rejectsOnce(new TransactionCanceledException({ message: 'no', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] }));
     const ready = { ...upload(3), status: 'ready' as const };
-    await expect(store.finish(ACCOUNT_ID, ready, 99)).resolves.toBe(true);
-    await expect(store.finish(ACCOUNT_ID, ready, 99)).resolves.toBe(false);
-    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input).toMatchObject({
+    const ann = announcement('upload.ready', { kind: 'upload', uploadId: ready.uploadId }, ready.updatedAt);
+    await expect(store.finish(ACCOUNT_ID, ready, 99, [ann])).resolves.toBe(true);
+    await expect(store.finish(ACCOUNT_ID, ready, 99, [ann])).resolves.toBe(false);
+    const [transition, outbox] = ddb.commandCalls(TransactWriteCommand)[0]?.args[0].input.TransactItems ?? [];
+    expect(transition?.Put).toMatchObject({
       ConditionExpression: '#status = :pending',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':pending': 'pending' },
       Item: { status: 'ready', ttl: 99 },
     });
-  });
-
-  it('marks the event published', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    await store.markEventPublished(ACCOUNT_ID, 'upl_x');
-    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toMatchObject({ Key: keys.upload(ACCOUNT_ID, 'upl_x'), UpdateExpression: 'SET eventPublished = :true' });
+    expect(outbox?.Put?.Item).toMatchObject({ ...keys.outboxEntry(ACCOUNT_ID, ann.eventId), entity: 'outbox', type: 'upload.ready', subject: { kind: 'upload', uploadId: ready.uploadId } });
   });
 
   it('lists newest first with the plain paging when there is no filter', async () => {

@@ -14,6 +14,7 @@ import {
 } from '../../../functions/domain/uploads.js';
 import { presentUpload } from '../../../functions/shared/presenters.js';
 import type { UploadRecord } from '../../../functions/domain/ports.js';
+import { announcement } from '../../../functions/domain/outbox.js';
 import { ACCOUNT_ID, testAccount, uploadRecord } from '../../helpers/unit-fixtures.js';
 import { fakeDeps } from './fakes.js';
 
@@ -141,7 +142,7 @@ describe('completeUpload', () => {
   });
 
   it('probes through a signed GET URL and moves to ready with the streams, tag and retention deadline', async () => {
-    const { deps, account, upload, media, inspector, events } = await pending('audio/mpeg', 1000, 'beginner');
+    const { deps, account, upload, media, inspector, uploads } = await pending('audio/mpeg', 1000, 'beginner');
     media.objects.set(upload.objectKey, { size: 1000, lastModified: new Date('2026-03-01T10:05:00.000Z') });
 
     const ready = await completeUpload(deps, account, upload.uploadId, later(600_000));
@@ -150,27 +151,23 @@ describe('completeUpload', () => {
       durationMs: 3000,
       readyAt: later(600_000).toISOString(),
       retentionExpiresAt: '2026-03-08T10:05:00.000Z',
-      eventPublished: true,
     });
     expect(inspector.urls).toEqual([`https://bucket.example/${upload.objectKey}?signed-get`]);
     expect(media.objects.get(upload.objectKey)?.tags).toEqual({ 'retention-days': '7' });
-    expect(events.published).toHaveLength(1);
-    expect(events.published[0]).toMatchObject({
-      accountId: ACCOUNT_ID,
-      event: { id: ready.eventId, type: 'upload.ready', created_at: ready.readyAt, data: { object: { object: 'upload', upload_id: upload.uploadId, status: 'ready', upload_url: null } } },
-    });
-    expect(ready.eventId).toMatch(/^evt_[0-9a-f]{32}$/);
+    // upload.ready goes into the outbox with the transition, at the moment it happened.
+    expect(uploads.announced).toEqual([announcement('upload.ready', { kind: 'upload', uploadId: upload.uploadId }, ready.readyAt!)]);
+    expect(uploads.announced[0]?.eventId).toMatch(/^evt_[0-9a-f]{32}$/);
   });
 
   it('fails size_mismatch without probing, deletes the bytes and emits upload.failed', async () => {
-    const { deps, account, upload, media, inspector, events } = await pending();
+    const { deps, account, upload, media, inspector, uploads } = await pending();
     media.objects.set(upload.objectKey, { size: 999, lastModified: NOW });
     const failed = await completeUpload(deps, account, upload.uploadId, later(1000));
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'size_mismatch' }, failedAt: later(1000).toISOString() });
     expect(failed.error?.message).toContain('999');
     expect(inspector.urls).toHaveLength(0);
     expect(media.removed).toEqual([upload.objectKey]);
-    expect(events.published.map((e) => e.event.type)).toEqual(['upload.failed']);
+    expect(uploads.announced.map((a) => a.type)).toEqual(['upload.failed']);
   });
 
   it('records the inspection failure as the upload error', async () => {
@@ -185,36 +182,24 @@ describe('completeUpload', () => {
     });
   });
 
-  it('returns a terminal upload as it is, without probing or publishing again', async () => {
-    const { deps, account, upload, media, inspector, events } = await pending();
+  it('returns a terminal upload as it is, without probing or announcing again', async () => {
+    const { deps, account, upload, media, inspector, uploads } = await pending();
     media.objects.set(upload.objectKey, { size: 1000, lastModified: NOW });
     const first = await completeUpload(deps, account, upload.uploadId, later(1000));
     const second = await completeUpload(deps, account, upload.uploadId, later(2000));
     expect(second).toEqual(first);
     expect(inspector.urls).toHaveLength(1);
-    expect(events.published).toHaveLength(1);
+    expect(uploads.announced).toHaveLength(1);
   });
 
   it('a completion that loses the race returns the winner, with no side effects of its own', async () => {
-    const { deps, account, upload, media, uploads, events } = await pending();
+    const { deps, account, upload, media, uploads } = await pending();
     media.objects.set(upload.objectKey, { size: 1000, lastModified: NOW });
-    const winner: UploadRecord = { ...upload, status: 'failed', error: { code: 'unreadable_media', message: 'x' }, failedAt: NOW.toISOString(), eventId: 'evt_0', eventPublished: true };
+    const winner: UploadRecord = { ...upload, status: 'failed', error: { code: 'unreadable_media', message: 'x' }, failedAt: NOW.toISOString() };
     uploads.raceWinner = winner;
     await expect(completeUpload(deps, account, upload.uploadId, later(1000))).resolves.toEqual(winner);
-    expect(events.published).toHaveLength(0);
+    expect(uploads.announced).toHaveLength(0);
     expect(media.removed).toHaveLength(0);
-  });
-
-  it('keeps the transition when the event cannot be published and sends the same event on the next complete', async () => {
-    const { deps, account, upload, media, events, warnings } = await pending();
-    media.objects.set(upload.objectKey, { size: 1000, lastModified: NOW });
-    events.failNext = true;
-    const ready = await completeUpload(deps, account, upload.uploadId, later(1000));
-    expect(ready).toMatchObject({ status: 'ready', eventPublished: false });
-    expect(warnings).toEqual(['Could not publish upload.ready']);
-    const again = await completeUpload(deps, account, upload.uploadId, later(2000));
-    expect(again.eventPublished).toBe(true);
-    expect(events.published.map((e) => e.event.id)).toEqual([ready.eventId]);
   });
 
   it('after expiry: no bytes is 409 saying the target expired; bytes sent in time still complete', async () => {

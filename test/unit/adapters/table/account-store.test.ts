@@ -162,3 +162,18 @@ describe('dynamoAccountStore.addTrustedHost', () => {
     expect(input.ExpressionAttributeValues?.[':host']).toEqual(new Set(['media.example.com']));
   });
 });
+
+describe('dynamoAccountStore.setEventDelivery', () => {
+  it('stores the switch only while off, on an existing account; false when there is none', async () => {
+    ddb.on(UpdateCommand).resolvesOnce({}).resolvesOnce({}).rejectsOnce(new ConditionalCheckFailedException({ message: 'no account', $metadata: {} }));
+    await expect(store.setEventDelivery(ACCOUNT_ID, false)).resolves.toBe(true);
+    await expect(store.setEventDelivery(ACCOUNT_ID, true)).resolves.toBe(true);
+    await expect(store.setEventDelivery(ACCOUNT_ID, true)).resolves.toBe(false);
+    const [off, on] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(off).toMatchObject({ Key: { PK: `ACCT#${ACCOUNT_ID}`, SK: 'ACCOUNT' }, ConditionExpression: 'attribute_exists(PK)' });
+    expect(off?.UpdateExpression).toBe('SET eventDeliveryDisabled = :true, updatedAt = :now');
+    expect(off?.ExpressionAttributeValues?.[':true']).toBe(true);
+    expect(on?.UpdateExpression).toBe('REMOVE eventDeliveryDisabled SET updatedAt = :now');
+    expect(on?.ExpressionAttributeValues).not.toHaveProperty(':true');
+  });
+});

@@ -1,0 +1,147 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { collections, DUE_DELIVERIES_PARTITION, indexKeys, keys } from './keys.js';
+import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { conditionalWrite, getRecord, transact } from './operations.js';
+import { tableDefinition } from './definition.js';
+import { DELIVERY_LOG_RETENTION_DAYS } from '../../domain/webhooks/deliveries.js';
+import type { WebhookDeliveryRecord } from '../../domain/webhooks/model.js';
+import type { DeliveryFilter, WebhookDeliveryStore } from '../../domain/webhooks/ports.js';
+
+const DELIVERY_ENTITY = 'webhook_delivery';
+const GUARD_ENTITY = 'webhook_delivery_guard';
+const DAY_SECONDS = 86_400;
+
+/** Both items of a delivery leave the table (TTL) this long after it was created. */
+const expiresAt = (createdAt: string): number => Math.floor(Date.parse(createdAt) / 1000) + DELIVERY_LOG_RETENTION_DAYS * DAY_SECONDS;
+
+const toDelivery = (item: Record<string, unknown>) => stripKeys(item) as unknown as WebhookDeliveryRecord;
+
+/** Only what the filter names; no filter keeps everything. */
+function filterOf(filter: DeliveryFilter): ((delivery: WebhookDeliveryRecord) => boolean) | undefined {
+  const { endpointId, eventType, status, eventId } = filter;
+  if (endpointId === undefined && eventType === undefined && status === undefined && eventId === undefined) return undefined;
+  return (d) =>
+    (endpointId === undefined || d.endpointId === endpointId) &&
+    (eventType === undefined || d.eventType === eventType) &&
+    (status === undefined || d.status === status) &&
+    (eventId === undefined || d.eventId === eventId);
+}
+
+/**
+ * Deliveries in the table (DESIGN 10). Each is `ACCT#<a>` / `DLV#<delivery id>` (time-ordered ids:
+ * the log lists newest first), written with a guard item `DLVEVT#<event>#<endpoint>` that makes
+ * the delivery of an event to an endpoint unique. While pending, a delivery is also on GSI1
+ * under `WEBHOOK#DUE` by due time, so the local host can resume every pending delivery at start.
+ */
+export function dynamoWebhookDeliveryStore(table: TableContext): WebhookDeliveryStore {
+  const { tableName } = table;
+  const ttl = tableDefinition.timeToLiveAttribute;
+  const key = (d: Pick<WebhookDeliveryRecord, 'accountId' | 'deliveryId'>) => keys.webhookDelivery(d.accountId, d.deliveryId);
+  const get = (accountId: string, deliveryId: string) => getRecord<WebhookDeliveryRecord>(table, keys.webhookDelivery(accountId, deliveryId));
+
+  return {
+    async createOnce(delivery) {
+      const guard = keys.webhookDeliveryGuard(delivery.accountId, delivery.eventId, delivery.endpointId);
+      const outcome = await transact(table, [
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...guard, entity: GUARD_ENTITY, deliveryId: delivery.deliveryId, [ttl]: expiresAt(delivery.createdAt) },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...key(delivery),
+              ...(delivery.status === 'pending' && delivery.nextAttemptAt ? indexKeys.dueWebhookDelivery(delivery.nextAttemptAt, delivery.deliveryId) : {}),
+              entity: DELIVERY_ENTITY,
+              ...delivery,
+              [ttl]: expiresAt(delivery.createdAt),
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+      ]);
+      if (outcome.ok) return { created: true, delivery };
+      if (outcome.failedIndex !== 0) throw new Error(`Delivery id ${delivery.deliveryId} is taken`);
+      // The event reached this endpoint before: that delivery is the one.
+      const existing = await getRecord<{ deliveryId: string }>(table, guard);
+      const earlier = existing && (await get(delivery.accountId, existing.deliveryId));
+      if (!earlier) throw new Error(`The delivery of ${delivery.eventId} to ${delivery.endpointId} is named but missing`);
+      return { created: false, delivery: earlier };
+    },
+
+    get,
+
+    recordAttempt: (delivery, attempt, next, now) => {
+      const due = next.status === 'pending' && next.nextAttemptAt !== null ? indexKeys.dueWebhookDelivery(next.nextAttemptAt, delivery.deliveryId) : undefined;
+      return conditionalWrite(
+        table,
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key(delivery),
+          UpdateExpression: [
+            `SET attempts = list_append(attempts, :attempt), #status = :status, nextAttemptAt = :next, updatedAt = :now${due ? ', GSI1PK = :gpk, GSI1SK = :gsk' : ''}`,
+            `REMOVE manualRetry${due ? '' : ', GSI1PK, GSI1SK'}`,
+          ].join(' '),
+          // Read at this many attempts and still pending: a duplicate wake-up that lost the race records nothing.
+          ConditionExpression: '#status = :pending AND size(attempts) = :count',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':attempt': [attempt],
+            ':status': next.status,
+            ':next': next.nextAttemptAt,
+            ':now': now,
+            ':pending': 'pending',
+            ':count': delivery.attempts.length,
+            ...(due ? { ':gpk': due.GSI1PK, ':gsk': due.GSI1SK } : {}),
+          },
+        }),
+      );
+    },
+
+    reopen: (delivery, at) => {
+      const due = indexKeys.dueWebhookDelivery(at, delivery.deliveryId);
+      return conditionalWrite(
+        table,
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key(delivery),
+          UpdateExpression: 'SET #status = :pending, nextAttemptAt = :at, updatedAt = :at, manualRetry = :yes, GSI1PK = :gpk, GSI1SK = :gsk',
+          ConditionExpression: '#status = :failed AND size(attempts) = :count',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':failed': 'failed',
+            ':at': at,
+            ':yes': true,
+            ':count': delivery.attempts.length,
+            ':gpk': due.GSI1PK,
+            ':gsk': due.GSI1SK,
+          },
+        }),
+      );
+    },
+
+    list: (accountId, filter, page) => {
+      const keep = filterOf(filter);
+      return queryPage(table, accountId, collections.webhookDeliveries(accountId), page, toDelivery, keep ? { keep } : {});
+    },
+
+    async listDue(at, limit) {
+      const result = await table.doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :due AND GSI1SK <= :to',
+          ExpressionAttributeValues: { ':due': DUE_DELIVERIES_PARTITION, ':to': `${at}#\uffff` },
+          ScanIndexForward: true,
+          Limit: limit,
+        }),
+      );
+      return (result.Items ?? []).map(toDelivery);
+    },
+  };
+}

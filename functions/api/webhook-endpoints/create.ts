@@ -1,0 +1,19 @@
+import { requireAccount } from '../../domain/accounts.js';
+import { createWebhookEndpoint } from '../../domain/webhooks/endpoints.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentWebhookEndpointWithSecret } from '../../shared/webhook-presenters.js';
+import { webhookEndpointCreateSchema } from '../../schemas/webhook.js';
+import { accounts } from '../../composition/table.js';
+import { webhookEndpoints } from '../../composition/webhook-endpoints.js';
+
+/** POST /v1/webhook-endpoints: the endpoint and its signing secret, shown this once. */
+export const handler = httpHandler(
+  'api/webhook-endpoints/create',
+  { body: webhookEndpointCreateSchema },
+  () => ({ ...webhookEndpoints(), accounts: accounts() }),
+  async ({ accountId, body }, deps) => {
+    const account = await requireAccount(deps.accounts, accountId);
+    const { endpoint, secret } = await createWebhookEndpoint(deps, account, body);
+    return { status: 201, body: presentWebhookEndpointWithSecret(endpoint, secret) };
+  },
+);

@@ -1,0 +1,16 @@
+import { getWebhookEndpoint } from '../../domain/webhooks/endpoints.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentWebhookEndpoint } from '../../shared/webhook-presenters.js';
+import { noQuerySchema } from '../../schemas/common.js';
+import { webhookEndpointIdParams } from '../../schemas/webhook.js';
+import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
+
+export const handler = httpHandler(
+  'api/webhook-endpoints/get',
+  { params: webhookEndpointIdParams, query: noQuerySchema },
+  () => ({ endpoints: webhookEndpointStore() }),
+  async ({ accountId, params }, deps) => ({
+    status: 200,
+    body: presentWebhookEndpoint(await getWebhookEndpoint(deps, accountId, params.endpoint_id)),
+  }),
+);

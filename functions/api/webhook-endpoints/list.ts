@@ -1,0 +1,12 @@
+import { listWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentList } from '../../shared/presenters.js';
+import { presentWebhookEndpoint } from '../../shared/webhook-presenters.js';
+import { listQuerySchema } from '../../schemas/common.js';
+import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
+
+/** GET /v1/webhook-endpoints: newest first, never a secret. */
+export const handler = httpHandler('api/webhook-endpoints/list', { query: listQuerySchema }, () => ({ endpoints: webhookEndpointStore() }), async ({ accountId, query }, deps) => ({
+  status: 200,
+  body: presentList(await listWebhookEndpoints(deps, accountId, query), presentWebhookEndpoint),
+}));

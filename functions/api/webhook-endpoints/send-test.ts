@@ -1,0 +1,20 @@
+import { requireAccount } from '../../domain/accounts.js';
+import { sendTestEvent } from '../../domain/webhooks/endpoints.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentWebhookTest } from '../../shared/webhook-presenters.js';
+import { noQuerySchema } from '../../schemas/common.js';
+import { webhookEndpointIdParams } from '../../schemas/webhook.js';
+import { accounts } from '../../composition/table.js';
+import { webhookEndpoints } from '../../composition/webhook-endpoints.js';
+
+/** POST /v1/webhook-endpoints/{endpoint_id}/test: a `webhook.test` event for this endpoint, delivered like any other. */
+export const handler = httpHandler(
+  'api/webhook-endpoints/send-test',
+  { params: webhookEndpointIdParams, query: noQuerySchema },
+  () => ({ ...webhookEndpoints(), accounts: accounts() }),
+  async ({ accountId, params }, deps) => {
+    const account = await requireAccount(deps.accounts, accountId);
+    const { endpoint, event } = await sendTestEvent(deps, account, params.endpoint_id);
+    return { status: 202, body: presentWebhookTest(endpoint, event) };
+  },
+);

@@ -1,0 +1,133 @@
+/**
+ * Real resources of an account, one of each kind a route can name, made through the public API
+ * the way an integrator makes them. `idFactories` is keyed by the parameter names the routes use
+ * (path parameters such as `{run_id}`, id filters such as `?endpoint_id=`): a route that names a
+ * kind this map does not know fails the cross-account test until an entry is added here.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect, inject } from 'vitest';
+import { adminOutput, api, createAccount, createScanner, runAdmin, type Client, type List } from '../helpers/api.js';
+import { submitBatch, waitForBatch } from '../helpers/batches.js';
+import { sleep, startRun, toneWav, uploadFile, waitForCompleted, type Run } from '../helpers/runs.js';
+
+/** An account of the shared host, with its key and a client. */
+export interface Tenant {
+  accountId: string;
+  apiKey: string;
+  client: Client;
+}
+
+export async function newTenant(credits = 100): Promise<Tenant> {
+  const account = await createAccount({ plan: 'creator', credits });
+  // Its one-off sources and webhook receivers are loopback servers (the shared host allows loopback).
+  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir'), { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }));
+  return { ...account, client: api(inject('baseUrl'), account.apiKey) };
+}
+
+/** A loopback webhook receiver that accepts every delivery (2xx), so deliveries settle at once. */
+export async function startReceiver(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      count += 1;
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received: () => count,
+    close: () => new Promise((resolve) => server.close(() => resolve()).closeAllConnections()),
+  };
+}
+
+type Factory = (resources: Resources) => Promise<string>;
+
+/** Polls `read` until it returns a value (loopback: a short interval), failing after `timeoutMs` with `what`. */
+async function eventually<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
+
+/** How to obtain a real id of each kind named by a route parameter. */
+export const idFactories: Record<string, Factory> = {
+  upload_id: async ({ tenant }) => (await uploadFile(tenant.client, await toneWav(5))).upload_id,
+  scanner_id: async ({ tenant }) => (await createScanner(tenant.client, { name: 'reliability', type: 'summarizer', instructions: 'Summarize the recording' })).scanner_id,
+  // A completed run: it has observations, an analysis with moments' endpoints, and billing settled.
+  run_id: async (resources) => {
+    const run = await startRun(resources.tenant.client, await resources.id('scanner_id'), { upload_id: await resources.id('upload_id') });
+    return (await waitForCompleted(resources.tenant.client, run.run_id)).run_id;
+  },
+  analysis_id: async (resources) => {
+    const run = await resources.tenant.client.get<Run>(`/v1/runs/${await resources.id('run_id')}`);
+    return run.body.analysis_id;
+  },
+  batch_id: async (resources) => {
+    const batch = await submitBatch(resources.tenant.client, [{ client_id: 'one', scanner_id: await resources.id('scanner_id'), upload_id: await resources.id('upload_id') }]);
+    return (await waitForBatch(resources.tenant.client, batch.batch_id)).batch_id;
+  },
+  endpoint_id: async (resources) => {
+    const created = await resources.tenant.client.post<{ endpoint_id: string }>('/v1/webhook-endpoints', {
+      url: (await resources.receiver()).url,
+      events: ['run.completed', 'upload.ready'],
+      description: 'reliability',
+    });
+    expect(created.status, created.text).toBe(201);
+    return created.body.endpoint_id;
+  },
+  // The endpoint's test event: an event id of the account, and a delivery of it.
+  event_id: async (resources) => {
+    const sent = await resources.tenant.client.post<{ event_id: string }>(`/v1/webhook-endpoints/${await resources.id('endpoint_id')}/test`);
+    expect(sent.status, sent.text).toBe(202);
+    return sent.body.event_id;
+  },
+  delivery_id: async (resources) => {
+    const eventId = await resources.id('event_id');
+    return eventually(`a delivery of ${eventId}`, async () => {
+      const page = await resources.tenant.client.get<List<{ delivery_id: string }>>(`/v1/webhook-deliveries?event_id=${eventId}`);
+      expect(page.status, page.text).toBe(200);
+      return page.body.data[0]?.delivery_id;
+    });
+  },
+};
+
+/** One of each kind an account needs, each made once, on demand. */
+export class Resources {
+  private readonly made = new Map<string, Promise<string>>();
+  private receiverStarted: ReturnType<typeof startReceiver> | undefined;
+
+  constructor(readonly tenant: Tenant) {}
+
+  /** The id of kind `name` (a route parameter name); throws naming the kind when no factory knows it. */
+  id(name: string): Promise<string> {
+    let id = this.made.get(name);
+    if (!id) {
+      const factory = idFactories[name];
+      if (!factory) throw new Error(`No factory for "${name}": add one to idFactories in test/reliability/resources.ts`);
+      id = factory(this);
+      this.made.set(name, id);
+    }
+    return id;
+  }
+
+  /** Every id made so far, by kind. */
+  async all(): Promise<Record<string, string>> {
+    return Object.fromEntries(await Promise.all([...this.made].map(async ([name, id]) => [name, await id] as const)));
+  }
+
+  receiver(): ReturnType<typeof startReceiver> {
+    this.receiverStarted ??= startReceiver();
+    return this.receiverStarted;
+  }
+
+  async close(): Promise<void> {
+    if (this.receiverStarted) await (await this.receiverStarted).close();
+  }
+}
