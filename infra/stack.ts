@@ -79,7 +79,7 @@ export class MediaScannerStack extends Stack {
       eventPattern: { account: [this.account] },
       retention: Duration.days(30),
     });
-    new EventDelivery(this, 'EventDelivery', { table, eventBus, environment });
+    const eventDelivery = new EventDelivery(this, 'EventDelivery', { table, eventBus, environment });
 
     // Created on first use: only workflows with container tasks need the VPC and ECS cluster. (The
     // ffmpeg layer likewise, by the first function that runs ffmpeg: FfmpegLayer.of.)
@@ -143,6 +143,7 @@ export class MediaScannerStack extends Stack {
         if (route.workflows?.includes(name as WorkflowName)) fn.bindStateMachine(stateMachine, stateMachineArnVariable(name));
       }
       if (route.cursors) fn.bindCursorSecret(cursorSecret);
+      if (route.wakesWebhookSender) eventDelivery.bindWakesSender(fn);
       if (route.wakesWorkflows) fn.bindTaskCallbacks(Object.keys(workflows).map((name) => serviceStateMachineArn(this, name)));
       // Uploads switched off for this deployment (SPEC 503 uploads_unavailable), from context.
       if (route.uploads && String(this.node.tryGetContext('uploadsEnabled')) === 'false') fn.fn.addEnvironment('UPLOADS_ENABLED', 'false');

@@ -162,7 +162,7 @@ const answeredEarly = new WeakSet<Socket>();
  */
 function answerEarly(socket: Socket, response: ApiResponse, request?: IncomingMessage): void {
   answeredEarly.add(socket);
-  const flushed = new Promise<void>((resolve) => socket.end(rawResponse(response), resolve));
+  const flushed = new Promise<void>((resolve) => socket.end(rawResponse(response, request?.method === 'HEAD'), resolve));
   let bytes = 0;
   const timer = setTimeout(close, DRAIN_MS);
   function close() {
@@ -182,11 +182,14 @@ function send(res: ServerResponse, response: ApiResponse): void {
   res.end(response.body);
 }
 
-/** The envelope as raw HTTP, written on the connection itself (answerEarly). */
-function rawResponse(response: ApiResponse): string {
+/**
+ * The envelope as raw HTTP, written on the connection itself (answerEarly). The answer to a HEAD
+ * request has no body (RFC 9110 §9.3.2): a client reads none, and would take its bytes for garbage.
+ */
+function rawResponse(response: ApiResponse, headOnly = false): string {
   const headers = { ...response.headers, connection: 'close', 'content-length': String(Buffer.byteLength(response.body)) };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  return `HTTP/1.1 ${response.statusCode} ${STATUS_CODES[response.statusCode]}\r\n${lines.join('')}\r\n${response.body}`;
+  return `HTTP/1.1 ${response.statusCode} ${STATUS_CODES[response.statusCode]}\r\n${lines.join('')}\r\n${headOnly ? '' : response.body}`;
 }
 
 /** What node:http's parser reports, in the envelope (Node's own answers have no body). */

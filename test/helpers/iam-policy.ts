@@ -95,6 +95,7 @@ export function unitRoles(template: TemplateJson): Map<string, UnitRole> {
     if (workflow.onExecutionEnded) addFunction(units.executionEnded(name), settleFunctionOf(q, deployed.id));
   }
   for (const functionId of q.functionsOnTableStream()) addFunction(units.outboxRelay, functionId);
+  for (const functionId of q.functionsOnQueues()) addFunction(units.webhookSender, functionId);
   return roles;
 }
 

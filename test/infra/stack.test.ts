@@ -110,9 +110,9 @@ describe('authorizer', () => {
 });
 
 describe('functions', () => {
-  it('has exactly one function per route, per workflow task and per workflow that settles ended executions, plus the authorizer, the not-found function and the outbox relay', () => {
+  it('has exactly one function per route, per workflow task and per workflow that settles ended executions, plus the authorizer, the not-found function, the outbox relay and the webhook sender', () => {
     expect(settleCount).toBeGreaterThan(0);
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + settleCount + 3);
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + settleCount + 4);
   });
 
   it('runs every function on nodejs24.x with the shared log group and configuration, without source maps', () => {
@@ -308,8 +308,9 @@ function declaredNeeds(): Map<string, Needs> {
       add(functionId, { ffmpeg: !!task.ffmpeg, events: !!task.events, starts, wakes: !!task.wakesWorkflows });
     }
   }
-  // The outbox relay publishes what the table's stream hands it.
+  // The outbox relay publishes what the table's stream hands it; the webhook sender publishes nothing.
   for (const functionId of q.functionsOnTableStream()) add(functionId, { ...none, events: true });
+  for (const functionId of q.functionsOnQueues()) add(functionId, none);
   return needs;
 }
 
@@ -318,7 +319,7 @@ const none: Needs = { ffmpeg: false, events: false, starts: {}, wakes: false };
 describe('needs declared by routes and workflow tasks', () => {
   it('covers every function but the authorizer and the not-found function', () => {
     const needs = declaredNeeds();
-    expect(needs.size).toBe(routes.length + taskCount + settleCount + 1);
+    expect(needs.size).toBe(routes.length + taskCount + settleCount + 2);
     expect(q.functionIds()).toHaveLength(needs.size + 2);
     expect(q.functionIds()).toEqual(expect.arrayContaining([...needs.keys()]));
   });

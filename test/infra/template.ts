@@ -41,10 +41,22 @@ export class TemplateQueries {
 
   /** Logical ids of the functions the table's stream invokes (the outbox relay). */
   public functionsOnTableStream(): string[] {
+    return this.functionsOnEventSources('StreamArn');
+  }
+
+  /** Logical ids of the functions an SQS queue invokes (the webhook sender). */
+  public functionsOnQueues(): string[] {
+    return this.functionsOnEventSources('Arn');
+  }
+
+  /** Functions of event source mappings whose source is `Fn::GetAtt: [<resource>, attribute]`. */
+  private functionsOnEventSources(attribute: 'StreamArn' | 'Arn'): string[] {
     return Object.values(this.find('AWS::Lambda::EventSourceMapping')).flatMap((mapping) => {
-      const source = mapping.Properties.EventSourceArn as { 'Fn::GetAtt'?: [string, string] };
+      const source = (mapping.Properties.EventSourceArn as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
       const target = mapping.Properties.FunctionName as { Ref?: string };
-      return source['Fn::GetAtt']?.[1] === 'StreamArn' && target.Ref ? [target.Ref] : [];
+      const sourceType = source ? this.resources[source[0]]?.Type : undefined;
+      const matches = attribute === 'StreamArn' ? source?.[1] === 'StreamArn' : source?.[1] === 'Arn' && sourceType === 'AWS::SQS::Queue';
+      return matches && target.Ref ? [target.Ref] : [];
     });
   }
 

@@ -207,6 +207,8 @@ async function send(request: FuzzRequest): Promise<ApiResponse<unknown>> {
 
 /** 408 request_timeout, 413 payload_too_large, 431 request_header_fields_too_large. */
 const edgeStatuses = [408, 413, 431];
+/** Any other method is refused by the HTTP parser itself: 400 "not valid HTTP/1.1", in the envelope. */
+const knownMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 
 function check(model: RouteModel, request: FuzzRequest, response: ApiResponse<unknown>): void {
   const context = `${describeRequest(request)}\n-> ${response.status} ${response.text.slice(0, 500)}`;
@@ -220,7 +222,7 @@ function check(model: RouteModel, request: FuzzRequest, response: ApiResponse<un
   else expect(response.headers.get('content-type'), context).toMatch(/^application\/json/);
   // The answers of the host's edge (any route, before a handler: API Gateway's own on AWS) are not
   // listed per operation; they must be the envelope all the same (checked above).
-  if (edgeStatuses.includes(response.status)) return;
+  if (edgeStatuses.includes(response.status) || !knownMethods.includes(request.method)) return;
   try {
     contract.check({ method: request.method, url: `http://host${request.target.split('?')[0]}`, status: response.status, headers: response.headers, text: response.text });
   } catch (error) {
@@ -235,6 +237,18 @@ describe.concurrent('every route, fuzzed from its schemas', () => {
       { numRuns: RUNS_PER_ROUTE, ...(SEED !== undefined ? { seed: SEED } : {}), interruptAfterTimeLimit: TIME_PER_ROUTE_MS, endOnFailure: true },
     );
   });
+});
+
+// Found by the fuzzing above (a HEAD with an 11 MB body): the early 413 carried a body, which the
+// client's parser took for garbage after `Connection: close` and lost the answer. Kept as a fixed case.
+test.for(['HEAD', 'GET', 'POST'])('an early answer (413 on a declared 11 MB body) to %s reaches the client', async (method) => {
+  const model = models.find((candidate) => candidate.key === 'GET /v1/account') ?? models[0];
+  if (!model) throw new Error('no routes');
+  const request: FuzzRequest = { method, target: model.route.path, headers: { authorization: `Bearer ${fuzzer.tenant.apiKey}`, 'content-type': 'application/json' }, body: 'x'.repeat(11 * 1024 * 1024) };
+  const response = await send(request);
+  expect(response.status).toBe(413);
+  if (method !== 'HEAD') expectEnvelope(response);
+  else expect(response.text).toBe('');
 });
 
 describe('afterwards', () => {

@@ -7,9 +7,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, inject } from 'vitest';
-import { adminOutput, api, createAccount, createScanner, runAdmin, type Client, type List } from '../helpers/api.js';
+import { adminOutput, api, createAccount, createScanner, listAll, runAdmin, type Client, type List } from '../helpers/api.js';
 import { submitBatch, waitForBatch } from '../helpers/batches.js';
-import { sleep, startRun, toneWav, uploadFile, waitForCompleted, type Run } from '../helpers/runs.js';
+import { ledgerOf } from '../helpers/ledger.js';
+import { startMediaServer, type MediaServer } from '../helpers/media-server.js';
+import { balanceOf, longVideo, sleep, startRun, toneWav, uploadFile, waitForCompleted, type Run } from '../helpers/runs.js';
+import { pathOf, type RouteModel } from './api-model.js';
 
 /** An account of the shared host, with its key and a client. */
 export interface Tenant {
@@ -98,10 +101,23 @@ export const idFactories: Record<string, Factory> = {
   },
 };
 
+/**
+ * Values of body fields that must name something real for a request to succeed, beyond ids: a
+ * source the host may fetch, a receiver for webhooks, a window inside that source (one credit).
+ */
+export const valueFactories: Record<string, (resources: Resources) => Promise<unknown>> = {
+  source_url: (resources) => resources.sourceUrl(),
+  url: async (resources) => (await resources.receiver()).url,
+  analysis_start_seconds: () => Promise.resolve(0),
+  analysis_end_seconds: () => Promise.resolve(5),
+};
+
 /** One of each kind an account needs, each made once, on demand. */
 export class Resources {
   private readonly made = new Map<string, Promise<string>>();
   private receiverStarted: ReturnType<typeof startReceiver> | undefined;
+  private mediaServer: Promise<MediaServer> | undefined;
+  private source: Promise<string> | undefined;
 
   constructor(readonly tenant: Tenant) {}
 
@@ -122,12 +138,81 @@ export class Resources {
     return Object.fromEntries(await Promise.all([...this.made].map(async ([name, id]) => [name, await id] as const)));
   }
 
+  /** Real values for the named body fields this module knows (ids and valueFactories); the rest are left out. */
+  async values(names: readonly string[]): Promise<Record<string, unknown>> {
+    const known = names.filter((name) => name in idFactories || name in valueFactories);
+    return Object.fromEntries(await Promise.all(known.map(async (name) => [name, name in idFactories ? await this.id(name) : await valueFactories[name]?.(this)] as const)));
+  }
+
   receiver(): ReturnType<typeof startReceiver> {
     this.receiverStarted ??= startReceiver();
     return this.receiverStarted;
   }
 
+  /** A 30 s video on a loopback media server (the account trusts 127.0.0.1): a one-off analysis source. */
+  sourceUrl(): Promise<string> {
+    this.mediaServer ??= startMediaServer();
+    this.source ??= Promise.all([this.mediaServer, longVideo(30)]).then(([server, video]) => server.add(video));
+    return this.source;
+  }
+
   async close(): Promise<void> {
     if (this.receiverStarted) await (await this.receiverStarted).close();
+    if (this.mediaServer) await (await this.mediaServer).close();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// An account's state as its lists show it
+
+/** States of work still under way; everything else a list shows is settled. */
+const underWay = new Set(['queued', 'dispatched', 'processing', 'canceling']);
+
+/** The list routes an account can read: every paged GET whose path parameters name ids it has. */
+function listPaths(models: readonly RouteModel[], ids: Record<string, string>): string[] {
+  return models
+    .filter((model) => model.route.method === 'GET' && model.route.cursors === true && model.pathParameters.every((name) => name in ids))
+    .map((model) => pathOf(model, ids));
+}
+
+/** Every item of a list, 20 a page (the default page size, which every list accepts). */
+const everyItem = async (client: Client, path: string) => (await listAll<Record<string, unknown>>(client, path, 20)).items;
+
+/** Waits until nothing the account's lists show is still under way (runs, analyses, batches, deliveries). */
+export async function settled(resources: Resources, models: readonly RouteModel[], timeoutMs = 150_000): Promise<void> {
+  const paths = listPaths(models, await resources.all());
+  await eventually(
+    'all work of the account settling',
+    async () => {
+      for (const path of paths) {
+        const items = await everyItem(resources.tenant.client, path);
+        if (items.some((item) => typeof item.status === 'string' && underWay.has(item.status))) return undefined;
+      }
+      return true;
+    },
+    timeoutMs,
+  );
+}
+
+export interface AccountSnapshot {
+  /** Items per list route. */
+  counts: Record<string, number>;
+  balance: number;
+  ledgerEntries: number;
+}
+
+/** How many items each of the account's lists holds, its balance and its ledger's length. */
+export async function snapshot(resources: Resources, models: readonly RouteModel[]): Promise<AccountSnapshot> {
+  const counts: Record<string, number> = {};
+  for (const path of listPaths(models, await resources.all())) counts[path] = (await everyItem(resources.tenant.client, path)).length;
+  return { counts, balance: await balanceOf(resources.tenant.client), ledgerEntries: (await ledgerOf(inject('dataDir'), resources.tenant.accountId)).length };
+}
+
+/** `after - before`, per list and for the wallet (lists absent before count from zero). */
+export function difference(before: AccountSnapshot, after: AccountSnapshot): AccountSnapshot {
+  return {
+    counts: Object.fromEntries(Object.entries(after.counts).map(([path, count]) => [path, count - (before.counts[path] ?? 0)])),
+    balance: after.balance - before.balance,
+    ledgerEntries: after.ledgerEntries - before.ledgerEntries,
+  };
 }

@@ -8,10 +8,15 @@
  * The crash tests start hosts of their own.
  */
 import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { fakeYtDlpPath } from '../helpers/processes.js';
 import { dynamoDbJvmsOn, hostsOnOwnData } from '../helpers/host-process.js';
+import { repoRoot } from '../helpers/processes.js';
+
+/** Where the shared host's output is kept after the suite (test-results/ is not committed). */
+export const keptLog = join(repoRoot, 'test-results', 'reliability', 'host-output.log');
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -54,7 +59,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const alive = host.child.exitCode === null && host.child.signalCode === null;
     host.child.kill('SIGINT');
     const exit = await Promise.race([host.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30_000))]);
-    log.end();
+    await new Promise((resolve) => log.end(resolve));
+    // Kept for a post-mortem: what the host logged while the suite probed it (errors behind any 5xx).
+    await mkdir(dirname(keptLog), { recursive: true });
+    await copyFile(hostLog, keptLog);
     const jvms = dynamoDbJvmsOn(dataDir);
     if (jvms.length) for (const pid of jvms) process.kill(pid, 'SIGKILL');
     await hosts.cleanUp();

@@ -51,10 +51,8 @@ export const keys = {
   webhookEndpoint: (accountId: string, endpointId: string): TableKey => ({ PK: account(accountId), SK: `WHE#${endpointId}` }),
   /** How many webhook endpoints the account has: the per-account limit is checked against it in the creating transaction. */
   webhookEndpointCount: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'WHECOUNT' }),
-  /** A webhook delivery (ids are time-ordered: the delivery log reads newest first). */
+  /** A webhook delivery (ids derive from the event and endpoint, ordered by event time: the log reads newest first). */
   webhookDelivery: (accountId: string, deliveryId: string): TableKey => ({ PK: account(accountId), SK: `DLV#${deliveryId}` }),
-  /** Names the one delivery of an event to an endpoint, written with it: a repeated fan-out finds it here. */
-  webhookDeliveryGuard: (accountId: string, eventId: string, endpointId: string): TableKey => ({ PK: account(accountId), SK: `DLVEVT#${eventId}#${endpointId}` }),
 } as const;
 
 /**

@@ -1,17 +1,16 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { collections, DUE_DELIVERIES_PARTITION, indexKeys, keys } from './keys.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
-import { conditionalWrite, getRecord, transact } from './operations.js';
+import { conditionalWrite, getRecord } from './operations.js';
 import { tableDefinition } from './definition.js';
 import { DELIVERY_LOG_RETENTION_DAYS } from '../../domain/webhooks/deliveries.js';
 import type { WebhookDeliveryRecord } from '../../domain/webhooks/model.js';
 import type { DeliveryFilter, WebhookDeliveryStore } from '../../domain/webhooks/ports.js';
 
 const DELIVERY_ENTITY = 'webhook_delivery';
-const GUARD_ENTITY = 'webhook_delivery_guard';
 const DAY_SECONDS = 86_400;
 
-/** Both items of a delivery leave the table (TTL) this long after it was created. */
+/** A delivery leaves the table (TTL) this long after it was created. */
 const expiresAt = (createdAt: string): number => Math.floor(Date.parse(createdAt) / 1000) + DELIVERY_LOG_RETENTION_DAYS * DAY_SECONDS;
 
 const toDelivery = (item: Record<string, unknown>) => stripKeys(item) as unknown as WebhookDeliveryRecord;
@@ -28,10 +27,11 @@ function filterOf(filter: DeliveryFilter): ((delivery: WebhookDeliveryRecord) =>
 }
 
 /**
- * Deliveries in the table (DESIGN 10). Each is `ACCT#<a>` / `DLV#<delivery id>` (time-ordered ids:
- * the log lists newest first), written with a guard item `DLVEVT#<event>#<endpoint>` that makes
- * the delivery of an event to an endpoint unique. While pending, a delivery is also on GSI1
- * under `WEBHOOK#DUE` by due time, so the local host can resume every pending delivery at start.
+ * Deliveries in the table (DESIGN 10). Each is `ACCT#<a>` / `DLV#<delivery id>`, one item: the id
+ * is derived from the event and the endpoint and ordered by event time (deliveryIdFor), so one
+ * conditional Put makes a delivery once and the log lists newest first. While pending, a delivery
+ * is also on GSI1 under `WEBHOOK#DUE` by due time, so the local host can resume every pending
+ * delivery at start.
  */
 export function dynamoWebhookDeliveryStore(table: TableContext): WebhookDeliveryStore {
   const { tableName } = table;
@@ -41,35 +41,24 @@ export function dynamoWebhookDeliveryStore(table: TableContext): WebhookDelivery
 
   return {
     async createOnce(delivery) {
-      const guard = keys.webhookDeliveryGuard(delivery.accountId, delivery.eventId, delivery.endpointId);
-      const outcome = await transact(table, [
-        {
-          Put: {
-            TableName: tableName,
-            Item: { ...guard, entity: GUARD_ENTITY, deliveryId: delivery.deliveryId, [ttl]: expiresAt(delivery.createdAt) },
-            ConditionExpression: 'attribute_not_exists(PK)',
+      // The id is derived from the event and the endpoint (deliveryIdFor): an existing item is this delivery, made before.
+      const created = await conditionalWrite(
+        table,
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...key(delivery),
+            ...(delivery.status === 'pending' && delivery.nextAttemptAt ? indexKeys.dueWebhookDelivery(delivery.nextAttemptAt, delivery.deliveryId) : {}),
+            entity: DELIVERY_ENTITY,
+            ...delivery,
+            [ttl]: expiresAt(delivery.createdAt),
           },
-        },
-        {
-          Put: {
-            TableName: tableName,
-            Item: {
-              ...key(delivery),
-              ...(delivery.status === 'pending' && delivery.nextAttemptAt ? indexKeys.dueWebhookDelivery(delivery.nextAttemptAt, delivery.deliveryId) : {}),
-              entity: DELIVERY_ENTITY,
-              ...delivery,
-              [ttl]: expiresAt(delivery.createdAt),
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-      ]);
-      if (outcome.ok) return { created: true, delivery };
-      if (outcome.failedIndex !== 0) throw new Error(`Delivery id ${delivery.deliveryId} is taken`);
-      // The event reached this endpoint before: that delivery is the one.
-      const existing = await getRecord<{ deliveryId: string }>(table, guard);
-      const earlier = existing && (await get(delivery.accountId, existing.deliveryId));
-      if (!earlier) throw new Error(`The delivery of ${delivery.eventId} to ${delivery.endpointId} is named but missing`);
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      if (created) return { created: true, delivery };
+      const earlier = await get(delivery.accountId, delivery.deliveryId);
+      if (!earlier) throw new Error(`Delivery ${delivery.deliveryId} exists and is missing`);
       return { created: false, delivery: earlier };
     },
 

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { ApiError, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { idPrefixes } from '../ids.js';
 import type { AccountStore, Page, PageRequest, ServiceEvent } from '../ports.js';
 import { eventDeliveryEnabled } from './availability.js';
 import { liveSecrets } from './endpoints.js';
@@ -48,6 +50,18 @@ export const DELIVERY_LOG_RETENTION_DAYS = 30;
 /** A wake-up this early still attempts (timers and queues are not exact); an earlier one re-arms for the due time. */
 const EARLY_WAKE_TOLERANCE_MS = 1_000;
 
+/**
+ * The one id of an event's delivery to an endpoint: a UUIDv7 whose time is the event's and whose
+ * random bits are sha256(event id, endpoint id). A repeated fan-out computes the same id, so one
+ * conditional write creates the delivery once; and ids sort by event time, so the delivery log
+ * reads newest first like every other list.
+ */
+export function deliveryIdFor(event: Pick<ServiceEvent, 'id' | 'created_at'>, endpointId: string): string {
+  const random = createHash('sha256').update(`${event.id}\n${endpointId}`).digest().subarray(0, 16);
+  const msecs = Date.parse(event.created_at);
+  return `${idPrefixes.delivery}_${uuidv7({ random, msecs: Number.isFinite(msecs) ? msecs : 0 }).replaceAll('-', '')}`;
+}
+
 /** The endpoint a `webhook.test` event is for (POST /v1/webhook-endpoints/{id}/test puts it in `data.object`). */
 function testEndpointOf(event: ServiceEvent): string | undefined {
   const object = event.data.object as { endpoint_id?: unknown } | null;
@@ -78,15 +92,14 @@ async function targetsOf(deps: DeliveryDeps, accountId: string, event: ServiceEv
  * first fan-out died half-way is still delivered. Nothing is created while delivery is off.
  */
 export async function fanOut(deps: DeliveryDeps, accountId: string, event: ServiceEvent): Promise<WebhookDeliveryRecord[]> {
-  if (!(await deliveryOn(deps, accountId))) return [];
-  const targets = await targetsOf(deps, accountId, event);
-  if (!targets.length) return [];
+  const [on, targets] = await Promise.all([deliveryOn(deps, accountId), targetsOf(deps, accountId, event)]);
+  if (!on || !targets.length) return [];
   const payload = JSON.stringify(event);
   const now = deps.clock().toISOString();
   return Promise.all(
     targets.map(async (endpoint) => {
-      const { delivery } = await deps.deliveries.createOnce({
-        deliveryId: newId('delivery'),
+      const { created, delivery } = await deps.deliveries.createOnce({
+        deliveryId: deliveryIdFor(event, endpoint.endpointId),
         accountId,
         endpointId: endpoint.endpointId,
         eventId: event.id,
@@ -98,16 +111,23 @@ export async function fanOut(deps: DeliveryDeps, accountId: string, event: Servi
         createdAt: now,
         updatedAt: now,
       });
+      // A new delivery is attempted with what was just read; one made before is woken like any other.
+      if (created) return attemptNow(deps, delivery, { on, endpoint });
       return delivery.status === 'pending' ? ((await attemptDelivery(deps, accountId, delivery.deliveryId)) ?? delivery) : delivery;
     }),
   );
 }
 
+/** What an attempt needs to know besides the delivery: whether delivery is on, and the endpoint now (undefined: deleted). */
+interface AttemptContext {
+  on: boolean;
+  endpoint: WebhookEndpointRecord | undefined;
+}
+
 /** One POST of the stored payload, or why none was sent (which ends the delivery). */
-async function send(deps: DeliveryDeps, delivery: WebhookDeliveryRecord, now: Date): Promise<{ result: Omit<DeliveryAttempt, 'at'>; final: boolean }> {
+async function send(deps: DeliveryDeps, delivery: WebhookDeliveryRecord, { on, endpoint }: AttemptContext, now: Date): Promise<{ result: Omit<DeliveryAttempt, 'at'>; final: boolean }> {
   const refused = (error: string) => ({ result: { error, durationMs: 0 }, final: true });
-  if (!(await deliveryOn(deps, delivery.accountId))) return refused(attemptErrors.deliveryOff);
-  const endpoint = await deps.endpoints.get(delivery.accountId, delivery.endpointId);
+  if (!on) return refused(attemptErrors.deliveryOff);
   if (!endpoint) return refused(attemptErrors.endpointDeleted);
   if (!endpoint.enabled) return refused(attemptErrors.endpointDisabled);
   // The current secret and, for a day after a rotation, the previous one: a receiver verifies with either.
@@ -135,19 +155,26 @@ export const isSuccessfulAttempt = (attempt: Pick<DeliveryAttempt, 'statusCode'>
 export async function attemptDelivery(deps: DeliveryDeps, accountId: string, deliveryId: string): Promise<WebhookDeliveryRecord | undefined> {
   const delivery = await deps.deliveries.get(accountId, deliveryId);
   if (!delivery || delivery.status !== 'pending' || delivery.nextAttemptAt === null) return delivery;
-  const started = deps.clock();
   const due = new Date(delivery.nextAttemptAt);
-  if (due.getTime() - started.getTime() > EARLY_WAKE_TOLERANCE_MS) {
+  if (due.getTime() - deps.clock().getTime() > EARLY_WAKE_TOLERANCE_MS) {
     await deps.scheduler.schedule(accountId, deliveryId, due);
     return delivery;
   }
-  const { result, final } = await send(deps, delivery, started);
+  const [on, endpoint] = await Promise.all([deliveryOn(deps, accountId), deps.endpoints.get(accountId, delivery.endpointId)]);
+  return attemptNow(deps, delivery, { on, endpoint });
+}
+
+/** Sends a pending delivery now, records the attempt, and arms the next wake-up if there is one. */
+async function attemptNow(deps: DeliveryDeps, delivery: WebhookDeliveryRecord, context: AttemptContext): Promise<WebhookDeliveryRecord> {
+  const { accountId, deliveryId } = delivery;
+  const started = deps.clock();
+  const { result, final } = await send(deps, delivery, context, started);
   const attempt: DeliveryAttempt = { at: started.toISOString(), ...result };
   const ended = deps.clock();
   const next = nextState(deps, delivery, attempt, final, ended);
   const recorded = await deps.deliveries.recordAttempt(delivery, attempt, next, ended.toISOString());
   // Another sender recorded an attempt first (a duplicate wake-up): its outcome stands.
-  if (!recorded) return deps.deliveries.get(accountId, deliveryId);
+  if (!recorded) return (await deps.deliveries.get(accountId, deliveryId)) ?? delivery;
   if (next.nextAttemptAt !== null) await deps.scheduler.schedule(accountId, deliveryId, new Date(next.nextAttemptAt));
   return {
     ...delivery,

@@ -37,6 +37,8 @@ export const units = {
   container: (workflow: string, placeholder: string) => `container:${workflow}/${placeholder}`,
   /** The outbox relay (the table stream's function on AWS). */
   outboxRelay: 'outbox-relay',
+  /** The webhook sender (the delivery queue's function on AWS). */
+  webhookSender: 'webhook-sender',
   /** A workflow's onExecutionEnded function. */
   executionEnded: (workflow: string) => `ended:${workflow}`,
   /** The local host itself (start-up reconciliation, seeding): no deployed unit, never checked. */
