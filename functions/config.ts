@@ -123,6 +123,8 @@ const configSchema = z.object({
   ANALYSIS_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   /** The batch state machine (AWS). Absent: the local host runs it in-process. */
   BATCH_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  /** The render state machine (AWS). Absent: the local host runs it in-process. */
+  RENDER_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   /** Durable scanner batches; `false` answers POST /v1/scanner-batches with 503 scanner_batch_service_unavailable. */
   SCANNER_BATCHES_ENABLED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
   /** Sources longer than this are analysed as bounded chunks, in parallel (DESIGN §7). */

@@ -140,6 +140,11 @@ export const routes = [
     table: 'readWrite',
     wakesWebhookSender: true,
   },
+  // Renders (DESIGN 10): presets are static; creation starts the render workflow; reads sign asset downloads.
+  { method: 'GET', path: '/v1/render-presets', handler: 'api/render-presets/get', idempotency: 'none', table: 'read' },
+  { method: 'POST', path: '/v1/renders', handler: 'api/renders/create', idempotency: 'accepted', table: 'readWrite', workflows: ['render'] },
+  { method: 'GET', path: '/v1/renders', handler: 'api/renders/list', idempotency: 'none', table: 'read', bucket: 'read', cursors: true },
+  { method: 'GET', path: '/v1/renders/{render_id}', handler: 'api/renders/get', idempotency: 'none', table: 'read', bucket: 'read' },
   // The OpenAPI document (npm run openapi), bundled into its function; it reads nothing (a route takes table read at least).
   { method: 'GET', path: '/v1/openapi.json', handler: 'api/openapi/get', idempotency: 'none', table: 'read' },
 ] as const satisfies readonly RouteDefinition[];

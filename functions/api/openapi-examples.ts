@@ -5,6 +5,7 @@
  */
 import type * as z from 'zod';
 import type * as responses from '../schemas/responses.js';
+import { presentRenderPresets } from '../shared/render-presenters.js';
 
 const at = '2026-11-23T10:15:30.123Z';
 const later = '2026-11-23T10:16:02.456Z';
@@ -138,6 +139,33 @@ const moment: responses.MomentResource = {
   edit: { mode: 'continuous', subclips: [] },
   run_id: ids.run,
   observation_id: ids.observation,
+};
+
+const render: responses.RenderResource = {
+  object: 'render',
+  render_id: 'rnd_0193a4b1c2d37e8f9a0b1c2d3e4f5a70',
+  analysis_id: 'ana_0193a4b1c2d37e8f9a0b1c2d3e4f5a64',
+  status: 'completed',
+  moment_ids: ['mom_0193a4b1c2d37e8f9a0b1c2d3e4f5a66'],
+  render: { output: { format: 'mp4', aspect_ratio: '9:16' }, captions: { enabled: false, preset_id: 'bold_pop' }, framing: { mode: 'auto' } },
+  assets: [
+    {
+      moment_id: 'mom_0193a4b1c2d37e8f9a0b1c2d3e4f5a66',
+      status: 'completed',
+      url: 'https://media.example.com/accounts/acct_x/renders/rnd_x/mom_x.mp4?X-Amz-Signature=...',
+      url_expires_at: '2026-11-23T11:16:02.456Z',
+      content_type: 'video/mp4',
+      width: 1080,
+      height: 1920,
+      duration_ms: 12_000,
+      size_bytes: 4_812_331,
+      captions: false,
+      error: null,
+    },
+  ],
+  error: null,
+  created_at: at,
+  updated_at: later,
 };
 
 const analysis: responses.AnalysisResource = {
@@ -285,4 +313,7 @@ export const resourceExamples = {
   WebhookTest: { object: 'webhook_test', endpoint_id: ids.webhookEndpoint, event_id: ids.testEvent, event_type: 'webhook.test', created_at: later },
   WebhookDelivery: webhookDelivery,
   WebhookDeliveryList: list(webhookDelivery),
+  RenderPresets: presentRenderPresets(),
+  Render: render,
+  RenderList: list(render),
 } satisfies { [K in Exclude<responses.ResourceName, 'OpenApiDocument'>]: z.output<(typeof responses.resourceSchemas)[K]> };

@@ -18,6 +18,7 @@ export const tags = {
   Analyses: 'Lifecycle, progress and moments of every analysis: one-off analyses of source URLs and the analyses of scanner runs.',
   Sources: 'Measuring a source URL before a one-off analysis.',
   'Scanner batches': 'Up to 100 scanner/upload pairs as one durable record; each item is its own run.',
+  Renders: 'One MP4 per moment of a completed analysis, in a preset aspect ratio and framing.',
   Webhooks: 'Signed event delivery (Standard Webhooks): endpoints, their secrets, test events and the delivery log.',
   Meta: 'This document.',
 } as const;
@@ -320,6 +321,37 @@ export const operations = {
     response: { status: 202, schema: 'WebhookDelivery', description: 'The delivery, pending again.' },
     errors: ['delivery_not_retryable', 'event_delivery_unavailable'],
   },
+  'GET /v1/render-presets': {
+    operationId: 'getRenderPresets',
+    tag: 'Renders',
+    summary: 'List what renders can be asked for',
+    description: 'Formats, aspect ratios with their output sizes, caption presets and their fonts (shipped font files), effects and framing modes. Read these instead of hard-coding values.',
+    response: { status: 200, schema: 'RenderPresets', description: 'The render presets.' },
+  },
+  'POST /v1/renders': {
+    operationId: 'createRender',
+    tag: 'Renders',
+    summary: 'Render moments of a completed analysis (one MP4 each)',
+    description:
+      '1-20 video moment ids of one completed analysis. Renders cost no credits; the moments of a proof analysis render up to 60 s in total per account. ' +
+      'Poll GET /v1/renders/{render_id} (or subscribe to render.completed / render.failed) for the assets.',
+    response: { status: 202, schema: 'Render', description: 'The render, queued.' },
+    errors: ['not_found', 'analysis_not_completed', 'moment_not_found', 'captions_unavailable', 'proof_allowance_exhausted'],
+    example: { analysis_id: 'ana_0192f0c56f2a7c3e8a1b2c3d4e5f6a7b', moment_ids: ['mom_0192f0c56f2a7c3e8a1b2c3d4e5f6a7c'], render: { output: { format: 'mp4', aspect_ratio: '9:16' }, framing: { mode: 'auto' } } },
+  },
+  'GET /v1/renders': {
+    operationId: 'listRenders',
+    tag: 'Renders',
+    summary: 'List renders (newest first)',
+    response: { status: 200, schema: 'RenderList', description: 'A page of renders, each with fresh download URLs.' },
+  },
+  'GET /v1/renders/{render_id}': {
+    operationId: 'getRender',
+    tag: 'Renders',
+    summary: 'Get a render and its assets',
+    description: 'Each completed asset has a signed download URL valid for one hour (`url_expires_at`); GET again for a fresh one.',
+    response: { status: 200, schema: 'Render', description: 'The render.' },
+  },
   'GET /v1/openapi.json': {
     operationId: 'getOpenApiDocument',
     tag: 'Meta',
@@ -338,8 +370,10 @@ export const errorDescriptions: Record<ErrorCode, string> = {
   invalid_cursor: 'a tampered, foreign or stale cursor',
   unauthorized: 'the API key is missing, malformed, unknown or revoked',
   window_out_of_range: 'the window is outside the source, ends before it starts, or is over 7,200 s for a proof analysis',
+  moment_not_found: 'a render names a moment that is not a video moment of that analysis; `param` is `moment_ids[i]`',
+  captions_unavailable: 'captions were requested but no transcriber is configured, so there are no word timings',
   insufficient_credits: 'the wallet cannot cover the reservation',
-  proof_allowance_exhausted: 'the account has used its proof analysis',
+  proof_allowance_exhausted: 'the account has used its proof analysis, or proof renders past 60 s in total',
   source_too_large: 'the source is over the account\'s source-size limit',
   not_found: 'unknown, or owned by another account (indistinguishable)',
   analysis_not_completed: 'moments exist once the analysis is completed',

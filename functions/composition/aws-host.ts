@@ -3,7 +3,7 @@ import { instrumentClient } from '../adapters/aws-call-hooks.js';
 import { disabledEventPublisher } from '../adapters/events/disabled-publisher.js';
 import { eventBridgePublisher } from '../adapters/events/eventbridge-publisher.js';
 import { readSecretString } from '../adapters/secrets.js';
-import { sfnBatchWorkflowStarter, sfnWorkflowStarter } from '../adapters/workflows/sfn-starter.js';
+import { sfnBatchWorkflowStarter, sfnRenderWorkflowStarter, sfnWorkflowStarter } from '../adapters/workflows/sfn-starter.js';
 import { sfnTaskCallbacks } from '../adapters/workflows/sfn-task-callbacks.js';
 import { awsDeliveryScheduler } from '../adapters/webhooks/aws-scheduler.js';
 import type { Host, WorkflowHost } from './host.js';
@@ -28,6 +28,7 @@ export function awsHost(cfg: Config): Host {
       return {
         startAnalysis: async (ref) => sfnWorkflowStarter(sfn, requiredSetting(cfg.ANALYSIS_STATE_MACHINE_ARN, 'ANALYSIS_STATE_MACHINE_ARN')).startAnalysis(ref),
         startBatch: async (ref) => sfnBatchWorkflowStarter(sfn, requiredSetting(cfg.BATCH_STATE_MACHINE_ARN, 'BATCH_STATE_MACHINE_ARN')).startBatch(ref),
+        startRender: async (ref) => sfnRenderWorkflowStarter(sfn, requiredSetting(cfg.RENDER_STATE_MACHINE_ARN, 'RENDER_STATE_MACHINE_ARN')).startRender(ref),
         ...sfnTaskCallbacks(sfn),
       };
     }),

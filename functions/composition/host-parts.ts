@@ -9,6 +9,7 @@ import { currentHost, type WorkflowHost } from './host.js';
 export const hostWorkflows: WorkflowHost = {
   startAnalysis: async (ref) => (await currentHost().workflows()).startAnalysis(ref),
   startBatch: async (ref) => (await currentHost().workflows()).startBatch(ref),
+  startRender: async (ref) => (await currentHost().workflows()).startRender(ref),
   succeed: async (token, output) => (await currentHost().workflows()).succeed(token, output),
 };
 

@@ -3,10 +3,11 @@ import type { EventPublisher } from '../domain/ports.js';
 import type { BatchWorkflowStarter } from '../domain/batches/ports.js';
 import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
 import type { DeliveryScheduler } from '../domain/webhooks/ports.js';
+import type { RenderWorkflowStarter } from '../domain/renders/model.js';
 import { awsHost } from './aws-host.js';
 
 /** What runs workflows: starts them and wakes executions waiting on a task token. */
-export type WorkflowHost = WorkflowStarter & BatchWorkflowStarter & TaskTokenCallbacks;
+export type WorkflowHost = WorkflowStarter & BatchWorkflowStarter & RenderWorkflowStarter & TaskTokenCallbacks;
 
 /**
  * Everything that differs between the AWS host and the local host (DESIGN §2); all other code is

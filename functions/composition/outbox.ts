@@ -1,5 +1,6 @@
 import { dynamoBatchStore } from '../adapters/table/batch-store.js';
 import { dynamoOutboxStore } from '../adapters/table/outbox.js';
+import { dynamoRenderStore } from '../adapters/table/render-store.js';
 import { dynamoRunStore } from '../adapters/table/run-store.js';
 import { dynamoUploadStore } from '../adapters/table/upload-store.js';
 import type { EventSubjects, RelayDeps } from '../domain/outbox.js';
@@ -9,6 +10,7 @@ import { logger } from '../shared/logger.js';
 import { lazy } from '../shared/memo.js';
 import { presentUpload } from '../shared/presenters.js';
 import { presentRun } from '../shared/run-presenters.js';
+import { presentRender } from '../shared/render-presenters.js';
 import { hostEvents } from './host-parts.js';
 import { table } from './table.js';
 
@@ -17,6 +19,7 @@ const eventSubjects = (): EventSubjects => {
   const runs = dynamoRunStore(table());
   const uploads = dynamoUploadStore(table());
   const batches = dynamoBatchStore(table());
+  const renders = dynamoRenderStore(table());
   const presented = <T, R>(record: T | undefined, present: (record: T) => R): R | undefined => (record === undefined ? undefined : present(record));
   return {
     async present(accountId, subject) {
@@ -29,6 +32,9 @@ const eventSubjects = (): EventSubjects => {
           return presented(await uploads.get(accountId, subject.uploadId), (upload) => presentUpload(upload, new Date()));
         case 'batch':
           return presented(await batches.get(accountId, subject.batchId), presentBatchSummary);
+        case 'render':
+          // Without download URLs: a signed URL is a secret (DESIGN §9); GET the render for fresh ones.
+          return presented(await renders.get(accountId, subject.renderId), (render) => presentRender(render));
       }
     },
   };

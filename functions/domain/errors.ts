@@ -11,6 +11,8 @@ export const errorCatalog = {
   invalid_cursor: { status: 400, type: 'invalid_request_error' },
   unauthorized: { status: 401, type: 'authentication_error' },
   window_out_of_range: { status: 400, type: 'invalid_request_error' },
+  moment_not_found: { status: 400, type: 'invalid_request_error' },
+  captions_unavailable: { status: 400, type: 'invalid_request_error' },
   insufficient_credits: { status: 402, type: 'billing_error' },
   proof_allowance_exhausted: { status: 402, type: 'billing_error' },
   source_too_large: { status: 422, type: 'invalid_request_error' },

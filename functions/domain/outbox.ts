@@ -13,7 +13,8 @@ export type EventSubject =
   | { kind: 'run'; runId: string }
   | { kind: 'analysis'; analysisId: string }
   | { kind: 'upload'; uploadId: string }
-  | { kind: 'batch'; batchId: string };
+  | { kind: 'batch'; batchId: string }
+  | { kind: 'render'; renderId: string };
 
 export interface Announcement {
   /** Derived from the type and the subject, so announcing the same end twice is one event. */
@@ -34,6 +35,8 @@ const subjectIdOf = (subject: EventSubject): string => {
       return subject.uploadId;
     case 'batch':
       return subject.batchId;
+    case 'render':
+      return subject.renderId;
   }
 };
 

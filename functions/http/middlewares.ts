@@ -21,8 +21,11 @@ export const requestLogging = (): Middleware => ({
 export const errorEnvelope = (): Middleware => ({
   onError: (request) => {
     const { error, event } = request;
-    // Our own 5xx answers (e.g. queue_unavailable) carry the cause worth logging too.
-    if (!(error instanceof ApiError) || error.status >= 500) logger.error('Request failed', error as Error);
+    // Our own 5xx answers: a failure with a cause (queue_unavailable) is worth its stack; a switch
+    // that is off (uploads, batches, event delivery unavailable) is the deployment's choice, one line.
+    if (!(error instanceof ApiError)) logger.error('Request failed', error as Error);
+    else if (error.status >= 500 && error.cause !== undefined) logger.error('Request failed', error);
+    else if (error.status >= 500) logger.warn(`Request answered ${error.status} ${error.code}: ${error.message}`);
     request.response = errorResponse(error, event.requestContext.requestId);
     logger.resetKeys();
   },

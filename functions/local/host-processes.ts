@@ -5,7 +5,8 @@
  * 1. A kernel tie. The children the host spawns itself (DynamoDB Local's JVM, container tasks)
  *    start through util-linux `setpriv --pdeathsig KILL -- <command>`: setpriv asks the kernel
  *    (prctl PR_SET_PDEATHSIG, which Node cannot call) to SIGKILL the process when the host dies,
- *    for any reason (SIGKILL and the OOM killer included), then execs the command, so the child
+ *    for any reason (SIGKILL and the OOM killer included; DynamoDB Local gets SIGTERM, so that it
+ *    keeps the writes it acknowledged: spawnTied), then execs the command, so the child
  *    keeps its pid and the host stays its parent; no supervisor process. util-linux is an
  *    essential package on Debian and Ubuntu: setpriv is on every install and base image.
  * 2. An instance mark and a reaper. The host puts a random instance id in its own environment
@@ -13,7 +14,8 @@
  *    too: ffmpeg and ffprobe started by the adapters, the children of container tasks. A reaper
  *    (`/bin/sh`, a few hundred KB, in a session of its own so that terminal signals miss it)
  *    waits on a pipe from the host. When the pipe closes without the host having said "stop",
- *    the host is dead, and the reaper SIGKILLs every process whose environment carries the mark.
+ *    the host is dead, and the reaper ends every process whose environment carries the mark
+ *    (SIGTERM, then SIGKILL 2 s later).
  * 3. Records. What the host started (pid, boot id, start time, command line) is kept in
  *    `<dataDir>/host-children.json`, and its instance id in host.lock (data-dir-lock.ts). A start
  *    after a crash ends the recorded processes that are provably the same ones (same boot, start
@@ -90,29 +92,38 @@ export function stillRunning(recorded: ProcessIdentity, withCommand: boolean): b
   const now = identityOf(recorded.pid);
   if (!now || now.boot_id !== recorded.boot_id || now.start_time !== recorded.start_time) return false;
   if (!withCommand) return true;
-  // A child caught between setpriv's start and its exec still shows setpriv's own command line.
+  // A child caught between setpriv's start and its exec still shows setpriv's own command line;
+  // after the exec, the command recorded is the one it runs behind the tie it was spawned with.
   const same = (command: string[]) => command.length === recorded.command.length && command.every((arg, i) => arg === recorded.command[i]);
-  return same(now.command) || same([...tiePrefix(), ...now.command]);
+  const tied = recorded.command[0] === 'setpriv' && recorded.command[1] === '--pdeathsig' && recorded.command[3] === '--' ? recorded.command.slice(0, 4) : [];
+  return same(now.command) || same([...tied, ...now.command]);
 }
 
-const TIE = ['setpriv', '--pdeathsig', 'KILL', '--'];
-let tie: string[] | undefined;
+/** What the kernel sends a tied child when the host dies: SIGKILL, or SIGTERM for a child that must end cleanly. */
+export type DeathSignal = 'KILL' | 'TERM';
+const tie = (signal: DeathSignal) => ['setpriv', '--pdeathsig', signal, '--'];
+let tieWorks: boolean | undefined;
 
-/** `setpriv --pdeathsig KILL --` where it works (checked once), else nothing (said once). */
-function tiePrefix(): string[] {
-  if (tie === undefined) {
-    const probe = process.platform === 'linux' ? spawnSync(TIE[0] ?? '', [...TIE.slice(1), 'true'], { stdio: 'ignore' }) : undefined;
-    tie = probe && !probe.error && probe.status === 0 ? TIE : [];
-    if (process.platform === 'linux' && !tie.length) {
+/** `setpriv --pdeathsig <signal> --` where it works (checked once), else nothing (said once). */
+function tiePrefix(signal: DeathSignal): string[] {
+  if (tieWorks === undefined) {
+    const [command = '', ...args] = tie('KILL');
+    const probe = process.platform === 'linux' ? spawnSync(command, [...args, 'true'], { stdio: 'ignore' }) : undefined;
+    tieWorks = !!probe && !probe.error && probe.status === 0;
+    if (process.platform === 'linux' && !tieWorks) {
       console.warn('local host: setpriv (util-linux 2.33+) was not found; children are still ended by the reaper and at the next start.');
     }
   }
-  return tie;
+  return tieWorks ? tie(signal) : [];
 }
 
-/** `spawn`, the child to be SIGKILLed by the kernel when this process dies (layer 1). */
-export function spawnTied(command: string, args: readonly string[], options: SpawnOptions): ChildProcess {
-  const [file = command, ...rest] = [...tiePrefix(), command, ...args];
+/**
+ * `spawn`, the child to be signalled by the kernel when this process dies (layer 1): SIGKILL, or
+ * SIGTERM for DynamoDB Local, which may not yet have committed a transaction it acknowledged
+ * (a SIGKILL then loses it; on SIGTERM it shuts down in order, in about 0.4 s).
+ */
+export function spawnTied(command: string, args: readonly string[], options: SpawnOptions, deathSignal: DeathSignal = 'KILL'): ChildProcess {
+  const [file = command, ...rest] = [...tiePrefix(deathSignal), command, ...args];
   return spawn(file, rest, options);
 }
 
@@ -219,14 +230,16 @@ export async function endLeftovers(dataDir: string, previousInstance: string | u
 /**
  * Layer 2's reaper: $1 is the mark. GNU grep (-z: NUL-separated environ entries) lists every
  * process carrying it; a few rounds catch what was forked meanwhile. Zombies show no environment.
+ * Each is first asked to stop (SIGTERM: DynamoDB Local then commits what it acknowledged, which a
+ * SIGKILL would lose) and killed (SIGKILL) if it is still there 2 s later.
  */
 const REAPER_SCRIPT = `IFS= read -r line
 [ "$line" = stop ] && exit 0
 rounds=0
-while [ "$rounds" -lt 20 ]; do
+while [ "$rounds" -lt 40 ]; do
   pids=$(grep -lzxF -e "$1" /proc/[0-9]*/environ 2>/dev/null | sed -n 's|^/proc/\\([0-9]*\\)/environ$|\\1|p')
   [ -n "$pids" ] || exit 0
-  kill -9 $pids 2>/dev/null
+  if [ "$rounds" -lt 20 ]; then kill -TERM $pids 2>/dev/null; else kill -9 $pids 2>/dev/null; fi
   sleep 0.1
   rounds=$((rounds + 1))
 done`;

@@ -17,6 +17,7 @@ import { startDynamoDbLocal, startS3rver, type StandIn } from './stand-ins.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { endLeftovers, HOST_INSTANCE_VARIABLE, HostChildren, startReaper } from './host-processes.js';
 import { LocalWorkflows } from './local-workflows.js';
+import { crashAfterReservation, crashAfterTask } from './crash-hooks.js';
 import { reconcileBatches, reconcileRuns } from './resume-runs.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
 import { installHost } from '../composition/host.js';
@@ -156,8 +157,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     // AWS_CALL_LOG=<file>: record the AWS calls of every unit (functions/local/aws-calls/recorder.ts).
     startCallRecording(process.env.AWS_CALL_LOG);
     // Workflows run in this process from the same ASL files Step Functions runs on AWS.
-    const workflows = new LocalWorkflows(children);
-    const handlerWorkflows = crashHook(workflows);
+    // LOCAL_CRASH_AFTER: the crash tests' moments to be killed at (crash-hooks.ts); none by default.
+    const workflows = new LocalWorkflows(children, crashAfterTask());
+    const handlerWorkflows = crashAfterReservation(workflows);
     // What differs from AWS (DESIGN §2), installed before any handler is loaded. Terminal events
     // are appended to <dataDir>/events.ndjson by the in-process bus.
     const events = localEventBus(join(dataDir, 'events.ndjson'));
@@ -238,30 +240,4 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     await stopAll();
     throw error;
   }
-}
-
-/**
- * Test hook, local host only (never read by the AWS composition): LOCAL_CRASH_AFTER=run_reserved
- * kills this process (SIGKILL, as the OOM killer would) when a request has reserved a run's
- * credits and is about to start its workflow, before it answers: the request waits for the kill.
- * The kill comes 2 s after the reservation, because DynamoDB Local, which dies with the host, can
- * lose a write it acknowledged just before (a reservation killed at once is simply not there
- * after the restart). The crash tests use it to prove an idempotent retry after such a crash
- * finds that run (test/integration/idempotency-crash.test.ts). Start-up reconciliation does not
- * go through it, so a host restarted with it still resumes runs.
- */
-const CRASH_DELAY_MS = 2_000;
-
-function crashHook(workflows: LocalWorkflows): LocalWorkflows {
-  if (process.env.LOCAL_CRASH_AFTER !== 'run_reserved') return workflows;
-  return new Proxy(workflows, {
-    get(target, property) {
-      const value = Reflect.get(target, property) as unknown;
-      if (property !== 'startAnalysis') return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      return () => {
-        setTimeout(() => process.kill(process.pid, 'SIGKILL'), CRASH_DELAY_MS);
-        return new Promise<never>(() => undefined);
-      };
-    },
-  });
 }

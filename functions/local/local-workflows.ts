@@ -11,6 +11,8 @@ import { asUnit, recordWorkflowCall } from './aws-calls/recorder.js';
 import { units } from './aws-calls/vocabulary.js';
 
 type TaskHandler = (input: unknown) => Promise<unknown>;
+/** Runs a task state's work (`run`); it may do something before or after it (a test hook). */
+export type TaskWrapper = (workflow: WorkflowName, stateName: string, run: () => Promise<unknown>) => Promise<unknown>;
 type JsonValue = Parameters<StateMachine['run']>[0];
 type ExecutionEvents = ReturnType<StateMachine['run']>['eventLogs'];
 interface AslState {
@@ -64,8 +66,14 @@ export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
   /** Billable state transitions per execution name (see countTransitions). */
   private readonly transitions = new Map<string, number>();
 
-  /** hostChildren: where the host records the container tasks it runs as child processes. */
-  constructor(hostChildren?: HostChildren) {
+  /**
+   * hostChildren: where the host records the container tasks it runs as child processes.
+   * aroundTask: runs around every task state (the local host's crash hooks, crash-hooks.ts).
+   */
+  constructor(
+    hostChildren?: HostChildren,
+    private readonly aroundTask?: TaskWrapper,
+  ) {
     this.containers = new LocalContainerTasks(hostChildren);
   }
 
@@ -98,6 +106,8 @@ export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
           const handler = asUnit(units.task(name, placeholder), module.handler);
           handlers[stateName] = waitsForToken ? this.waitingForToken(name, handler) : handler;
         }
+        const around = this.aroundTask;
+        if (around) for (const [stateName, handler] of Object.entries(handlers)) handlers[stateName] = (input) => around(name, stateName, () => handler(input));
         // Built once, run many times (construction is the slow part).
         const machine = new StateMachine(definition as ConstructorParameters<typeof StateMachine>[0]);
         return { machine, handlers };
@@ -179,6 +189,10 @@ export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
 
   startBatch(ref: { accountId: string; batchId: string }): Promise<void> {
     return this.start('batch', ref.batchId, { ...ref });
+  }
+
+  startRender(ref: { accountId: string; renderId: string; momentIds: string[] }): Promise<void> {
+    return this.start('render', ref.renderId, { ...ref });
   }
 
   /** Waits for running executions (tests), or aborts them (shutdown). */

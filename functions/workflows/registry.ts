@@ -112,6 +112,16 @@ export const workflows = {
     },
     onExecutionEnded: { handler: 'workflows/batch/settle-ended-batch', table: 'readWrite', timeoutSeconds: 60, memoryMb: 256 },
   },
+  render: {
+    definitionFile: 'statemachines/render.asl.json',
+    tasks: {
+      SettleRenderFunction: { handler: 'workflows/render/settle-render', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
+    },
+    containerTasks: {
+      // One moment per task: reads the source through a signed GET, writes the MP4 to the bucket.
+      RenderTaskDefinitionArn: { entrypoint: 'containers/render-moment', table: 'readWrite', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
+    },
+  },
 } as const satisfies Record<string, WorkflowDefinition>;
 
 export type WorkflowName = keyof typeof workflows;

@@ -24,8 +24,8 @@ export const alarmThresholds = {
   apiLatencyPeriods: 3,
 } as const;
 
-/** Functions per throttles alarm: CloudWatch lets one metric-math alarm read at most ten metrics. */
-const THROTTLE_ALARM_FUNCTIONS = 10;
+/** Functions per errors or throttles alarm: CloudWatch lets one metric-math alarm read at most ten metrics. */
+const FUNCTIONS_PER_ALARM = 10;
 
 /** What the stack holds that the alarms cover, found in the construct tree (never listed by hand). */
 export interface MonitoredResources {
@@ -204,16 +204,15 @@ export class ServiceMonitoring extends Construct {
       }
     }
     for (const fn of resources.functions) {
-      const name = friendlyName(fn);
       facade.monitorLambdaFunction({
         lambdaFunction: fn,
-        alarmFriendlyName: name,
-        addFaultCountAlarm: anyOccurrence(`${name} threw errors: see its log group.`),
+        alarmFriendlyName: friendlyName(fn),
         // Seven widgets per function would crowd the dashboard (and its 500-widget limit): all of them share the four below.
         addToDetailDashboard: false,
       });
     }
-    this.alarmOnThrottles(resources.functions);
+    this.alarmOnFunctions(resources.functions, 'Errors', 'threw errors (see their log groups)', (fn) => fn.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }));
+    this.alarmOnFunctions(resources.functions, 'Throttles', 'were throttled (account or reserved concurrency)', (fn) => fn.metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) }));
     const perFunction = (metric: (fn: LambdaFunction) => Metric) => resources.functions.map((fn) => metric(fn).with({ label: friendlyName(fn) }));
     facade.monitorCustom({
       humanReadableName: `Functions (${resources.functions.length})`,
@@ -240,22 +239,22 @@ export class ServiceMonitoring extends Construct {
   }
 
   /**
-   * Throttled invocations of every function, ten functions to an alarm (the most one metric-math
+   * Errors (or throttles) of every function, ten functions to an alarm (the most one metric-math
    * alarm may read): one alarm per function would cost a resource each under CloudFormation's
    * 500-resource limit of a stack, and the alarm's description names the functions it covers.
    */
-  private alarmOnThrottles(functions: readonly LambdaFunction[]): void {
+  private alarmOnFunctions(functions: readonly LambdaFunction[], label: 'Errors' | 'Throttles', what: string, metric: (fn: LambdaFunction) => Metric): void {
     const stack = Stack.of(this);
-    for (let first = 0; first < functions.length; first += THROTTLE_ALARM_FUNCTIONS) {
-      const group = functions.slice(first, first + THROTTLE_ALARM_FUNCTIONS);
-      const alarm = new Alarm(this, `FunctionThrottles${first / THROTTLE_ALARM_FUNCTIONS + 1}`, {
-        alarmName: `${stack.stackName}-FunctionThrottles-${first / THROTTLE_ALARM_FUNCTIONS + 1}`,
-        alarmDescription: `Invocations were throttled (account or reserved concurrency) of: ${group.map(friendlyName).join(', ')}.`,
+    for (let first = 0; first < functions.length; first += FUNCTIONS_PER_ALARM) {
+      const group = functions.slice(first, first + FUNCTIONS_PER_ALARM);
+      const alarm = new Alarm(this, `Function${label}${first / FUNCTIONS_PER_ALARM + 1}`, {
+        alarmName: `${stack.stackName}-Function${label}-${first / FUNCTIONS_PER_ALARM + 1}`,
+        alarmDescription: `Invocations ${what} of: ${group.map(friendlyName).join(', ')}.`,
         metric: new MathExpression({
           expression: 'SUM(METRICS())',
-          usingMetrics: Object.fromEntries(group.map((fn, index) => [`m${index}`, fn.metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) })])),
+          usingMetrics: Object.fromEntries(group.map((fn, index) => [`m${index}`, metric(fn)])),
           period: Duration.minutes(5),
-          label: 'Throttles',
+          label,
         }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

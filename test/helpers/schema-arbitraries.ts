@@ -202,7 +202,7 @@ function placesOf(value: unknown, path: Path = []): Path[] {
 function replaceAt(value: unknown, path: Path, replace: (current: unknown) => unknown): unknown {
   if (!path.length) return replace(value);
   const [head, ...rest] = path as [string | number, ...Path];
-  if (Array.isArray(value)) return value.map((item, index) => (index === head ? replaceAt(item, rest, replace) : item));
+  if (Array.isArray(value)) return (value as unknown[]).map((item, index) => (index === head ? replaceAt(item, rest, replace) : item));
   const copy = { ...(value as Record<string, unknown>) };
   copy[head] = replaceAt(copy[head], rest, replace);
   return copy;

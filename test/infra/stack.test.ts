@@ -31,6 +31,7 @@ const containerTaskCount = workflowEntries.reduce((n, [, workflow]) => n + Objec
 const stateMachineArnVariables: Readonly<Record<WorkflowName, keyof Config>> = {
   analysis: 'ANALYSIS_STATE_MACHINE_ARN',
   batch: 'BATCH_STATE_MACHINE_ARN',
+  render: 'RENDER_STATE_MACHINE_ARN',
 };
 
 const find = (type: string, props: object = {}) => q.find(type, props);

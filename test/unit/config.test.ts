@@ -69,6 +69,14 @@ describe('parseConfig', () => {
     expect(failure({ ...minimal, LOCAL_ALLOW_LOOPBACK_TARGETS: '1' })).toContain('LOCAL_ALLOW_LOOPBACK_TARGETS: is for the local host only');
   });
 
+  it('compresses the webhook retry schedule on the local host only, by a factor in (0, 1]', () => {
+    const local = { ...minimal, S3_ENDPOINT: 'http://127.0.0.1:4569' };
+    expect(parseConfig(minimal).WEBHOOK_RETRY_SCALE).toBe(1);
+    expect(parseConfig({ ...local, WEBHOOK_RETRY_SCALE: '0.0001' }).WEBHOOK_RETRY_SCALE).toBe(0.0001);
+    expect(failure({ ...minimal, WEBHOOK_RETRY_SCALE: '0.5' })).toContain('WEBHOOK_RETRY_SCALE: is for the local host only');
+    for (const bad of ['0', '2', 'fast']) expect(failure({ ...local, WEBHOOK_RETRY_SCALE: bad })).toContain('WEBHOOK_RETRY_SCALE');
+  });
+
   it('accepts loopback endpoints for the local host', () => {
     const config = parseConfig({ ...minimal, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000', S3_ENDPOINT: 'http://127.0.0.1:4569' });
     expect(config.DYNAMODB_ENDPOINT).toBe('http://127.0.0.1:8000');

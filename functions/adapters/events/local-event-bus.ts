@@ -1,10 +1,10 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { logger } from '../../shared/logger.js';
 import { reportStandInCall } from '../aws-call-hooks.js';
 import type { EventPublisher, ServiceEvent } from '../../domain/ports.js';
 
-export type EventListener = (accountId: string, event: ServiceEvent) => void | Promise<void>;
+/** Accepts an event: resolves once the event is safe with the subscriber (the webhook sender: its deliveries written). */
+export type EventListener = (accountId: string, event: ServiceEvent) => Promise<void>;
 
 export interface LocalEventBus extends EventPublisher {
   /** In-process delivery (the local webhook sender subscribes here); returns the unsubscribe. */
@@ -21,8 +21,10 @@ const buses = new Map<string, LocalEventBus>();
 
 /**
  * The local host's event bus: every event is appended as one JSON line to `file` (so developers
- * and tests see exactly what would be delivered) and then handed to in-process subscribers. One
- * bus per file per process, so every handler of the local host shares it.
+ * and tests see exactly what would be delivered) and then handed to in-process subscribers. A
+ * publish returns once every subscriber accepted the event, as PutEvents returns once EventBridge
+ * holds it: the outbox relay removes an announcement only then, so a crash in between publishes
+ * it again rather than losing it. One bus per file per process, so every handler shares it.
  */
 export function localEventBus(file: string): LocalEventBus {
   let bus = buses.get(file);
@@ -38,14 +40,8 @@ export function localEventBus(file: string): LocalEventBus {
       const written = tail.then(() => appendFile(file, `${JSON.stringify(line)}\n`, 'utf8'));
       tail = written.catch(() => undefined);
       await written;
-      // Delivered after the call returns, like EventBridge: a slow subscriber never holds up the publisher.
-      for (const listener of listeners) {
-        setImmediate(() => {
-          Promise.resolve()
-            .then(() => listener(accountId, event))
-            .catch((error: unknown) => logger.error('Local event bus: a subscriber failed', error as Error));
-        });
-      }
+      // A subscriber that cannot accept the event fails the publish, which the relay retries.
+      await Promise.all([...listeners].map((listener) => listener(accountId, event)));
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -53,6 +53,8 @@ export const keys = {
   webhookEndpointCount: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'WHECOUNT' }),
   /** A webhook delivery (ids derive from the event and endpoint, ordered by event time: the log reads newest first). */
   webhookDelivery: (accountId: string, deliveryId: string): TableKey => ({ PK: account(accountId), SK: `DLV#${deliveryId}` }),
+  /** A render with its assets (ids are time-ordered: render history reads newest first). */
+  render: (accountId: string, renderId: string): TableKey => ({ PK: account(accountId), SK: `RND#${renderId}` }),
 } as const;
 
 /**
@@ -103,6 +105,7 @@ export const collections = {
   moments: (accountId: string, analysisId: string) => ({ PK: account(accountId), prefix: `MOM#${analysisId}#` }),
   webhookEndpoints: (accountId: string) => ({ PK: account(accountId), prefix: 'WHE#' }),
   webhookDeliveries: (accountId: string) => ({ PK: account(accountId), prefix: 'DLV#' }),
+  renders: (accountId: string) => ({ PK: account(accountId), prefix: 'RND#' }),
   /** Every observation of the account by time-ordered id; `fromId` narrows to ids at or after it. */
   accountObservations: (accountId: string, fromId?: string): Collection => ({
     index: 'GSI1',

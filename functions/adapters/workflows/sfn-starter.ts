@@ -1,6 +1,7 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { BatchWorkflowStarter } from '../../domain/batches/ports.js';
 import type { WorkflowStarter } from '../../domain/runs/ports.js';
+import type { RenderWorkflowStarter } from '../../domain/renders/model.js';
 
 /**
  * Executions are named after what they process (the analysis, the batch), so a retried start
@@ -22,4 +23,8 @@ export function sfnWorkflowStarter(sfn: SFNClient, analysisStateMachineArn: stri
 
 export function sfnBatchWorkflowStarter(sfn: SFNClient, batchStateMachineArn: string): BatchWorkflowStarter {
   return { startBatch: (ref) => startNamed(sfn, batchStateMachineArn, ref.batchId, ref) };
+}
+
+export function sfnRenderWorkflowStarter(sfn: SFNClient, renderStateMachineArn: string): RenderWorkflowStarter {
+  return { startRender: (ref) => startNamed(sfn, renderStateMachineArn, ref.renderId, ref) };
 }

@@ -86,12 +86,20 @@ async function targetsOf(deps: DeliveryDeps, accountId: string, event: ServiceEv
   return endpoints.filter((endpoint) => endpoint.enabled && (endpoint.events as readonly string[]).includes(event.type));
 }
 
+/** A delivery of an event, as fan-out found or made it, and its endpoint. */
+export interface EventDelivery {
+  delivery: WebhookDeliveryRecord;
+  endpoint: WebhookEndpointRecord;
+  /** Made by this call (false: an earlier fan-out of the same event made it). */
+  created: boolean;
+}
+
 /**
- * Creates the deliveries of one event (once each, however often the event arrives) and attempts
- * them. A repeated fan-out attempts what an earlier one left pending and due, so an event whose
- * first fan-out died half-way is still delivered. Nothing is created while delivery is off.
+ * Creates the deliveries of one event, once each however often the event arrives; from here on
+ * the event is safe for webhooks (the deliveries are in the table). Nothing is created while
+ * delivery is off.
  */
-export async function fanOut(deps: DeliveryDeps, accountId: string, event: ServiceEvent): Promise<WebhookDeliveryRecord[]> {
+export async function createDeliveries(deps: DeliveryDeps, accountId: string, event: ServiceEvent): Promise<EventDelivery[]> {
   const [on, targets] = await Promise.all([deliveryOn(deps, accountId), targetsOf(deps, accountId, event)]);
   if (!on || !targets.length) return [];
   const payload = JSON.stringify(event);
@@ -111,8 +119,22 @@ export async function fanOut(deps: DeliveryDeps, accountId: string, event: Servi
         createdAt: now,
         updatedAt: now,
       });
+      return { delivery, endpoint, created };
+    }),
+  );
+}
+
+/**
+ * Creates the deliveries of one event and attempts them. A repeated fan-out attempts what an
+ * earlier one left pending and due, so an event whose first fan-out died half-way is still
+ * delivered.
+ */
+export async function fanOut(deps: DeliveryDeps, accountId: string, event: ServiceEvent): Promise<WebhookDeliveryRecord[]> {
+  const made = await createDeliveries(deps, accountId, event);
+  return Promise.all(
+    made.map(async ({ delivery, endpoint, created }) => {
       // A new delivery is attempted with what was just read; one made before is woken like any other.
-      if (created) return attemptNow(deps, delivery, { on, endpoint });
+      if (created) return attemptNow(deps, delivery, { on: true, endpoint });
       return delivery.status === 'pending' ? ((await attemptDelivery(deps, accountId, delivery.deliveryId)) ?? delivery) : delivery;
     }),
   );

@@ -528,6 +528,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/render-presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what renders can be asked for
+         * @description Formats, aspect ratios with their output sizes, caption presets and their fonts (shipped font files), effects and framing modes. Read these instead of hard-coding values.
+         */
+        get: operations["getRenderPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List renders (newest first) */
+        get: operations["listRenders"];
+        put?: never;
+        /**
+         * Render moments of a completed analysis (one MP4 each)
+         * @description 1-20 video moment ids of one completed analysis. Renders cost no credits; the moments of a proof analysis render up to 60 s in total per account. Poll GET /v1/renders/{render_id} (or subscribe to render.completed / render.failed) for the assets.
+         */
+        post: operations["createRender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renders/{render_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a render and its assets
+         * @description Each completed asset has a signed download URL valid for one hour (`url_expires_at`); GET again for a fresh one.
+         */
+        get: operations["getRender"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -571,7 +632,7 @@ export interface components {
                  * @description Stable, machine-readable reason; each operation lists the codes it can answer.
                  * @enum {string}
                  */
-                code: "validation_failed" | "upload_not_found" | "upload_not_ready" | "window_not_supported" | "idempotency_key_required" | "invalid_cursor" | "unauthorized" | "window_out_of_range" | "insufficient_credits" | "proof_allowance_exhausted" | "source_too_large" | "not_found" | "analysis_not_completed" | "run_not_completed" | "analysis_not_cancelable" | "batch_not_cancelable" | "delivery_not_retryable" | "idempotency_key_reused" | "idempotency_request_in_progress" | "upload_object_missing" | "webhook_endpoint_limit_reached" | "request_timeout" | "payload_too_large" | "request_header_fields_too_large" | "untrusted_source_url" | "source_unreadable" | "rate_limited" | "internal_error" | "queue_unavailable" | "uploads_unavailable" | "provider_unavailable" | "scanner_batch_service_unavailable" | "event_delivery_unavailable";
+                code: "validation_failed" | "upload_not_found" | "upload_not_ready" | "window_not_supported" | "idempotency_key_required" | "invalid_cursor" | "unauthorized" | "window_out_of_range" | "moment_not_found" | "captions_unavailable" | "insufficient_credits" | "proof_allowance_exhausted" | "source_too_large" | "not_found" | "analysis_not_completed" | "run_not_completed" | "analysis_not_cancelable" | "batch_not_cancelable" | "delivery_not_retryable" | "idempotency_key_reused" | "idempotency_request_in_progress" | "upload_object_missing" | "webhook_endpoint_limit_reached" | "request_timeout" | "payload_too_large" | "request_header_fields_too_large" | "untrusted_source_url" | "source_unreadable" | "rate_limited" | "internal_error" | "queue_unavailable" | "uploads_unavailable" | "provider_unavailable" | "scanner_batch_service_unavailable" | "event_delivery_unavailable";
                 /** @description For people; may change at any time. */
                 message: string;
                 /** @description The request field at fault, as a path such as `items[3].upload_id`. */
@@ -2174,6 +2235,344 @@ export interface components {
             /** @description Opaque; send it back as `cursor` for the next page. Null on the last page. */
             next_cursor: string | null;
         };
+        /**
+         * @example {
+         *       "object": "render_presets",
+         *       "formats": [
+         *         "mp4"
+         *       ],
+         *       "aspect_ratios": [
+         *         {
+         *           "id": "9:16",
+         *           "width": 1080,
+         *           "height": 1920
+         *         },
+         *         {
+         *           "id": "1:1",
+         *           "width": 1080,
+         *           "height": 1080
+         *         },
+         *         {
+         *           "id": "4:5",
+         *           "width": 1080,
+         *           "height": 1350
+         *         },
+         *         {
+         *           "id": "16:9",
+         *           "width": 1920,
+         *           "height": 1080
+         *         },
+         *         {
+         *           "id": "original",
+         *           "width": null,
+         *           "height": null
+         *         }
+         *       ],
+         *       "caption_presets": [
+         *         {
+         *           "id": "bold_pop",
+         *           "name": "Bold pop",
+         *           "font_id": "dejavu-sans-bold",
+         *           "font_size": 72,
+         *           "text_color": "#FFFFFF",
+         *           "highlight_color": "#FFD400",
+         *           "outline_color": "#000000",
+         *           "outline_width": 5,
+         *           "position": "lower_third",
+         *           "max_words_per_line": 3,
+         *           "uppercase": true,
+         *           "word_highlight": true
+         *         },
+         *         {
+         *           "id": "clean",
+         *           "name": "Clean",
+         *           "font_id": "dejavu-sans",
+         *           "font_size": 56,
+         *           "text_color": "#FFFFFF",
+         *           "highlight_color": null,
+         *           "outline_color": "#000000",
+         *           "outline_width": 3,
+         *           "position": "bottom",
+         *           "max_words_per_line": 6,
+         *           "uppercase": false,
+         *           "word_highlight": false
+         *         },
+         *         {
+         *           "id": "headline",
+         *           "name": "Headline",
+         *           "font_id": "dejavu-serif-bold",
+         *           "font_size": 64,
+         *           "text_color": "#FFFFFF",
+         *           "highlight_color": "#4FC3F7",
+         *           "outline_color": "#101010",
+         *           "outline_width": 4,
+         *           "position": "center",
+         *           "max_words_per_line": 4,
+         *           "uppercase": false,
+         *           "word_highlight": true
+         *         },
+         *         {
+         *           "id": "typewriter",
+         *           "name": "Typewriter",
+         *           "font_id": "dejavu-sans-mono-bold",
+         *           "font_size": 52,
+         *           "text_color": "#F5F5F5",
+         *           "highlight_color": null,
+         *           "outline_color": "#000000",
+         *           "outline_width": 3,
+         *           "position": "bottom",
+         *           "max_words_per_line": 5,
+         *           "uppercase": false,
+         *           "word_highlight": false
+         *         }
+         *       ],
+         *       "fonts": [
+         *         {
+         *           "id": "dejavu-sans-bold",
+         *           "family": "DejaVu Sans",
+         *           "style": "Bold",
+         *           "license": "Bitstream Vera Fonts License (DejaVu changes: public domain)",
+         *           "license_url": "https://dejavu-fonts.github.io/License.html"
+         *         },
+         *         {
+         *           "id": "dejavu-sans",
+         *           "family": "DejaVu Sans",
+         *           "style": "Book",
+         *           "license": "Bitstream Vera Fonts License (DejaVu changes: public domain)",
+         *           "license_url": "https://dejavu-fonts.github.io/License.html"
+         *         },
+         *         {
+         *           "id": "dejavu-serif-bold",
+         *           "family": "DejaVu Serif",
+         *           "style": "Bold",
+         *           "license": "Bitstream Vera Fonts License (DejaVu changes: public domain)",
+         *           "license_url": "https://dejavu-fonts.github.io/License.html"
+         *         },
+         *         {
+         *           "id": "dejavu-sans-mono-bold",
+         *           "family": "DejaVu Sans Mono",
+         *           "style": "Bold",
+         *           "license": "Bitstream Vera Fonts License (DejaVu changes: public domain)",
+         *           "license_url": "https://dejavu-fonts.github.io/License.html"
+         *         }
+         *       ],
+         *       "effects": [
+         *         {
+         *           "id": "faststart",
+         *           "description": "The MP4 index (moov) precedes the media data, so playback starts before the download ends."
+         *         }
+         *       ],
+         *       "framing_modes": [
+         *         "auto",
+         *         "stacked"
+         *       ]
+         *     }
+         */
+        RenderPresets: {
+            /** @constant */
+            object: "render_presets";
+            formats: "mp4"[];
+            /** @description Exact output sizes; `original` keeps the source size (null here). */
+            aspect_ratios: {
+                /** @enum {string} */
+                id: "9:16" | "1:1" | "4:5" | "16:9" | "original";
+                width: number | null;
+                height: number | null;
+            }[];
+            caption_presets: {
+                /** @enum {string} */
+                id: "bold_pop" | "clean" | "headline" | "typewriter";
+                name: string;
+                /** @enum {string} */
+                font_id: "dejavu-sans-bold" | "dejavu-sans" | "dejavu-serif-bold" | "dejavu-sans-mono-bold";
+                /** @description Pixels at a 1080-wide output; scales with the width. */
+                font_size: number;
+                text_color: string;
+                /** @description The colour of the word being spoken; null: no word highlight. */
+                highlight_color: string | null;
+                outline_color: string;
+                outline_width: number;
+                /** @enum {string} */
+                position: "lower_third" | "bottom" | "center";
+                max_words_per_line: number;
+                uppercase: boolean;
+                word_highlight: boolean;
+            }[];
+            fonts: {
+                id: string;
+                family: string;
+                style: string;
+                license: string;
+                license_url: string;
+            }[];
+            effects: {
+                id: string;
+                description: string;
+            }[];
+            /** @description `auto` (default) keeps the subject in frame; `stacked`: left and right halves stacked, portrait outputs only. */
+            framing_modes: ("auto" | "stacked")[];
+        };
+        /**
+         * @example {
+         *       "object": "render",
+         *       "render_id": "rnd_0193a4b1c2d37e8f9a0b1c2d3e4f5a70",
+         *       "analysis_id": "ana_0193a4b1c2d37e8f9a0b1c2d3e4f5a64",
+         *       "status": "completed",
+         *       "moment_ids": [
+         *         "mom_0193a4b1c2d37e8f9a0b1c2d3e4f5a66"
+         *       ],
+         *       "render": {
+         *         "output": {
+         *           "format": "mp4",
+         *           "aspect_ratio": "9:16"
+         *         },
+         *         "captions": {
+         *           "enabled": false,
+         *           "preset_id": "bold_pop"
+         *         },
+         *         "framing": {
+         *           "mode": "auto"
+         *         }
+         *       },
+         *       "assets": [
+         *         {
+         *           "moment_id": "mom_0193a4b1c2d37e8f9a0b1c2d3e4f5a66",
+         *           "status": "completed",
+         *           "url": "https://media.example.com/accounts/acct_x/renders/rnd_x/mom_x.mp4?X-Amz-Signature=...",
+         *           "url_expires_at": "2026-11-23T11:16:02.456Z",
+         *           "content_type": "video/mp4",
+         *           "width": 1080,
+         *           "height": 1920,
+         *           "duration_ms": 12000,
+         *           "size_bytes": 4812331,
+         *           "captions": false,
+         *           "error": null
+         *         }
+         *       ],
+         *       "error": null,
+         *       "created_at": "2026-11-23T10:15:30.123Z",
+         *       "updated_at": "2026-11-23T10:16:02.456Z"
+         *     }
+         */
+        Render: {
+            /** @constant */
+            object: "render";
+            render_id: string;
+            analysis_id: string;
+            /**
+             * @description completed when at least one asset rendered; failed when none did.
+             * @enum {string}
+             */
+            status: "queued" | "processing" | "completed" | "failed";
+            moment_ids: string[];
+            render: {
+                output: {
+                    /** @enum {string} */
+                    format: "mp4";
+                    /** @enum {string} */
+                    aspect_ratio: "9:16" | "1:1" | "4:5" | "16:9" | "original";
+                };
+                captions: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    preset_id: "bold_pop" | "clean" | "headline" | "typewriter";
+                };
+                framing: {
+                    /** @enum {string} */
+                    mode: "auto" | "stacked";
+                };
+            };
+            /** @description One per finished moment, in request order. */
+            assets: {
+                moment_id: string;
+                /** @enum {string} */
+                status: "completed" | "failed";
+                /** @description Signed, time-limited download URL (GET). Null for a failed asset and in event payloads: GET the render for a fresh one. */
+                url: string | null;
+                url_expires_at: string | null;
+                /** @constant */
+                content_type: "video/mp4";
+                width: number | null;
+                height: number | null;
+                duration_ms: number | null;
+                size_bytes: number | null;
+                /** @description Whether captions were burned in. */
+                captions: boolean;
+                error: {
+                    code: string;
+                    message: string;
+                } | null;
+            }[];
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "object": "list",
+         *       "data": [
+         *         {
+         *           "object": "render",
+         *           "render_id": "rnd_0193a4b1c2d37e8f9a0b1c2d3e4f5a70",
+         *           "analysis_id": "ana_0193a4b1c2d37e8f9a0b1c2d3e4f5a64",
+         *           "status": "completed",
+         *           "moment_ids": [
+         *             "mom_0193a4b1c2d37e8f9a0b1c2d3e4f5a66"
+         *           ],
+         *           "render": {
+         *             "output": {
+         *               "format": "mp4",
+         *               "aspect_ratio": "9:16"
+         *             },
+         *             "captions": {
+         *               "enabled": false,
+         *               "preset_id": "bold_pop"
+         *             },
+         *             "framing": {
+         *               "mode": "auto"
+         *             }
+         *           },
+         *           "assets": [
+         *             {
+         *               "moment_id": "mom_0193a4b1c2d37e8f9a0b1c2d3e4f5a66",
+         *               "status": "completed",
+         *               "url": "https://media.example.com/accounts/acct_x/renders/rnd_x/mom_x.mp4?X-Amz-Signature=...",
+         *               "url_expires_at": "2026-11-23T11:16:02.456Z",
+         *               "content_type": "video/mp4",
+         *               "width": 1080,
+         *               "height": 1920,
+         *               "duration_ms": 12000,
+         *               "size_bytes": 4812331,
+         *               "captions": false,
+         *               "error": null
+         *             }
+         *           ],
+         *           "error": null,
+         *           "created_at": "2026-11-23T10:15:30.123Z",
+         *           "updated_at": "2026-11-23T10:16:02.456Z"
+         *         }
+         *       ],
+         *       "next_cursor": null
+         *     }
+         */
+        RenderList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Render"][];
+            /** @description Opaque; send it back as `cursor` for the next page. Null on the last page. */
+            next_cursor: string | null;
+        };
         /** @description An OpenAPI 3.1 document. */
         OpenApiDocument: {
             [key: string]: unknown;
@@ -2221,6 +2620,21 @@ export interface components {
                     error?: {
                         /** @enum {unknown} */
                         code?: "insufficient_credits";
+                    };
+                };
+            };
+        };
+        /** @description `proof_allowance_exhausted`: the account has used its proof analysis, or proof renders past 60 s in total. */
+        ProofAllowanceExhausted: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "proof_allowance_exhausted";
                     };
                 };
             };
@@ -2481,10 +2895,14 @@ export type DeletedWebhookEndpoint = components['schemas']['DeletedWebhookEndpoi
 export type WebhookTest = components['schemas']['WebhookTest'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
+export type RenderPresets = components['schemas']['RenderPresets'];
+export type Render = components['schemas']['Render'];
+export type RenderList = components['schemas']['RenderList'];
 export type OpenApiDocument = components['schemas']['OpenApiDocument'];
 export type ResponseValidationFailed = components['responses']['ValidationFailed'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseInsufficientCredits = components['responses']['InsufficientCredits'];
+export type ResponseProofAllowanceExhausted = components['responses']['ProofAllowanceExhausted'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseAnalysisNotCancelable = components['responses']['AnalysisNotCancelable'];
 export type ResponseAnalysisNotCompleted = components['responses']['AnalysisNotCompleted'];
@@ -3426,7 +3844,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_credits`: the wallet cannot cover the reservation. `proof_allowance_exhausted`: the account has used its proof analysis. */
+            /** @description `insufficient_credits`: the wallet cannot cover the reservation. `proof_allowance_exhausted`: the account has used its proof analysis, or proof renders past 60 s in total. */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4158,6 +4576,251 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["EventDeliveryUnavailable"];
+        };
+    };
+    getRenderPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The render presets. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderPresets"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRenders: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: string;
+                /** @description The `next_cursor` of the previous page (opaque; bound to the account). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of renders, each with fresh download URLs. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderList"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, body or a header fails its schema; `param` names the field. `invalid_cursor`: a tampered, foreign or stale cursor. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed" | "invalid_cursor";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createRender: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. Retry with the same key and the same request to get the first answer back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "analysis_id": "ana_0192f0c56f2a7c3e8a1b2c3d4e5f6a7b",
+                 *       "moment_ids": [
+                 *         "mom_0192f0c56f2a7c3e8a1b2c3d4e5f6a7c"
+                 *       ],
+                 *       "render": {
+                 *         "output": {
+                 *           "format": "mp4",
+                 *           "aspect_ratio": "9:16"
+                 *         },
+                 *         "framing": {
+                 *           "mode": "auto"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    analysis_id: string;
+                    moment_ids: string[];
+                    /**
+                     * @default {
+                     *       "output": {
+                     *         "format": "mp4",
+                     *         "aspect_ratio": "9:16"
+                     *       },
+                     *       "captions": {
+                     *         "enabled": false,
+                     *         "preset_id": "bold_pop"
+                     *       },
+                     *       "framing": {
+                     *         "mode": "auto"
+                     *       }
+                     *     }
+                     */
+                    render?: {
+                        /**
+                         * @default {
+                         *       "format": "mp4",
+                         *       "aspect_ratio": "9:16"
+                         *     }
+                         */
+                        output?: {
+                            /**
+                             * @default mp4
+                             * @enum {string}
+                             */
+                            format?: "mp4";
+                            /**
+                             * @default 9:16
+                             * @enum {string}
+                             */
+                            aspect_ratio?: "9:16" | "1:1" | "4:5" | "16:9" | "original";
+                        };
+                        /**
+                         * @default {
+                         *       "enabled": false,
+                         *       "preset_id": "bold_pop"
+                         *     }
+                         */
+                        captions?: {
+                            /** @default false */
+                            enabled?: boolean;
+                            /**
+                             * @default bold_pop
+                             * @enum {string}
+                             */
+                            preset_id?: "bold_pop" | "clean" | "headline" | "typewriter";
+                        };
+                        /**
+                         * @default {
+                         *       "mode": "auto"
+                         *     }
+                         */
+                        framing?: {
+                            /**
+                             * @default auto
+                             * @enum {string}
+                             */
+                            mode?: "auto" | "stacked";
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The render, queued. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Render"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, body or a header fails its schema; `param` names the field. `moment_not_found`: a render names a moment that is not a video moment of that analysis; `param` is `moment_ids[i]`. `captions_unavailable`: captions were requested but no transcriber is configured, so there are no word timings. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed" | "moment_not_found" | "captions_unavailable";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["ProofAllowanceExhausted"];
+            404: components["responses"]["NotFound"];
+            /** @description `idempotency_key_reused`: the Idempotency-Key was used with a different request. `idempotency_request_in_progress`: the first request with this Idempotency-Key is still running; retry shortly. `analysis_not_completed`: moments exist once the analysis is completed. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused" | "idempotency_request_in_progress" | "analysis_not_completed";
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRender: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The … identifier. */
+                render_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The render. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Render"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getOpenApiDocument: {

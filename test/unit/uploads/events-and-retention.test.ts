@@ -36,18 +36,24 @@ describe('local event bus', () => {
     expect(lines[0]).toEqual({ account_id: 'acct_1', event: event(0) });
   });
 
-  it('delivers to in-process subscribers after the publish returns', async () => {
+  it('returns from a publish once every in-process subscriber accepted the event, and fails when one cannot', async () => {
     const bus = localEventBus(join(dir, 'events.ndjson'));
     const seen: string[] = [];
-    const delivered = new Promise<void>((resolve) =>
-      bus.subscribe((accountId, e) => {
-        seen.push(`${accountId}:${e.id}`);
-        resolve();
-      }),
-    );
-    await bus.publish('acct_2', event(7));
-    await delivered;
+    let accept: () => void = () => undefined;
+    const unsubscribe = bus.subscribe(async (accountId, e) => {
+      await new Promise<void>((resolve) => (accept = resolve));
+      seen.push(`${accountId}:${e.id}`);
+    });
+    let returned = false;
+    const published = bus.publish('acct_2', event(7)).then(() => (returned = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(returned).toBe(false);
+    accept();
+    await published;
     expect(seen).toEqual(['acct_2:evt_7']);
+    unsubscribe();
+    bus.subscribe(() => Promise.reject(new Error('table down')));
+    await expect(bus.publish('acct_2', event(8))).rejects.toThrow('table down');
   });
 
   it('is one bus per file, shared by every handler of the process', () => {

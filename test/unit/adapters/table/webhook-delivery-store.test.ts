@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CursorCodec } from '../../../../functions/adapters/table/cursor.js';
 import { dynamoWebhookDeliveryStore } from '../../../../functions/adapters/table/webhook-delivery-store.js';
 import type { WebhookDeliveryRecord } from '../../../../functions/domain/webhooks/model.js';
@@ -32,27 +32,22 @@ beforeEach(() => ddb.reset());
 afterAll(() => ddb.restore());
 
 describe('dynamoWebhookDeliveryStore', () => {
-  it('creates a delivery with its guard in one transaction, each only if absent, pending ones on the due index', async () => {
-    ddb.on(TransactWriteCommand).resolves({});
+  it('creates a delivery with one conditional Put (its id names the event and the endpoint); pending ones go on the due index', async () => {
+    ddb.on(PutCommand).resolves({});
     const d = delivery();
     expect(await store.createOnce(d)).toEqual({ created: true, delivery: d });
-    const [guard, item] = (ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems ?? []).map((i) => i.Put!);
-    expect(guard).toEqual({
-      TableName: TABLE_NAME,
-      Item: { PK, SK: `DLVEVT#${d.eventId}#${d.endpointId}`, entity: 'webhook_delivery_guard', deliveryId: d.deliveryId, ttl },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    });
-    expect(item).toEqual({
-      TableName: TABLE_NAME,
-      Item: { PK, SK: `DLV#${d.deliveryId}`, GSI1PK: 'WEBHOOK#DUE', GSI1SK: `${d.nextAttemptAt}#${d.deliveryId}`, entity: 'webhook_delivery', ...d, ttl },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    });
+    expect(ddb.commandCalls(PutCommand).map((c) => c.args[0].input)).toEqual([
+      {
+        TableName: TABLE_NAME,
+        Item: { PK, SK: `DLV#${d.deliveryId}`, GSI1PK: 'WEBHOOK#DUE', GSI1SK: `${d.nextAttemptAt}#${d.deliveryId}`, entity: 'webhook_delivery', ...d, ttl },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    ]);
   });
 
-  it('returns the delivery made before when the guard exists (a repeated fan-out)', async () => {
-    ddb.on(TransactWriteCommand).rejects(new TransactionCanceledException({ message: 'no', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] }));
-    const earlier = delivery({ deliveryId: 'dlv_0190a0b0c0d07e0f8a9b0c1d2e3f4a00', status: 'succeeded', nextAttemptAt: null });
-    ddb.on(GetCommand, { Key: { PK, SK: `DLVEVT#${earlier.eventId}#${earlier.endpointId}` } }).resolves({ Item: { deliveryId: earlier.deliveryId } });
+  it('returns the delivery made before when the item exists (a repeated fan-out)', async () => {
+    ddb.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'exists', $metadata: {} }));
+    const earlier = delivery({ status: 'succeeded', nextAttemptAt: null, attempts: [{ at: 'a', statusCode: 200, durationMs: 5 }] });
     ddb.on(GetCommand, { Key: { PK, SK: `DLV#${earlier.deliveryId}` } }).resolves({ Item: { PK, SK: `DLV#${earlier.deliveryId}`, entity: 'webhook_delivery', ttl, ...earlier } });
     expect(await store.createOnce(delivery())).toEqual({ created: false, delivery: earlier });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../functions/domain/errors.js';
-import { attemptDelivery, fanOut, MAX_DELIVERY_ATTEMPTS, retryDelivery } from '../../../../functions/domain/webhooks/deliveries.js';
+import { attemptDelivery, deliveryIdFor, fanOut, MAX_DELIVERY_ATTEMPTS, retryDelivery } from '../../../../functions/domain/webhooks/deliveries.js';
 import { retryDelaysMs } from '../../../../functions/domain/webhooks/schedule.js';
 import { ACCOUNT_ID, OTHER_ACCOUNT_ID } from '../../../helpers/unit-fixtures.js';
 import { endpoint, event, harness, OLD_SECRET, SECRET } from './fakes.js';
@@ -9,6 +9,20 @@ const A = 'whe_0190a0b0c0d07e0f8a9b0c1d2e3f4a0a';
 const B = 'whe_0190a0b0c0d07e0f8a9b0c1d2e3f4a0b';
 const C = 'whe_0190a0b0c0d07e0f8a9b0c1d2e3f4a0c';
 const D = 'whe_0190a0b0c0d07e0f8a9b0c1d2e3f4a0d';
+
+describe('deliveryIdFor', () => {
+  it('is the same for the same event and endpoint, different otherwise, and sorts by event time', () => {
+    const first = deliveryIdFor(event(), A);
+    expect(first).toMatch(/^dlv_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+    expect(deliveryIdFor(event(), A)).toBe(first);
+    expect(deliveryIdFor(event(), B)).not.toBe(first);
+    expect(deliveryIdFor(event({ id: 'evt_0000000000000000000000000000000b' }), A)).not.toBe(first);
+    // A UUIDv7 of the event's time: the log's newest-first order is event order.
+    expect(first.slice(4, 16)).toBe(Date.parse(event().created_at).toString(16).padStart(12, '0'));
+    const later = deliveryIdFor(event({ id: 'evt_0000000000000000000000000000000a', created_at: '2026-01-02T00:00:00.001Z' }), A);
+    expect(later > first).toBe(true);
+  });
+});
 
 describe('fanOut', () => {
   it('creates one delivery per enabled endpoint subscribed to the type, and POSTs each at once, signed', async () => {

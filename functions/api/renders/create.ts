@@ -1,0 +1,14 @@
+import { submitRender } from '../../domain/renders/create.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentRender } from '../../shared/render-presenters.js';
+import { noQuerySchema } from '../../schemas/common.js';
+import { renderCreateSchema } from '../../schemas/render.js';
+import { idempotent } from '../../composition/idempotency.js';
+import { renderSubmission } from '../../composition/renders.js';
+
+export const handler = httpHandler(
+  'api/renders/create',
+  { query: noQuerySchema, body: renderCreateSchema },
+  () => ({ ...renderSubmission(), idempotent: idempotent() }),
+  async ({ accountId, body, idempotencyKey }, deps) => ({ status: 202, body: presentRender(await submitRender(deps, accountId, body, idempotencyKey)) }),
+);

@@ -1,0 +1,12 @@
+import { getRender } from '../../domain/renders/create.js';
+import { assetLinks } from '../../domain/renders/links.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentRender } from '../../shared/render-presenters.js';
+import { noQuerySchema } from '../../schemas/common.js';
+import { renderIdParams } from '../../schemas/render.js';
+import { assetSigner, renders } from '../../composition/renders.js';
+
+export const handler = httpHandler('api/renders/get', { params: renderIdParams, query: noQuerySchema }, () => ({ renders: renders() }), async ({ accountId, params }, deps) => {
+  const render = await getRender(deps.renders, accountId, params.render_id);
+  return { status: 200, body: presentRender(render, await assetLinks(assetSigner, render)) };
+});

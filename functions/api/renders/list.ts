@@ -1,0 +1,12 @@
+import { listRenders } from '../../domain/renders/create.js';
+import { assetLinks } from '../../domain/renders/links.js';
+import { httpHandler } from '../../http/handler.js';
+import { presentRender } from '../../shared/render-presenters.js';
+import { rendersQuerySchema } from '../../schemas/render.js';
+import { assetSigner, renders } from '../../composition/renders.js';
+
+export const handler = httpHandler('api/renders/list', { query: rendersQuerySchema }, () => ({ renders: renders() }), async ({ accountId, query }, deps) => {
+  const page = await listRenders(deps.renders, accountId, query);
+  const presented = await Promise.all(page.items.map(async (render) => presentRender(render, await assetLinks(assetSigner, render))));
+  return { status: 200, body: { object: 'list' as const, data: presented, next_cursor: page.nextCursor } };
+});

@@ -1,0 +1,112 @@
+import { limitsOf } from '../accounts.js';
+import { nowIso } from '../clock.js';
+import { announcement } from '../outbox.js';
+import type { AccountStore } from '../ports.js';
+import { retentionTags } from '../retention.js';
+import type { RunStore, SourceUrlSigner } from '../runs/ports.js';
+import type { TerminalError } from '../runs/model.js';
+import type { FramePlan, Size } from './framing.js';
+import { planFrame } from './framing.js';
+import { segmentsOf, type RenderAsset, type RenderRecord, type RenderRef, type RenderStore } from './model.js';
+import { outputSizeOf } from './presets.js';
+
+/** What the renderer measured of the MP4 it wrote. */
+export interface RenderedFile {
+  width: number;
+  height: number;
+  durationMs: number;
+  sizeBytes: number;
+}
+
+export interface MomentRenderJob {
+  sourceUrl: string;
+  /** Spans of the source, concatenated in order. */
+  segments: { startMs: number; endMs: number }[];
+  /** Decides the geometry once the source's frame size is known. */
+  plan: (source: Size) => FramePlan;
+  outputKey: string;
+  tags: Record<string, string>;
+}
+
+/** Cuts, frames and encodes one moment into an MP4 in the media bucket (ffmpeg). Error messages never carry the source URL. */
+export interface MomentRenderer {
+  render(job: MomentRenderJob): Promise<RenderedFile>;
+}
+
+export interface RenderPipelineDeps {
+  renders: RenderStore;
+  runs: Pick<RunStore, 'getAnalysis' | 'getRun' | 'listMoments'>;
+  accounts: Pick<AccountStore, 'getAccount'>;
+  signSourceUrl: SourceUrlSigner;
+  renderer: MomentRenderer;
+}
+
+/** Where a rendered moment lives: under the account, beside its uploads and sources. */
+export const renderAssetKey = (accountId: string, renderId: string, momentId: string): string => `accounts/${accountId}/renders/${renderId}/${momentId}.mp4`;
+
+const failed = (momentId: string, error: TerminalError): RenderAsset => ({ momentId, status: 'failed', error });
+
+/**
+ * The RenderMoment step (a container task): renders one moment and records its asset at once.
+ * A moment that cannot be rendered gets a failed asset with the reason and the step succeeds, so
+ * the other moments go on. A retried step finds its completed asset and does nothing.
+ */
+export async function renderMoment(deps: RenderPipelineDeps, ref: RenderRef & { momentId: string }): Promise<RenderAsset['status'] | 'settled'> {
+  const render = await deps.renders.get(ref.accountId, ref.renderId);
+  if (!render || (render.status !== 'queued' && render.status !== 'processing')) return 'settled';
+  if (render.assets[ref.momentId]?.status === 'completed') return 'completed';
+  await deps.renders.markProcessing(ref, nowIso());
+
+  const asset = await renderedAsset(deps, render, ref.momentId);
+  await deps.renders.putAsset(ref, asset, nowIso());
+  return asset.status;
+}
+
+async function renderedAsset(deps: RenderPipelineDeps, render: RenderRecord, momentId: string): Promise<RenderAsset> {
+  const analysis = await deps.runs.getAnalysis(render.accountId, render.analysisId);
+  const run = analysis && (await deps.runs.getRun(render.accountId, analysis.runId));
+  const moment = (await deps.runs.listMoments(render.accountId, render.analysisId)).find((m) => m.id === momentId);
+  if (!run || !moment) return failed(momentId, { code: 'moment_unavailable', message: 'The moment or its analysis no longer exists.' });
+  const account = await deps.accounts.getAccount(render.accountId);
+  const retentionDays = run.oneOff?.retentionDays ?? (account ? limitsOf(account).retentionDays : 7);
+  const objectKey = renderAssetKey(render.accountId, render.renderId, momentId);
+  try {
+    const file = await deps.renderer.render({
+      sourceUrl: await deps.signSourceUrl(run.objectKey),
+      segments: segmentsOf(moment),
+      plan: (source) => planFrame(source, outputSizeOf(render.settings.output.aspect_ratio), render.settings.framing.mode),
+      outputKey: objectKey,
+      tags: retentionTags(retentionDays),
+    });
+    // Burned-in captions are not built yet: no asset claims them.
+    return { momentId, status: 'completed', objectKey, ...file, captions: false };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return failed(momentId, { code: 'render_failed', message: `The moment could not be rendered: ${message}` });
+  }
+}
+
+/**
+ * The SettleRender step: every moment without an asset (its task crashed past its retries) gets a
+ * failed one; the render is completed when at least one asset is, else failed; the status and
+ * render.completed|failed go into one transaction. Settling twice changes nothing.
+ */
+export async function settleRender(deps: Pick<RenderPipelineDeps, 'renders'>, ref: RenderRef): Promise<RenderRecord | undefined> {
+  const render = await deps.renders.get(ref.accountId, ref.renderId);
+  if (!render || (render.status !== 'queued' && render.status !== 'processing')) return render;
+  const assets = Object.fromEntries(
+    render.momentIds.map((id) => [id, render.assets[id] ?? failed(id, { code: 'render_failed', message: 'The render task for this moment did not finish.' })]),
+  );
+  const rendered = Object.values(assets).filter((a) => a.status === 'completed').length;
+  const status = rendered > 0 ? 'completed' : 'failed';
+  const now = nowIso();
+  const settled: RenderRecord = {
+    ...render,
+    assets,
+    status,
+    error: status === 'failed' ? { code: 'render_failed', message: 'No moment could be rendered; each asset says why.' } : null,
+    updatedAt: now,
+  };
+  const written = await deps.renders.settle(settled, [announcement(`render.${status}`, { kind: 'render', renderId: render.renderId }, now)], now);
+  return written ? settled : deps.renders.get(ref.accountId, ref.renderId);
+}
