@@ -3,7 +3,7 @@ import type { AcquisitionDeps } from '../domain/analyses/acquire.js';
 import type { CancelDeps } from '../domain/analyses/lifecycle.js';
 import type { OneOffDeps } from '../domain/analyses/one-off.js';
 import { lazy } from '../shared/memo.js';
-import { hostEvents, hostWorkflows } from './host-parts.js';
+import { hostWorkflows } from './host-parts.js';
 import { idClaims, runs, slots } from './runs.js';
 import { sourceGateway } from './sources.js';
 import { accounts } from './table.js';

@@ -3,7 +3,7 @@ import { dynamoBatchStore } from '../adapters/table/batch-store.js';
 import type { BatchDeps } from '../domain/batches/submit.js';
 import type { BatchWorkflowDeps } from '../domain/batches/workflow.js';
 import { lazy } from '../shared/memo.js';
-import { hostEvents, hostWorkflows } from './host-parts.js';
+import { hostWorkflows } from './host-parts.js';
 import { idClaims, runs } from './runs.js';
 import { findRunnableSource } from './upload-records.js';
 import { scanners } from './scanners.js';

@@ -9,7 +9,7 @@ import type { PipelineDeps } from '../domain/runs/pipeline.js';
 import { readSecretString } from '../adapters/secrets.js';
 import { lazy } from '../shared/memo.js';
 import { batches } from './batches.js';
-import { hostEvents, hostWorkflows } from './host-parts.js';
+import { hostWorkflows } from './host-parts.js';
 import { media, s3 } from './media.js';
 import { runs, slots } from './runs.js';
 import { accounts } from './table.js';

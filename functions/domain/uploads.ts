@@ -10,8 +10,6 @@ import { announcement } from './outbox.js';
 import { retentionTags, UPLOAD_RECORD_GRACE_DAYS } from './retention.js';
 import type {
   Account,
-  EventPublisher,
-  EventType,
   MediaInspector,
   MediaStore,
   MultipartState,

@@ -6,16 +6,14 @@
  * restarted with the variable still resumes work; the tests restart without it.
  *
  * - `run_reserved`: a request has reserved a run's credits and is about to start its workflow,
- *   before it answers (the request waits for the kill). The kill comes 2 s after the reservation,
- *   because DynamoDB Local, which dies with the host, can lose a write it acknowledged just before
- *   (a reservation killed at once is simply not there after the restart).
+ *   before it answers. (DynamoDB Local, which ends with the host, keeps the reservation it has
+ *   just acknowledged: it is sent SIGTERM, not SIGKILL, see host-processes.ts.)
  * - `task:<State>` (e.g. `task:PersistResults`): a task state of a workflow has done its work (its
  *   writes are made) and the workflow has not moved on. The first time only.
  */
 import type { LocalWorkflows, TaskWrapper } from './local-workflows.js';
 
 const CRASH_AFTER_VARIABLE = 'LOCAL_CRASH_AFTER';
-const CRASH_DELAY_MS = 2_000;
 
 const crashNow = (): never => {
   process.kill(process.pid, 'SIGKILL');
@@ -29,10 +27,7 @@ export function crashAfterReservation(workflows: LocalWorkflows): LocalWorkflows
     get(target, property) {
       const value = Reflect.get(target, property) as unknown;
       if (property !== 'startAnalysis') return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      return () => {
-        setTimeout(() => process.kill(process.pid, 'SIGKILL'), CRASH_DELAY_MS);
-        return new Promise<never>(() => undefined);
-      };
+      return (): Promise<never> => crashNow();
     },
   });
 }

@@ -18,7 +18,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { endLeftovers, HOST_INSTANCE_VARIABLE, HostChildren, startReaper } from './host-processes.js';
 import { LocalWorkflows } from './local-workflows.js';
 import { crashAfterReservation, crashAfterTask } from './crash-hooks.js';
-import { reconcileBatches, reconcileRuns } from './resume-runs.js';
+import { reconcileBatches, reconcileRenders, reconcileRuns } from './resume-runs.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
 import { installHost } from '../composition/host.js';
 import { startOutboxRelay } from './outbox-relay.js';
@@ -201,6 +201,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     if (resumed) console.log(`Resumed ${resumed} run(s) left unfinished by the previous start.`);
     const resumedBatches = await reconcileBatches(doc, LOCAL_TABLE, workflows);
     if (resumedBatches) console.log(`Resumed ${resumedBatches} scanner batch(es) left unfinished by the previous start.`);
+    const resumedRenders = await reconcileRenders(doc, LOCAL_TABLE, workflows);
+    if (resumedRenders) console.log(`Resumed ${resumedRenders} render(s) left unfinished by the previous start.`);
     await writeFile(stateFile(dataDir), JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2), { mode: 0o600 });
     doc.destroy();
 

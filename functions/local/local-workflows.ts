@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
+import type { RenderWorkflowStarter } from '../domain/renders/model.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../workflows/registry.js';
 import { LocalContainerTasks, RUN_CONTAINER_TASK } from './container-tasks.js';
 import type { HostChildren } from './host-processes.js';
@@ -58,7 +59,7 @@ function taskStates(states: Record<string, AslState>): BoundTask[] {
  * CDK deploys as that task's Lambda, and each container task state to the same entrypoint the
  * Fargate image runs, as a child process.
  */
-export class LocalWorkflows implements WorkflowStarter, TaskTokenCallbacks {
+export class LocalWorkflows implements WorkflowStarter, RenderWorkflowStarter, TaskTokenCallbacks {
   private readonly running = new Map<string, { abort: () => void; done: Promise<unknown> }>();
   private readonly waiting = new Map<string, (output: unknown) => void>();
   private readonly containers: LocalContainerTasks;

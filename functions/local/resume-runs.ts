@@ -3,6 +3,7 @@ import type { BatchRef, BatchWorkflowStarter } from '../domain/batches/ports.js'
 import { nowIso } from '../domain/clock.js';
 import type { RunRecord } from '../domain/runs/model.js';
 import type { AnalysisRef, SlotStore, WorkflowStarter } from '../domain/runs/ports.js';
+import type { RenderRef, RenderWorkflowStarter } from '../domain/renders/model.js';
 
 type RunState = AnalysisRef & Pick<RunRecord, 'status' | 'slot'>;
 
@@ -65,4 +66,21 @@ export async function reconcileRuns(doc: DynamoDBDocumentClient, tableName: stri
   const resumed = runs.filter(unfinished).sort((a, b) => a.runId.localeCompare(b.runId));
   for (const run of resumed) await workflows.startAnalysis({ accountId: run.accountId, runId: run.runId, analysisId: run.analysisId });
   return resumed.length;
+}
+
+/**
+ * Restarts the workflow of every render not yet settled, oldest first: a moment whose asset is
+ * recorded is not rendered again, the others are, and the render is settled once.
+ */
+export async function reconcileRenders(doc: DynamoDBDocumentClient, tableName: string, workflows: RenderWorkflowStarter): Promise<number> {
+  const renders = await scanAll<RenderRef & { momentIds: string[] }>(doc, {
+    TableName: tableName,
+    FilterExpression: '#entity = :render AND #status IN (:queued, :processing)',
+    ProjectionExpression: 'accountId, renderId, momentIds',
+    ExpressionAttributeNames: { '#entity': 'entity', '#status': 'status' },
+    ExpressionAttributeValues: { ':render': 'render', ':queued': 'queued', ':processing': 'processing' },
+  });
+  renders.sort((a, b) => a.renderId.localeCompare(b.renderId));
+  for (const render of renders) await workflows.startRender(render);
+  return renders.length;
 }

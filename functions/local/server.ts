@@ -160,9 +160,9 @@ const answeredEarly = new WeakSet<Socket>();
  * connection closes. Bytes that met a closed socket would be answered with a reset, which can
  * destroy the answer at the client before it has read it.
  */
-function answerEarly(socket: Socket, response: ApiResponse, request?: IncomingMessage): void {
+function answerEarly(socket: Socket, response: ApiResponse, request?: IncomingMessage, head = request?.method === 'HEAD'): void {
   answeredEarly.add(socket);
-  const flushed = new Promise<void>((resolve) => socket.end(rawResponse(response, request?.method === 'HEAD'), resolve));
+  const flushed = new Promise<void>((resolve) => socket.end(rawResponse(response, head), resolve));
   let bytes = 0;
   const timer = setTimeout(close, DRAIN_MS);
   function close() {
@@ -278,13 +278,15 @@ export function createApiServer(limits: ServerLimits = defaultServerLimits): Ser
     });
   });
 
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (answeredEarly.has(socket)) return; // a broken parser reports again for every further chunk
     if (error.code === 'ECONNRESET' || !socket.writable || responding.has(socket)) {
       socket.destroy();
       return;
     }
-    answerEarly(socket, errorResponse(clientErrorOf(error, limits), randomUUID()));
+    // No request was parsed, but the bytes it began with say whether it is a HEAD (answered without a body).
+    const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+    answerEarly(socket, errorResponse(clientErrorOf(error, limits), randomUUID()), undefined, head);
   });
   return server;
 }

@@ -121,6 +121,7 @@ export const workflows = {
       // One moment per task: reads the source through a signed GET, writes the MP4 to the bucket.
       RenderTaskDefinitionArn: { entrypoint: 'containers/render-moment', table: 'readWrite', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
     },
+    onExecutionEnded: { handler: 'workflows/render/settle-ended-render', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
   },
 } as const satisfies Record<string, WorkflowDefinition>;
 

@@ -2,7 +2,7 @@ import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -69,7 +69,7 @@ export class EventDelivery extends Construct {
         retryAttempts: 20,
         onFailure: new SqsDlq(failedRelays),
         // Only new outbox items invoke the relay: no other write to the table costs an invocation.
-        filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(OUTBOX_ENTITY) } } } })],
+        filters: [FilterCriteria.filter({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: [OUTBOX_ENTITY] } } } })],
       }),
     );
 

@@ -17,6 +17,8 @@ import { stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement }
 const analysis = workflows.analysis;
 const signalsTask: ContainerTask = analysis.containerTasks.SignalsTaskDefinitionArn;
 const containerTaskCount = Object.keys(analysis.containerTasks).length;
+/** Every workflow's container tasks (analysis, render): one image each. */
+const allContainerTaskCount = Object.values(workflows).reduce((n, workflow) => n + Object.keys('containerTasks' in workflow ? workflow.containerTasks : {}).length, 0);
 const asl = readFileSync(new URL(`../../${analysis.definitionFile}`, import.meta.url), 'utf8');
 
 let synthesized: SynthesizedAssembly;
@@ -122,7 +124,7 @@ describe('task definition', () => {
     };
     // One image per container task, each staged the same way; this one carries the signals entrypoint.
     const images = Object.values(manifest.dockerImages);
-    expect(images).toHaveLength(containerTaskCount);
+    expect(images).toHaveLength(allContainerTaskCount);
     for (const { source } of images) expect(source).toEqual({ directory: expect.stringMatching(/^asset\.[0-9a-f]{64}$/) as unknown, platform: 'linux/amd64' });
     const stagedOf = (directory: string) => join(synthesized.assemblyDirectory, directory);
     const mapOf = (directory: string) => JSON.parse(readFileSync(join(stagedOf(directory), 'task.mjs.map'), 'utf8')) as { sources: string[] };

@@ -5,22 +5,14 @@
  * LOCAL_OUTBOX_RELAY=off (functions/local/host.ts, never read on AWS): it completes the run and
  * relays nothing, like a host killed at once after the completing transaction.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { api, createScanner } from '../helpers/api.js';
 import { hostsOnOwnData } from '../helpers/host-process.js';
 import { balanceOf, creditsFor, sleep, submitRun, toneWav, uploadFile, waitForCompleted, type Run } from '../helpers/runs.js';
-import type { EventLogLine } from '../../functions/adapters/events/local-event-bus.js';
+import { eventLog as eventsIn, type EventLogLine } from '../helpers/events.js';
 
 const hosts = hostsOnOwnData('mss-outbox-crash-');
 afterAll(() => hosts.cleanUp());
-
-const eventsIn = async (dataDir: string): Promise<EventLogLine[]> =>
-  (await readFile(join(dataDir, 'events.ndjson'), 'utf8').catch(() => ''))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as EventLogLine);
 
 test('a run that completed just before a kill is announced once at the next start', async () => {
   const tone = await toneWav(20);

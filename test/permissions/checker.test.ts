@@ -81,7 +81,7 @@ describe('granted calls', () => {
       call(units.route('GET /v1/uploads'), 'dynamodb:Query', `${table}/index/GSI1`),
       call(completeUpload, 's3:GetObject', uploadObject),
       call(completeUpload, 's3:ListBucket', arns.bucket(symbol('MediaBucket'))),
-      call(completeUpload, 'events:PutEvents', arns.eventBus(symbol('EventBus')), 'stand-in'),
+      call(units.outboxRelay, 'events:PutEvents', arns.eventBus(symbol('EventBus')), 'stand-in'),
       call(units.route('POST /v1/scanners/{scanner_id}/runs'), 'states:StartExecution', arns.stateMachine(symbol('analysis')), 'stand-in'),
       call(units.task('batch', 'SpawnItemRunFunction'), 'states:StartExecution', arns.stateMachine(symbol('analysis')), 'stand-in'),
       call(units.task('analysis', 'CompleteRunFunction'), 'states:SendTaskSuccess', arns.stateMachine(symbol('batch')), 'stand-in'),
@@ -110,8 +110,9 @@ function withStatementsOf(unit: string, change: (statement: PolicyStatement) => 
   const copy = structuredClone(from);
   const { roleId } = unitRoles(copy).get(unit)!;
   for (const resource of Object.values(copy.Resources)) {
+    if (resource.Type !== 'AWS::IAM::Policy') continue;
     const roles = resource.Properties.Roles as { Ref?: string }[] | undefined;
-    if (resource.Type !== 'AWS::IAM::Policy' || !roles?.some((role) => role.Ref === roleId)) continue;
+    if (!roles?.some((role) => role.Ref === roleId)) continue;
     const document = resource.Properties.PolicyDocument as { Statement: PolicyStatement[] };
     document.Statement = document.Statement.flatMap(change);
   }
@@ -170,6 +171,7 @@ describe('changed grants', () => {
 /** The media bucket's logical id, read from the template as the check does (MEDIA_BUCKET's Ref). */
 function bucketId(): string {
   for (const resource of Object.values(template.Resources)) {
+    if (resource.Type !== 'AWS::Lambda::Function') continue;
     const bucket = ((resource.Properties.Environment as { Variables?: Record<string, { Ref?: string }> } | undefined)?.Variables ?? {}).MEDIA_BUCKET?.Ref;
     if (bucket) return bucket;
   }

@@ -11,7 +11,7 @@ import { adminOutput, api, createAccount, createScanner, listAll, runAdmin, type
 import { submitBatch, waitForBatch } from '../helpers/batches.js';
 import { ledgerOf } from '../helpers/ledger.js';
 import { startMediaServer, type MediaServer } from '../helpers/media-server.js';
-import { balanceOf, longVideo, sleep, startRun, toneWav, uploadFile, waitForCompleted, type Run } from '../helpers/runs.js';
+import { balanceOf, longVideo, momentsOf, sleep, startRun, uploadFile, waitForCompleted, type Run } from '../helpers/runs.js';
 import { pathOf, type RouteModel } from './api-model.js';
 
 /** An account of the shared host, with its key and a client. */
@@ -59,11 +59,16 @@ async function eventually<T>(what: string, read: () => Promise<T | undefined>, t
   }
 }
 
-/** How to obtain a real id of each kind named by a route parameter. */
+/**
+ * How to obtain a real id of each kind named by a route parameter. The upload is a 30 s video
+ * (one credit a run) and the scanner finds its scene changes, so the run's analysis has video
+ * moments, which renders need.
+ */
 export const idFactories: Record<string, Factory> = {
-  upload_id: async ({ tenant }) => (await uploadFile(tenant.client, await toneWav(5))).upload_id,
-  scanner_id: async ({ tenant }) => (await createScanner(tenant.client, { name: 'reliability', type: 'summarizer', instructions: 'Summarize the recording' })).scanner_id,
-  // A completed run: it has observations, an analysis with moments' endpoints, and billing settled.
+  upload_id: async ({ tenant }) => (await uploadFile(tenant.client, await longVideo(30))).upload_id,
+  scanner_id: async ({ tenant }) =>
+    (await createScanner(tenant.client, { name: 'reliability', type: 'find_moments', instructions: 'Find the scene changes', min_seconds: 5, max_seconds: 9 })).scanner_id,
+  // A completed run: it has observations, an analysis with moments, and billing settled.
   run_id: async (resources) => {
     const run = await startRun(resources.tenant.client, await resources.id('scanner_id'), { upload_id: await resources.id('upload_id') });
     return (await waitForCompleted(resources.tenant.client, run.run_id)).run_id;
@@ -71,6 +76,20 @@ export const idFactories: Record<string, Factory> = {
   analysis_id: async (resources) => {
     const run = await resources.tenant.client.get<Run>(`/v1/runs/${await resources.id('run_id')}`);
     return run.body.analysis_id;
+  },
+  // A finished render of the run's first moment (renders cost nothing).
+  render_id: async (resources) => {
+    const created = await resources.tenant.client.post<{ render_id: string }>('/v1/renders', {
+      analysis_id: await resources.id('analysis_id'),
+      moment_ids: await valueFactories.moment_ids?.(resources),
+    });
+    expect(created.status, created.text).toBe(202);
+    const renderId = created.body.render_id;
+    await eventually(`render ${renderId} to finish`, async () => {
+      const read = await resources.tenant.client.get<{ status: string }>(`/v1/renders/${renderId}`);
+      return underWay.has(read.body.status) ? undefined : true;
+    }, 120_000);
+    return renderId;
   },
   batch_id: async (resources) => {
     const batch = await submitBatch(resources.tenant.client, [{ client_id: 'one', scanner_id: await resources.id('scanner_id'), upload_id: await resources.id('upload_id') }]);
@@ -107,6 +126,7 @@ export const idFactories: Record<string, Factory> = {
  */
 export const valueFactories: Record<string, (resources: Resources) => Promise<unknown>> = {
   source_url: (resources) => resources.sourceUrl(),
+  moment_ids: async (resources) => [(await momentsOf(resources.tenant.client, await resources.id('analysis_id'))).moments[0]?.id],
   url: async (resources) => (await resources.receiver()).url,
   analysis_start_seconds: () => Promise.resolve(0),
   analysis_end_seconds: () => Promise.resolve(5),

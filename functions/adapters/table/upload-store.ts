@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { collections, keys } from './keys.js';
 import { tableDefinition } from './definition.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';

@@ -9,6 +9,7 @@ import type { ListQuery } from '../../schemas/common.js';
 import type { RenderCreate } from '../../schemas/render.js';
 import { renderedMsOf, type RenderRecord, type RenderSettings, type RenderStore, type RenderWorkflowStarter } from './model.js';
 import { isPortrait, RENDER_LIMITS } from './presets.js';
+import { settleRender } from './pipeline.js';
 
 export interface RenderDeps {
   renders: RenderStore;
@@ -94,7 +95,13 @@ export async function submitRender(deps: RenderDeps, accountId: string, input: R
     if (raced) return raced;
   }
   if (outcome === 'proof_allowance_exhausted') throw proofExhausted(proofMs);
-  await restartIfUnstarted(true, () => deps.workflows.startRender({ accountId, renderId, momentIds: render.momentIds }));
+  try {
+    await deps.workflows.startRender({ accountId, renderId, momentIds: render.momentIds });
+  } catch (cause) {
+    // Under a key, a retry with it starts the queued render again; without one nothing would: it fails now (it cost nothing).
+    if (idempotencyKey === undefined) await settleRender(deps, { accountId, renderId });
+    throw new ApiError('queue_unavailable', 'The render could not be queued. Retry with backoff (under the same Idempotency-Key, if you sent one).', undefined, { cause });
+  }
   return render;
 }
 

@@ -197,3 +197,35 @@ describe('render pipeline', () => {
     expect(renders.announced.map((a) => a.type)).toEqual(['render.failed']);
   });
 });
+
+describe('an execution that ended early', () => {
+  it('settles the render from the execution input: moments without an asset fail', async () => {
+    const { handler } = await import('../../../../functions/workflows/render/settle-ended-render.js');
+    expect(handler).toBeTypeOf('function');
+    const { executionEndedSchema } = await import('../../../../functions/workflows/task.js');
+    const { renderRefSchema } = await import('../../../../functions/workflows/render/render-moment-step.js');
+    const parsed = executionEndedSchema(renderRefSchema).parse({
+      detail: { status: 'TIMED_OUT', input: JSON.stringify({ accountId: ACCOUNT, renderId: 'rnd_1', momentIds: ['mom_a'] }) },
+    });
+    expect(parsed.detail.input).toEqual({ accountId: ACCOUNT, renderId: 'rnd_1' });
+  });
+});
+
+describe('a render whose workflow cannot be started', () => {
+  it('answers 503 queue_unavailable; without a key the render fails at once, with one it stays queued for the retry', async () => {
+    const unkeyed = world();
+    unkeyed.deps.workflows = { startRender: () => Promise.reject(new Error('throttled')) };
+    expect((await codeOf(submitRender(unkeyed.deps, ACCOUNT, request({}))))?.code).toBe('queue_unavailable');
+    expect([...unkeyed.renders.renders.values()].map((r) => r.status)).toEqual(['failed']);
+
+    const keyed = world();
+    const starts: string[] = [];
+    let fail = true;
+    keyed.deps.workflows = { startRender: (ref) => (fail ? Promise.reject(new Error('throttled')) : Promise.resolve(void starts.push(ref.renderId))) };
+    expect((await codeOf(submitRender(keyed.deps, ACCOUNT, request({}), 'k'))) ?.code).toBe('queue_unavailable');
+    fail = false;
+    const retried = await submitRender(keyed.deps, ACCOUNT, request({}), 'k');
+    expect(retried.status).toBe('queued');
+    expect(starts).toEqual([retried.renderId]);
+  });
+});
