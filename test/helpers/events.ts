@@ -27,3 +27,16 @@ export function eventIdsByType(lines: readonly EventLogLine[], field: string, va
   }
   return byType;
 }
+
+/**
+ * The event log once `relayed` holds for it: terminal events reach the log through the outbox
+ * relay, a moment after the state change (the local host polls its outbox every 100 ms).
+ */
+export async function eventLogOnce(dataDir: string, relayed: (lines: readonly EventLogLine[]) => boolean, timeoutMs = 10_000): Promise<EventLogLine[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const lines = await eventLog(dataDir);
+    if (relayed(lines) || Date.now() > deadline) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -4,14 +4,13 @@
  * content type with a real file; every bad input fails closed with its own code, never a 5xx.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetObjectTaggingCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/adapters/table/keys.js';
 import { localDocumentClient, readRunningHost } from '../../functions/local/host.js';
 import { uploadContentTypes, type UploadContentType } from '../../functions/schemas/upload.js';
-import type { EventLogLine } from '../../functions/adapters/events/local-event-bus.js';
+import { eventLogOnce, type EventLogLine } from '../helpers/events.js';
 import { clientFor, createAccount, expectClientError, expectError, isoMillisPattern, listAll, type ApiResponse, type Client, type List } from '../helpers/api.js';
 import { acceptedSpecials, allFixtures, fixture, fixtureForContentType, rejectedInputs, type FixtureName } from '../helpers/media-fixtures.js';
 
@@ -106,10 +105,9 @@ async function uploadFile(name: FixtureName, contentType: UploadContentType, dec
   return completed.body;
 }
 
-async function events(): Promise<EventLogLine[]> {
-  const text = await readFile(join(inject('dataDir'), 'events.ndjson'), 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as EventLogLine);
-}
+/** The event log once every upload named has its terminal event in it. */
+const eventsOf = (...uploadIds: string[]): Promise<EventLogLine[]> =>
+  eventLogOnce(inject('dataDir'), (lines) => uploadIds.every((id) => lines.some((line) => (line.event.data.object as Upload).upload_id === id)));
 
 /** Moves a stored record's clock fields, as time passing would (DynamoDB Local of the shared host). */
 async function setStored(uploadId: string, field: 'expiresAt' | 'retentionExpiresAt', value: string): Promise<void> {
@@ -289,7 +287,7 @@ describe('POST /v1/uploads/{upload_id}/complete', () => {
     const again = await complete(upload.upload_id);
     expect(again.body).toEqual(first?.body);
     // One transition, so one event.
-    expect((await events()).filter((line) => (line.event.data.object as Upload).upload_id === upload.upload_id)).toHaveLength(1);
+    expect((await eventsOf(upload.upload_id)).filter((line) => (line.event.data.object as Upload).upload_id === upload.upload_id)).toHaveLength(1);
   });
 
   it('404s an unknown, malformed or foreign upload (indistinguishably)', async () => {
@@ -380,7 +378,7 @@ describe('events', () => {
   it('appends upload.ready and upload.failed to events.ndjson with the record as GET returns it', async () => {
     const ready = await uploadFile('audio.m4a', 'audio/x-m4a');
     const failed = await uploadFile('random.bin', 'audio/mpeg');
-    const log = await events();
+    const log = await eventsOf(ready.upload_id, failed.upload_id);
     for (const [upload, type] of [[ready, 'upload.ready'], [failed, 'upload.failed']] as const) {
       const line = log.find((l) => (l.event.data.object as Upload).upload_id === upload.upload_id);
       expect(line).toMatchObject({ account_id: accountId, event: { type, created_at: upload.updated_at } });

@@ -32,6 +32,17 @@ let aIds: Record<string, string> = {};
 /** A's resources as A reads them (the GET of each kind), before B's calls. */
 const before = new Map<string, unknown>();
 
+/**
+ * A resource as it stands, without what is minted afresh on every read: signed URLs and their
+ * expiry (a render's asset URLs).
+ */
+function standing(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(standing);
+  if (typeof value === 'string') return value.includes('X-Amz-Signature=') ? value.split('?')[0] : value;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !key.endsWith('_expires_at')).map(([key, item]) => [key, standing(item)]));
+}
+
 /** The GET route that reads one resource of a kind: `GET /v1/runs/{run_id}`. */
 const getterOf = (name: string) => models.find((model) => model.route.method === 'GET' && model.pathParameters.length === 1 && model.route.path.endsWith(`{${name}}`));
 
@@ -68,7 +79,7 @@ describe('account B calling with account A\'s ids', () => {
       if (!getter) continue;
       const read = await a.tenant.client.get(pathOf(getter, { [name]: aIds[name] ?? '' }));
       expect(read.status, `${getter.key} as A: ${read.text}`).toBe(200);
-      before.set(name, read.body);
+      before.set(name, standing(read.body));
     }
   });
   afterAll(async () => {
@@ -120,7 +131,7 @@ describe('account B calling with account A\'s ids', () => {
       const getter = getterOf(name);
       if (!getter) continue;
       const read = await a.tenant.client.get(pathOf(getter, { [name]: aIds[name] ?? '' }));
-      expect(read.body, `${getter.key} after B's calls`).toEqual(snapshot);
+      expect(standing(read.body), `${getter.key} after B's calls`).toEqual(snapshot);
     }
   });
 

@@ -408,10 +408,10 @@ async function smoke(settings: Settings): Promise<boolean> {
     });
 
     await step('clean up', async (detail) => {
-      // functions/routes.ts has no DELETE route (test/integration/smoke.test.ts keeps this true):
-      // an upload goes with its retention, a scanner stays.
+      // functions/routes.ts has no DELETE route for scanners, uploads or runs (test/integration/smoke.test.ts
+      // keeps this true): an upload goes with its retention, a scanner stays.
       detail(
-        `nothing deletable through the API (no DELETE routes); kept scanner ${scanner.scanner_id}, upload ${upload.upload_id} ` +
+        `nothing deletable through the API (no DELETE routes for them); kept scanner ${scanner.scanner_id}, upload ${upload.upload_id} ` +
           `(deleted at ${upload.retention_expires_at ?? `the end of its ${accountBefore.retention.days}-day retention`})`,
       );
       return Promise.resolve();
