@@ -6,12 +6,11 @@
  * start, the proof allowance claimed once under concurrency, idempotent replay, and refusals.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { adminOutput, clientFor, createAccount, expectError, runAdmin, type AccountOptions, type Client, type List } from '../helpers/api.js';
 import { balanceOf, generated, longVideo, momentsOf, sleep, toneWav, type MomentList } from '../helpers/runs.js';
 import { startMediaServer, type MediaServer } from '../helpers/media-server.js';
+import { eventLogOnce, type EventLogLine } from '../helpers/events.js';
 
 interface Analysis {
   object: 'analysis';
@@ -72,24 +71,11 @@ async function waitForAnalysis(client: Client, analysisId: string, until = isTer
   }
 }
 
-/** The analysis's events once `count` of them are there (the bus appends after the state change). */
+/** The analysis's events once `count` of them are there (the outbox relay appends them a moment after the state change). */
 async function eventsOf(subjectId: string, count = 1): Promise<{ type: string; id: string }[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const events = await readEvents(subjectId);
-    if (events.length >= count || Date.now() > deadline) return events;
-    await sleep(200);
-  }
-}
-
-async function readEvents(subjectId: string): Promise<{ type: string; id: string }[]> {
-  const text = await readFile(join(inject('dataDir'), 'events.ndjson'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => (JSON.parse(line) as { event: { id: string; type: string; data: { object: { analysis_id?: string } } } }).event)
-    .filter((event) => event.data.object.analysis_id === subjectId)
-    .map(({ id, type }) => ({ id, type }));
+  const ofSubject = (lines: readonly EventLogLine[]) => lines.filter((line) => (line.event.data.object as { analysis_id?: string }).analysis_id === subjectId);
+  const lines = await eventLogOnce(inject('dataDir'), (all) => ofSubject(all).length >= count);
+  return ofSubject(lines).map(({ event: { id, type } }) => ({ id, type }));
 }
 
 const windowBody = (url: string, start: number, end: number, extra: Record<string, unknown> = {}) => ({

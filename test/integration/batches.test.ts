@@ -6,10 +6,8 @@
  * bounded by the account's concurrency, and scanner_batch.completed.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
-import type { EventLogLine } from '../../functions/adapters/events/local-event-bus.js';
+import { eventLog } from '../helpers/events.js';
 import { clientFor, createAccount, createScanner, expectError, type AccountOptions, type Client, type List } from '../helpers/api.js';
 import { batchIdPattern, expectConsistent, getBatch, postBatch, submitBatch, waitForBatch, type Batch, type BatchSummary, type ItemInput } from '../helpers/batches.js';
 import { balanceOf, createPendingUpload, creditsFor, toneWav, uploadFile, waitForRun, type Run, type Upload } from '../helpers/runs.js';
@@ -40,11 +38,8 @@ const itemsFor = (ws: Workspace, count: number, extra: Partial<ItemInput> = {}):
   Array.from({ length: count }, (_, i) => ({ client_id: `item-${i}`, scanner_id: ws.scannerId, upload_id: ws.upload.upload_id, ...extra }));
 
 async function batchEvents(batchId: string) {
-  const text = await readFile(join(inject('dataDir'), 'events.ndjson'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => (JSON.parse(line) as EventLogLine).event)
+  return (await eventLog(inject('dataDir')))
+    .map((line) => line.event)
     .filter((e) => e.type === 'scanner_batch.completed' && (e.data.object as BatchSummary).batch_id === batchId);
 }
 
