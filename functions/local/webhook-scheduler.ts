@@ -19,8 +19,9 @@ const DEFAULT_CONCURRENCY = 8;
 /** Due deliveries read per sweep; more are read by the next one (each leaves the index or moves on once attempted). */
 const SWEEP_LIMIT = 500;
 /**
- * A periodic sweep leaves alone a delivery created this recently with no attempt yet: its fan-out
- * is attempting it right now. The sweep at start takes every one (no fan-out runs yet).
+ * A periodic sweep leaves alone a delivery created this recently with no attempt yet: the sender
+ * that created it armed its first attempt (a timer here, a queue message on AWS). The sweep at
+ * start takes every one (no timer survives a restart).
  */
 const FRESH_DELIVERY_GRACE_MS = 30_000;
 /** How long stop() waits for attempts in flight; one cut short stays pending and the next start resumes it. */
