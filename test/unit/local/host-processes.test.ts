@@ -153,8 +153,9 @@ describe.runIf(linux)('leftovers of a host that died', () => {
     expect(stat).toContain('(odd) (name)');
     expect(identityOf(odd)).toMatchObject({ pid: odd, start_time: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]), command: [oddName, '300'] });
 
-    // sh's first child exits unreaped once sh has become a sleep: a zombie.
-    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh's first child outlives sh's exec into a sleep, which never reaps it: a zombie.
+    // (A child that ended before the exec could be reaped by sh itself.)
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
     started.push(parent.pid ?? 0);
     const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))));
     await untilGone([zombie], 5_000);
