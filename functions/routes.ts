@@ -3,8 +3,13 @@
  * CDK creates one Lambda and one HTTP API route per entry; the local host dispatches from it.
  * `handler` is the entry module under functions/ (without extension) exporting `handler`.
  */
-import { MAX_BATCH_BODY_BYTES } from './schemas/batch.js';
 import type { WorkflowName } from './workflows/registry.js';
+
+/**
+ * SPEC Limits: a batch body is at most 512 KiB, checked on the raw body before parsing. Kept here,
+ * not beside the batch schemas, so that every handler (which reads this table) does not build them.
+ */
+export const MAX_BATCH_BODY_BYTES = 512 * 1024;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 

@@ -1,9 +1,8 @@
 import * as z from 'zod';
 import { listQuerySchema, metadataSchema, pageSizeParam } from './common.js';
 
-/** SPEC Limits: 1 to 100 items, body at most 512 KiB (checked on the raw body, before parsing). */
+/** SPEC Limits: 1 to 100 items (the body's 512 KiB bound is the route's, in routes.ts). */
 export const MAX_BATCH_ITEMS = 100;
-export const MAX_BATCH_BODY_BYTES = 512 * 1024;
 export const MAX_ITEM_PAGE = 100;
 export const MAX_BATCH_PAGE = 50;
 
