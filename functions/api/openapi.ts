@@ -117,8 +117,9 @@ export function errorCodesOf(route: RouteDefinition, schemas: Schemas, operation
   if (route.idempotency === 'required') codes.push('idempotency_key_required');
   if (idempotent) codes.push('idempotency_key_reused', 'idempotency_request_in_progress');
   if (route.uploads) codes.push('uploads_unavailable');
-  // Throttling may answer any request (the local host's per-client connection cap; API Gateway's on AWS).
-  codes.push(...(operation.errors ?? []), 'rate_limited', 'internal_error');
+  // Any request may be throttled (the local host's per-client connection cap; API Gateway's on AWS),
+  // cut when it arrives too slowly, or refused for oversized headers, before any route sees it.
+  codes.push(...(operation.errors ?? []), 'request_timeout', 'request_header_fields_too_large', 'rate_limited', 'internal_error');
   return [...new Set(codes)];
 }
 

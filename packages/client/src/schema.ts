@@ -2654,6 +2654,21 @@ export interface components {
                 };
             };
         };
+        /** @description `request_timeout`: the request did not arrive in time. */
+        RequestTimeout: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+        };
         /** @description `analysis_not_cancelable`: the analysis has started or ended. */
         AnalysisNotCancelable: {
             headers: {
@@ -2789,6 +2804,21 @@ export interface components {
                 };
             };
         };
+        /** @description `request_header_fields_too_large`: the request line and headers are too large. */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "request_header_fields_too_large";
+                    };
+                };
+            };
+        };
         /** @description `internal_error`: something failed on our side; it has been logged. */
         InternalError: {
             headers: {
@@ -2904,6 +2934,7 @@ export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseInsufficientCredits = components['responses']['InsufficientCredits'];
 export type ResponseProofAllowanceExhausted = components['responses']['ProofAllowanceExhausted'];
 export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseRequestTimeout = components['responses']['RequestTimeout'];
 export type ResponseAnalysisNotCancelable = components['responses']['AnalysisNotCancelable'];
 export type ResponseAnalysisNotCompleted = components['responses']['AnalysisNotCompleted'];
 export type ResponseBatchNotCancelable = components['responses']['BatchNotCancelable'];
@@ -2913,6 +2944,7 @@ export type ResponseUploadObjectMissing = components['responses']['UploadObjectM
 export type ResponseWebhookEndpointLimitReached = components['responses']['WebhookEndpointLimitReached'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponseRequestHeaderFieldsTooLarge = components['responses']['RequestHeaderFieldsTooLarge'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseEventDeliveryUnavailable = components['responses']['EventDeliveryUnavailable'];
 export type ResponseProviderUnavailable = components['responses']['ProviderUnavailable'];
@@ -2944,7 +2976,9 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2988,7 +3022,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3050,6 +3086,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             /** @description `idempotency_key_reused`: the Idempotency-Key was used with a different request. `idempotency_request_in_progress`: the first request with this Idempotency-Key is still running; retry shortly. */
             409: {
                 headers: {
@@ -3067,6 +3104,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3095,7 +3133,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3154,6 +3194,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             /** @description `idempotency_key_reused`: the Idempotency-Key was used with a different request. `idempotency_request_in_progress`: the first request with this Idempotency-Key is still running; retry shortly. */
             409: {
                 headers: {
@@ -3171,6 +3212,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3218,7 +3260,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3263,7 +3307,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3304,8 +3350,10 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["UploadsUnavailable"];
         };
@@ -3335,7 +3383,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3364,8 +3414,10 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["UploadObjectMissing"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["UploadsUnavailable"];
         };
@@ -3435,6 +3487,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredits"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             /** @description `idempotency_key_reused`: the Idempotency-Key was used with a different request. `idempotency_request_in_progress`: the first request with this Idempotency-Key is still running; retry shortly. */
             409: {
                 headers: {
@@ -3452,6 +3505,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             /** @description `uploads_unavailable`: this deployment cannot run production scanners. `queue_unavailable`: the work could not be queued (its credits were refunded); retry with backoff. */
             503: {
@@ -3495,7 +3549,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3543,8 +3599,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["RunNotCompleted"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3596,7 +3654,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3632,6 +3692,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description `untrusted_source_url`: neither a built-in provider nor an exact trusted host (private and loopback addresses are always refused). `source_unreadable`: no decodable video at a permitted source. `source_too_large`: the source is over the account's source-size limit. */
             422: {
@@ -3649,6 +3710,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ProviderUnavailable"];
         };
@@ -3705,6 +3767,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description `untrusted_source_url`: neither a built-in provider nor an exact trusted host (private and loopback addresses are always refused). `source_unreadable`: no decodable video at a permitted source. `source_too_large`: the source is over the account's source-size limit. */
             422: {
@@ -3722,6 +3785,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ProviderUnavailable"];
         };
@@ -3770,7 +3834,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3859,6 +3925,7 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description `idempotency_key_reused`: the Idempotency-Key was used with a different request. `idempotency_request_in_progress`: the first request with this Idempotency-Key is still running; retry shortly. */
             409: {
                 headers: {
@@ -3891,6 +3958,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             /** @description `provider_unavailable`: the provider could not be reached; retry later. `queue_unavailable`: the work could not be queued (its credits were refunded); retry with backoff. */
             503: {
@@ -3934,7 +4002,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3963,8 +4033,10 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["AnalysisNotCancelable"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3993,8 +4065,10 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["AnalysisNotCompleted"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4023,7 +4097,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4067,7 +4143,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4142,6 +4220,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             /** @description `idempotency_key_reused`: the Idempotency-Key was used with a different request. `idempotency_request_in_progress`: the first request with this Idempotency-Key is still running; retry shortly. */
             409: {
                 headers: {
@@ -4159,6 +4238,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             /** @description `uploads_unavailable`: this deployment cannot run production scanners. `scanner_batch_service_unavailable`: durable batch processing is not enabled; do not resubmit under new keys. `queue_unavailable`: the work could not be queued (its credits were refunded); retry with backoff. */
             503: {
@@ -4207,7 +4287,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4236,8 +4318,10 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["BatchNotCancelable"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4281,7 +4365,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4325,9 +4411,11 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["WebhookEndpointLimitReached"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["EventDeliveryUnavailable"];
         };
@@ -4357,7 +4445,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4386,7 +4476,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4435,8 +4527,10 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4465,7 +4559,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4494,7 +4590,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["EventDeliveryUnavailable"];
         };
@@ -4543,7 +4641,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4572,8 +4672,10 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["DeliveryNotRetryable"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["EventDeliveryUnavailable"];
         };
@@ -4599,7 +4701,9 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4643,7 +4747,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4774,6 +4880,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["ProofAllowanceExhausted"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             /** @description `idempotency_key_reused`: the Idempotency-Key was used with a different request. `idempotency_request_in_progress`: the first request with this Idempotency-Key is still running; retry shortly. `analysis_not_completed`: moments exist once the analysis is completed. */
             409: {
                 headers: {
@@ -4791,6 +4898,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4819,7 +4927,9 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4843,7 +4953,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

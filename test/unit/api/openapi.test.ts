@@ -64,8 +64,8 @@ describe('openapi.json', () => {
     expect(codesOf('post', '/v1/scanner-batches', '503')).toEqual(['uploads_unavailable', 'scanner_batch_service_unavailable', 'queue_unavailable']);
     expect(codesOf('get', '/v1/scanners', '400')).toEqual(['validation_failed', 'invalid_cursor']);
     expect(codesOf('get', '/v1/runs/{run_id}/observations', '409')).toEqual(['RunNotCompleted']);
-    expect(Object.keys(document.paths['/v1/account']?.get?.responses ?? {})).toEqual(['200', '400', '401', '429', '500']);
-    expect(Object.keys(document.paths['/v1/openapi.json']?.get?.responses ?? {})).toEqual(['200', '401', '429', '500']);
+    expect(Object.keys(document.paths['/v1/account']?.get?.responses ?? {})).toEqual(['200', '400', '401', '408', '429', '431', '500']);
+    expect(Object.keys(document.paths['/v1/openapi.json']?.get?.responses ?? {})).toEqual(['200', '401', '408', '429', '431', '500']);
   });
 
   it('takes query strings as strings, with the defaults a client would send', () => {
