@@ -1,8 +1,8 @@
 /**
- * Cost of the signal stage against the floor it cannot beat by much: one bare decode of the
- * same file (`ffmpeg -i file -f null -`). Goal: ratio <= 1.5.
+ * Cost of the signal stage against one bare decode of the same file (`ffmpeg -i file -f null
+ * -`), and its quality on the labelled fixtures (signalQuality). Goal (issue 16): ratio <= 0.5.
  *
- *   npx tsx test/bench/signals.ts [--minutes 10] [--runs 1] [--preset ultrafast|veryfast]
+ *   npx tsx test/bench/signals.ts [--minutes 10] [--runs 1] [--preset ultrafast|veryfast] [--height 720|1080] [--quality]
  *
  * The machine may be shared: with --runs N both timings are the best of N, interleaved. The
  * default file (x264 ultrafast: no B-frames, no deblocking) is the extractor's worst case, as
@@ -15,10 +15,12 @@ import { parseArgs } from 'node:util';
 import { resolveFfmpegPath, resolveFfprobePath } from '../../functions/adapters/ffmpeg-binaries.js';
 import { runTool } from '../../functions/adapters/signals/ffmpeg-process.js';
 import { FfmpegSignalExtractor } from '../../functions/adapters/signals/ffmpeg-signal-extractor.js';
-import { longSource, type LongSourceOptions } from '../helpers/ground-truth-media.js';
+import { longSource, overlappingSoundsAudio, transitionsVideo, type LongSourceOptions } from '../helpers/ground-truth-media.js';
+import { scoreTransitions, spanIoU } from '../helpers/signal-scores.js';
 
 export interface SignalsBenchResult {
   file: string;
+  preset: string;
   sourceSeconds: number;
   decodeSeconds: number;
   signalsSeconds: number;
@@ -77,11 +79,13 @@ export interface SignalsBenchOptions {
   minutes?: number;
   runs?: number;
   preset?: LongSourceOptions['preset'];
+  /** Picture height; width is 16:9 (720 by default). */
+  height?: number;
 }
 
 export async function benchSignals(options: SignalsBenchOptions = {}): Promise<SignalsBenchResult> {
-  const { minutes = 10, runs = 1, preset } = options;
-  const file = await longSource({ minutes, preset });
+  const { minutes = 10, runs = 1, preset = 'ultrafast', height = 720 } = options;
+  const file = await longSource({ minutes, preset, height, width: Math.round((height * 16) / 9) });
   const sourceMs = minutes * 60_000;
   const extractor = new FfmpegSignalExtractor({
     ffmpegPath: ffmpegPath(),
@@ -100,6 +104,7 @@ export async function benchSignals(options: SignalsBenchOptions = {}): Promise<S
   const round = (value: number) => Math.round(value * 100) / 100;
   return {
     file,
+    preset,
     sourceSeconds: sourceMs / 1000,
     decodeSeconds: round(decode.wall),
     signalsSeconds: round(signals.wall),
@@ -111,10 +116,66 @@ export async function benchSignals(options: SignalsBenchOptions = {}): Promise<S
   };
 }
 
+export interface SignalQualityFigure {
+  fixture: string;
+  /** Transitions: F1 at +-0.5 s for cuts, inside the span for gradual ones; audio: IoU of the spans. */
+  figure: string;
+  value: number;
+  target: string;
+  detail: string;
+}
+
+/** The extractor on the labelled fixtures of ground-truth-media.ts (the same figures signal-quality.test.ts asserts). */
+export async function signalQuality(): Promise<SignalQualityFigure[]> {
+  const extractor = new FfmpegSignalExtractor({ ffmpegPath: ffmpegPath(), ffprobePath: resolveFfprobePath(process.env.FFPROBE_PATH) });
+  const whole = (media: { path: string; durationMs: number }, mediaKind: 'video' | 'audio') =>
+    extractor.extract({ url: media.path, mediaKind, durationMs: media.durationMs, window: { startMs: 0, endMs: media.durationMs } });
+  const figures: SignalQualityFigure[] = [];
+  for (const degraded of [false, true]) {
+    const media = await transitionsVideo({ degraded });
+    const signals = await whole(media, 'video');
+    const score = scoreTransitions(
+      media.transitions,
+      (signals.video?.sceneCuts ?? []).map((c) => c.atMs),
+      media.noChange.map((n) => n.span),
+    );
+    const fixture = degraded ? 'transitions, grainy 120 kb/s' : 'transitions';
+    figures.push({
+      fixture,
+      figure: 'scene changes F1',
+      value: score.f1,
+      target: '>= 0.95',
+      detail: `${score.matched}/${score.truths} found, ${score.reported} reported (P ${score.precision}, R ${score.recall})`,
+    });
+    figures.push({ fixture, figure: 'changes inside pans/zooms/flash', value: score.insideCameraMoves, target: '0', detail: `${media.noChange.length} camera moves and flashes` });
+  }
+  const sounds = await overlappingSoundsAudio();
+  const audio = (await whole(sounds, 'audio')).audio;
+  const measured = { speech: audio?.speech ?? [], music: audio?.music ?? [], silence: audio?.silence ?? [], loud: audio?.loudPeaks ?? [] };
+  for (const name of ['speech', 'music', 'silence', 'loud'] as const) {
+    const truth = sounds.truth[name];
+    figures.push({
+      fixture: 'overlapping sounds',
+      figure: `${name} IoU`,
+      value: spanIoU(truth, measured[name]),
+      target: '>= 0.8',
+      detail: `${truth.length} true span(s), ${measured[name].length} measured`,
+    });
+  }
+  return figures;
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({
-    options: { minutes: { type: 'string', default: '10' }, runs: { type: 'string', default: '1' }, preset: { type: 'string', default: 'ultrafast' } },
+    options: {
+      minutes: { type: 'string', default: '10' },
+      runs: { type: 'string', default: '1' },
+      preset: { type: 'string', default: 'ultrafast' },
+      height: { type: 'string', default: '720' },
+      quality: { type: 'boolean', default: false },
+    },
   });
   if (values.preset !== 'ultrafast' && values.preset !== 'veryfast') throw new Error('--preset is ultrafast or veryfast');
-  console.log(await benchSignals({ minutes: Number(values.minutes), runs: Number(values.runs), preset: values.preset }));
+  if (values.quality) console.table(await signalQuality());
+  else console.log(await benchSignals({ minutes: Number(values.minutes), runs: Number(values.runs), preset: values.preset, height: Number(values.height) }));
 }

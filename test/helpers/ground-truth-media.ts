@@ -259,3 +259,249 @@ const exists = (path: string) =>
     () => true,
     () => false,
   );
+
+/** A scene change as it is in the file: a hard cut at one time, or a gradual one over a span. */
+export type TransitionTruth = { kind: 'cut'; atMs: number } | { kind: 'dissolve' | 'fade' | 'wipe'; startMs: number; endMs: number };
+
+export interface TransitionsMedia {
+  path: string;
+  durationMs: number;
+  transitions: TransitionTruth[];
+  /** Camera moves inside one shot (pans, zooms) and flash frames: no scene change may be reported in these. */
+  noChange: { what: string; span: Span }[];
+}
+
+const FIXTURE_SIZE = { width: 320, height: 180 } as const;
+
+/** One shot of the transitions fixture: a lavfi source (or graph) of `seconds`. */
+interface Shot {
+  /** `id` keeps the graph's labels unique. */
+  source: (seconds: number, id: string) => string;
+  seconds: number;
+  /** Camera move or flash inside the shot, times from the shot's start. */
+  noChange?: { what: string; fromS: number; toS: number };
+}
+
+/** How one shot becomes the next; gradual ones overlap the two shots by `seconds` (dissolve, wipe) or dim to black and back. */
+type Join = { kind: 'cut' } | { kind: 'dissolve' | 'wipe'; seconds: number } | { kind: 'fade'; seconds: number; blackSeconds: number };
+
+const { width: FW, height: FH } = FIXTURE_SIZE;
+const sized = (graph: string) => `${graph},scale=${FW}:${FH},setsar=1,format=yuv420p,fps=25`;
+const transitionShots: Shot[] = [
+  { seconds: 5, source: (d) => sized(`testsrc2=s=${FW}x${FH}:r=25:d=${d}`) },
+  // A pan across a scene three screens wide, 120 px/s.
+  { seconds: 6, source: (d) => sized(`testsrc=s=${FW * 3}x${FH}:r=25:d=${d},crop=${FW}:${FH}:x='min(${FW * 2}\\,120*t)':y=0`), noChange: { what: 'pan', fromS: 0, toS: 6 } },
+  { seconds: 6, source: (d, id) => `color=c=0x2050c0:s=${FW}x${FH}:r=25:d=${d}[bg${id}];testsrc=s=40x40:r=25:d=${d}[box${id}];[bg${id}][box${id}]overlay=x='mod(t*100\\,280)':y=70,format=yuv420p` },
+  // A zoom out of a moving pattern (zoompan, 2x to 1x).
+  {
+    seconds: 6,
+    source: (d) => sized(`testsrc2=s=${FW * 2}x${FH * 2}:r=25:d=${d},zoompan=z='2-in/${d * 25}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${FW}x${FH}:fps=25`),
+    noChange: { what: 'zoom', fromS: 0, toS: 6 },
+  },
+  // A slow zoom into a test card (zoompan, 1x to 1.6x).
+  {
+    seconds: 6,
+    source: (d) => sized(`smptehdbars=s=${FW * 2}x${FH * 2}:r=25:d=${d},drawgrid=w=40:h=40:c=white@0.6,zoompan=z='1+0.6*in/${d * 25}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${FW}x${FH}:fps=25`),
+    noChange: { what: 'zoom', fromS: 0, toS: 6 },
+  },
+  { seconds: 6, source: (d) => sized(`testsrc2=s=${FW}x${FH}:r=25:d=${d},hue=h=200`) },
+  // Two white frames (80 ms) 2 s in: a flash, not a change of shot.
+  { seconds: 6, source: (d) => sized(`rgbtestsrc=s=${FW}x${FH}:r=25:d=${d},drawbox=c=white:t=fill:enable='between(t\\,2\\,2.07)'`), noChange: { what: 'flash', fromS: 1.5, toS: 2.5 } },
+  // A fast pan (a third of the screen a second) over a pattern.
+  { seconds: 6, source: (d) => sized(`testsrc2=s=${FW * 4}x${FH}:r=25:d=${d},hue=h=90,crop=${FW}:${FH}:x='min(${FW * 3}\\,200*t)':y=0`), noChange: { what: 'pan', fromS: 0, toS: 6 } },
+  { seconds: 5, source: (d, id) => `smptebars=s=${FW}x${FH}:r=25:d=${d}[bars${id}];color=c=yellow:s=20x20:r=25:d=${d}[dot${id}];[bars${id}][dot${id}]overlay=x='mod(t*60\\,300)':y=20,format=yuv420p` },
+];
+const transitionJoins: Join[] = [
+  { kind: 'cut' },
+  { kind: 'dissolve', seconds: 1 },
+  { kind: 'wipe', seconds: 1 },
+  { kind: 'fade', seconds: 1, blackSeconds: 1 },
+  { kind: 'dissolve', seconds: 2 },
+  { kind: 'dissolve', seconds: 0.5 },
+  { kind: 'wipe', seconds: 2 },
+  { kind: 'cut' },
+];
+
+/**
+ * The filter graph (and truth) of the transitions fixture: shots joined by cuts, dissolves
+ * (blend A*(1-T/d)+B*T/d: ffmpeg 4.1 has no xfade), wipes (blend: B left of a line crossing the
+ * picture in d), and fades to black with a black hold between.
+ */
+function transitionsGraph(): { graph: string; durationMs: number; transitions: TransitionTruth[]; noChange: TransitionsMedia['noChange'] } {
+  const parts: string[] = [];
+  const pieces: string[] = [];
+  const transitions: TransitionTruth[] = [];
+  const noChange: TransitionsMedia['noChange'] = [];
+  let t = 0;
+  let carried: { label: string } | null = null;
+  const ms = (s: number) => Math.round(s * 1000);
+  transitionShots.forEach((shot, i) => {
+    const before = i > 0 ? transitionJoins[i - 1] : undefined;
+    const after = transitionJoins[i];
+    const headOverlap = before && (before.kind === 'dissolve' || before.kind === 'wipe') ? before.seconds : 0;
+    const tailOverlap = after && (after.kind === 'dissolve' || after.kind === 'wipe') ? after.seconds : 0;
+    const label = `s${i}`;
+    // Sources render a second more than the shot (zoompan drops a frame) and are cut to length.
+    let chain = `${shot.source(shot.seconds + 1, String(i))},trim=duration=${shot.seconds},setpts=PTS-STARTPTS`;
+    if (before?.kind === 'fade') chain += `,fade=t=in:st=0:d=${before.seconds}`;
+    if (after?.kind === 'fade') chain += `,fade=t=out:st=${shot.seconds - after.seconds}:d=${after.seconds}`;
+    parts.push(`${chain},split=3[${label}h][${label}m][${label}t]`);
+    // Head (overlaps the previous shot's tail), middle, tail (overlaps the next shot's head).
+    parts.push(`[${label}h]trim=0:${headOverlap || 0.04},setpts=PTS-STARTPTS[${label}head]`);
+    parts.push(`[${label}m]trim=${headOverlap}:${shot.seconds - tailOverlap},setpts=PTS-STARTPTS[${label}mid]`);
+    parts.push(`[${label}t]trim=${shot.seconds - (tailOverlap || 0.04)}:${shot.seconds},setpts=PTS-STARTPTS[${label}tail]`);
+    if (!headOverlap) parts.push(`[${label}head]nullsink`);
+    if (!tailOverlap) parts.push(`[${label}tail]nullsink`);
+    if (shot.noChange) {
+      // The part of the move outside the transitions into and out of the shot.
+      const shotStart = t - headOverlap;
+      const from = Math.max(shotStart + shot.noChange.fromS, t + (before?.kind === 'fade' ? before.seconds : 0));
+      const to = Math.min(shotStart + shot.noChange.toS, t + shot.seconds - headOverlap - tailOverlap - (after?.kind === 'fade' ? after.seconds : 0));
+      noChange.push({ what: shot.noChange.what, span: span(ms(from), ms(to)) });
+    }
+    if (carried && before && (before.kind === 'dissolve' || before.kind === 'wipe')) {
+      const d = before.seconds;
+      const expr = before.kind === 'dissolve' ? `A*(1-T/${d})+B*T/${d}` : `if(lt(X\\,W*T/${d})\\,B\\,A)`;
+      parts.push(`[${carried.label}][${label}head]blend=all_expr='${expr}':shortest=1[${label}x]`);
+      pieces.push(`[${label}x]`);
+      transitions.push({ kind: before.kind, startMs: ms(t - d), endMs: ms(t) });
+    }
+    pieces.push(`[${label}mid]`);
+    t += shot.seconds - headOverlap - tailOverlap;
+    if (after?.kind === 'cut') transitions.push({ kind: 'cut', atMs: ms(t) });
+    if (after?.kind === 'fade') {
+      transitions.push({ kind: 'fade', startMs: ms(t - after.seconds), endMs: ms(t) });
+      parts.push(`color=c=black:s=${FW}x${FH}:r=25:d=${after.blackSeconds},format=yuv420p[${label}black]`);
+      pieces.push(`[${label}black]`);
+      t += after.blackSeconds;
+      transitions.push({ kind: 'fade', startMs: ms(t), endMs: ms(t + after.seconds) });
+    }
+    t += tailOverlap;
+    carried = tailOverlap ? { label: `${label}tail` } : null;
+  });
+  // The pieces above overlap by design; t counted each overlap once.
+  parts.push(`${pieces.join('')}concat=n=${pieces.length}:v=1:a=0[v]`);
+  return { graph: parts.join(';'), durationMs: ms(t), transitions, noChange };
+}
+
+/**
+ * 46.5 s at 320x180, 25 fps: nine shots joined by two hard cuts, three dissolves (0.5, 1,
+ * 2 s), two wipes (1, 2 s) and a fade to black and back (1 s each way, 1 s of black); inside
+ * shots, two pans (120 and 200 px/s), two zooms (zoompan: out of a moving pattern, into a
+ * test card) and a 2-frame white flash. `degraded`: the same picture with film grain,
+ * re-encoded at 120 kb/s (x264 veryfast, blocky), as phones and messaging apps leave it. The truth is also written beside
+ * the file (`<file>.truth.json`).
+ */
+export async function transitionsVideo(options: { degraded?: boolean } = {}): Promise<TransitionsMedia> {
+  const { graph, durationMs, transitions, noChange } = transitionsGraph();
+  const clean = await generated('transitions.mp4', (output) => [
+    ...['-filter_complex', graph, '-map', '[v]', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', output],
+  ]);
+  const path = options.degraded
+    ? await generated('transitions-degraded.mp4', (output) => [
+        ...['-i', clean, '-vf', 'noise=alls=18:allf=t', '-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '120k', '-pix_fmt', 'yuv420p', output],
+      ])
+    : clean;
+  const media = { path, durationMs, transitions, noChange };
+  await writeTruth(path, media);
+  return media;
+}
+
+async function writeTruth(path: string, truth: object): Promise<void> {
+  const file = `${path}.truth.json`;
+  if (await exists(file)) return;
+  const partial = `${file}.${process.pid}-${randomUUID()}.partial`;
+  await writeFile(partial, `${JSON.stringify(truth, null, 2)}\n`);
+  await rename(partial, file);
+}
+
+export interface SoundsMedia {
+  path: string;
+  durationMs: number;
+  /** Each class where it holds; classes overlap (music under speech, a bang over music). */
+  truth: { speech: Span[]; music: Span[]; silence: Span[]; loud: Span[] };
+}
+
+const SOUNDS_RATE = 16_000;
+
+/**
+ * Speech from espeak-ng (Debian package `espeak-ng`), trimmed of its leading and trailing
+ * silence by ffmpeg, as raw 16 kHz mono s16le: the clip's length is its byte count / 32000.
+ */
+async function spokenClip(text: string, dir: string): Promise<{ path: string; ms: number }> {
+  const key = createHash('sha256').update(JSON.stringify(['espeak-ng -s 150', text, ffmpegPath()])).digest('hex').slice(0, 12);
+  const path = join(dir, `speech-${key}.s16`);
+  if (!(await exists(path))) {
+    mkdirSync(dir, { recursive: true });
+    const wav = join(dir, `speech-${key}.${process.pid}-${randomUUID()}.wav`);
+    const spoken = await runTool('espeak-ng', ['-s', '150', '-w', wav, text], { timeoutMs: 60_000, maxOutputBytes: 1024 * 1024 });
+    if (spoken.exitCode !== 0) throw new Error(`espeak-ng failed (is the espeak-ng package installed?): ${spoken.stderr}`);
+    const trim = 'silenceremove=start_periods=1:start_threshold=-60dB';
+    const partial = `${path}.${process.pid}-${randomUUID()}.partial`;
+    await ffmpeg(['-i', wav, '-af', `aresample=${SOUNDS_RATE},${trim},areverse,${trim},areverse`, '-ac', '1', '-f', 's16le', partial]);
+    await rename(partial, path);
+  }
+  return { path, ms: Math.round(((await stat(path)).size / 2 / SOUNDS_RATE) * 1000) };
+}
+
+/**
+ * About 60 s of mono AAC (.m4a) where the four audio classes overlap as in real recordings:
+ * - 0-26 s a music bed (three-note chords of sines, a new chord every 2 s, about -30 dBFS) with
+ *   a loud bang (white noise, about -11 dBFS) at 6-7 s and espeak-ng speech over it from 13 s
+ *   (about 8 s);
+ * - 26-29 s digital silence;
+ * - 29-46 s steady noise (about -36 dBFS) with speech over it from 31 s and a bang at 42-43 s;
+ * - 46 s to the end digital silence, with speech alone from 49 s.
+ * Speech truth is each clip's own span (espeak-ng output trimmed of its silence).
+ */
+export async function overlappingSoundsAudio(): Promise<SoundsMedia> {
+  const dir = join(tmpdir(), 'mss-ground-truth');
+  const lines = [
+    'the weather station on the hill reports a cold front moving in from the north tonight and the roads near the lake may freeze before the sun comes up',
+    'please remember to bring the signed forms to the front desk before nine in the morning so that the team can start the review on time',
+    'our next speaker has spent twenty years building bridges across the river valley and will tell us what the floods taught her about steel',
+  ];
+  const clips = await Promise.all(lines.map((line) => spokenClip(line, dir)));
+  const starts = [13_000, 31_000, 49_000];
+  const speech = clips.map((clip, i) => span(starts[i] ?? 0, (starts[i] ?? 0) + clip.ms));
+  const durationMs = Math.max(...speech.map((s) => s.endMs)) + 3_000;
+  const d = durationMs / 1000;
+  // Chords (Hz) of the bed, one every 2 s: C, A minor, F, G.
+  const chords = [
+    [261.6, 329.6, 392.0],
+    [220.0, 261.6, 329.6],
+    [174.6, 220.0, 261.6],
+    [196.0, 246.9, 293.7],
+  ];
+  const note = (n: number) => `if(eq(c\\,0)\\,${chords[0]?.[n]}\\,if(eq(c\\,1)\\,${chords[1]?.[n]}\\,if(eq(c\\,2)\\,${chords[2]?.[n]}\\,${chords[3]?.[n]})))`;
+  const chord = [0, 1, 2].map((n) => `sin(2*PI*${note(n)}*t)`).join('+');
+  const noise = '(2*random(0)-1)';
+  const bed =
+    `if(lt(t\\,26)\\,0.025*(${chord})+if(between(t\\,6\\,7)\\,0.5*${noise}\\,0)\\,` +
+    `if(between(t\\,29\\,46)\\,0.027*${noise}+if(between(t\\,42\\,43)\\,0.5*${noise}\\,0)\\,0))`;
+  // aevalsrc has no variables: the chord index c is spelled out where it is used.
+  const bedExpression = bed.replaceAll('eq(c\\,', 'eq(mod(floor(t/2)\\,4)\\,');
+  const path = await generated('overlapping-sounds.m4a', (output) => [
+    ...clips.flatMap((clip) => ['-f', 's16le', '-ar', String(SOUNDS_RATE), '-ac', '1', '-i', clip.path]),
+    ...['-f', 'lavfi', '-i', `aevalsrc='${bedExpression}':c=mono:s=${SOUNDS_RATE}:d=${d}`],
+    '-filter_complex',
+    [
+      ...clips.map((_, i) => `[${i}]adelay=${starts[i]},apad=whole_len=${Math.round(d * SOUNDS_RATE)}[s${i}]`),
+      // Every input lasts the whole file, so amix's 1/4 weight is constant and volume=4 undoes it: a plain sum.
+      `[s0][s1][s2][${clips.length}]amix=inputs=4:duration=longest,volume=4[a]`,
+    ].join(';'),
+    ...['-map', '[a]', '-t', String(d), '-c:a', 'aac', '-b:a', '96k', output],
+  ]);
+  const media: SoundsMedia = {
+    path,
+    durationMs,
+    truth: {
+      speech,
+      music: [span(0, 26_000)],
+      silence: [span(26_000, 29_000), span(46_000, speech[2]?.startMs ?? 0), span(speech[2]?.endMs ?? 0, durationMs)],
+      loud: [span(6_000, 7_000), span(42_000, 43_000)],
+    },
+  };
+  await writeTruth(path, media);
+  return media;
+}

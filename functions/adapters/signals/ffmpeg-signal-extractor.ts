@@ -8,6 +8,7 @@ import { ANALYSIS_FPS, PCM_FD, VIDEO_FD, ffmpegArgs, ffprobeArgs } from './filte
 import { parseProbe, type ProbedStreams } from './probe.js';
 import { dropShorterThan, mergeSpans, subtractSpans } from '../../domain/analysis/spans.js';
 import { Timeline } from './timeline.js';
+import { transitionThresholds } from './transitions.js';
 import { VideoFrameAnalyzer, type VideoFrames } from './video-frames.js';
 import { meanColor, motionLevels, sceneCuts, videoDefaults } from './video-signals.js';
 
@@ -90,6 +91,9 @@ export class FfmpegSignalExtractor implements SignalExtractor {
     // Thumbnails and scores come from the same analysed frames, in order.
     const frameTime = (i: number) => scores[i]?.timeS ?? i / ANALYSIS_FPS;
     const differences = frames.differences.map((value, i) => ({ timeS: frameTime(i + 1), value }));
+    // The jump into a flash and the jumps back out of it (within the frames the check looks at).
+    const flashTimes = new Set(frames.flashes.flatMap((f) => Array.from({ length: transitionThresholds.flashFrames + 1 }, (_, k) => frameTime(f + k))));
+    const gradual = frames.gradual.map((g) => ({ fromS: frameTime(g.fromFrame), toS: frameTime(g.toFrame), score: g.distance / 100 }));
     const cutTimes = new Set(scores.filter((s) => s.value > this.sceneThreshold).map((s) => s.timeS));
     const black = mergeSpans(timeline.spans(parseBlackdetect(log), ANALYSED_FRAME_MS));
     // A black picture is also an unchanging one; it is reported as black only.
@@ -98,7 +102,7 @@ export class FfmpegSignalExtractor implements SignalExtractor {
       width: stream.width,
       height: stream.height,
       frameRate: stream.frameRate,
-      sceneCuts: sceneCuts(scores, timeline, this.sceneThreshold),
+      sceneCuts: sceneCuts(scores, timeline, this.sceneThreshold, { flashTimesS: flashTimes, gradual }),
       motion: motionLevels(differences, cutTimes, timeline),
       black,
       frozen: dropShorterThan(frozen, videoDefaults.minFrozenMs),
@@ -116,7 +120,7 @@ function audioSignals(log: FfmpegLog, frames: AudioFrames, timeline: Timeline): 
     integratedLufs: integratedOrNull(ebur128.integratedLufs),
     loudPeaks: loudPeaks(loudness, timeline),
     silence: mergeSpans(timeline.spans(parseSilencedetect(log), 0)),
-    speech: timeline.fromWindowMs(speechSpans(frames, tone)),
+    speech: timeline.fromWindowMs(speechSpans(frames)),
     music: timeline.fromWindowMs(tone),
   };
 }

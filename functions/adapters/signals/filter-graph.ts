@@ -25,7 +25,11 @@ import { THUMB_HEIGHT, THUMB_WIDTH } from './video-frames.js';
  *   invisible after a 160 px downscale.
  *   On a 720p x264 `veryfast` encode (3 B-frames, deblocked) the two take decode CPU from 7.1 s
  *   to 3.2 s (noref 3.65 s alone); on a stream without B-frames or deblocking (x264
- *   `ultrafast`) they change nothing.
+ *   `ultrafast`) they change nothing. `-skip_frame bidir` (all B-frames, referenced ones too)
+ *   was measured and rejected (issue 16): 22% less decode CPU than noref on that 720p encode, but
+ *   the analysed frames are then up to 160 ms apart, so pans jumped past the scene threshold
+ *   (6 false cuts in the transitions fixture's pans) and cuts moved by 100 ms; and a P-frame
+ *   that references a skipped B-frame would decode as garbage.
  * - Motion and colour come from 64x36 thumbnails measured in this process (video-frames.ts):
  *   ffmpeg 4.1's signalstats, the filter that would give them, cost more than every other
  *   filter together (0.25 ms a frame even at 160 px). The split comes before `select`, whose

@@ -4,7 +4,7 @@ import { round3 } from '../../domain/analysis/spans.js';
 import type { Timeline } from './timeline.js';
 
 export const videoDefaults = {
-  /** `select` scene score (0..1) above which a frame opens a new shot. */
+  /** `select` scene score (0..1) above which a frame opens a new shot (a hard cut). */
   sceneThreshold: 0.3,
   /** Two cuts closer than this are one (a flash or a two-frame transition): the stronger stays. */
   minCutGapMs: 400,
@@ -20,10 +20,28 @@ export const videoDefaults = {
   minFrozenMs: 1000,
 } as const;
 
-export function sceneCuts(scores: readonly TimedValue[], timeline: Timeline, threshold: number): { atMs: number; score: number }[] {
+/** A dissolve, fade or wipe on the analysed stream (seconds from the window start); see transitions.ts. */
+export interface GradualChange {
+  fromS: number;
+  toS: number;
+  /** Comparable to a cut's scene score: mean |B - A| of the 0..255 luma over 100. */
+  score: number;
+}
+
+/**
+ * Scene changes: frames whose scene score crosses the threshold (hard cuts), except the jumps
+ * into and out of a flash, plus gradual changes dated at their middle. A gradual change that
+ * holds a hard cut, or lies within `minCutGapMs` of one, is that cut.
+ */
+export function sceneCuts(
+  scores: readonly TimedValue[],
+  timeline: Timeline,
+  threshold: number,
+  extra: { flashTimesS?: ReadonlySet<number>; gradual?: readonly GradualChange[] } = {},
+): { atMs: number; score: number }[] {
   const cuts: { atMs: number; score: number }[] = [];
   for (const { timeS, value } of scores) {
-    if (value <= threshold) continue;
+    if (value <= threshold || extra.flashTimesS?.has(timeS)) continue;
     const cut = { atMs: timeline.toSourceMs(timeS), score: round3(value) };
     const last = cuts.at(-1);
     if (last && cut.atMs - last.atMs < videoDefaults.minCutGapMs) {
@@ -32,7 +50,16 @@ export function sceneCuts(scores: readonly TimedValue[], timeline: Timeline, thr
       cuts.push(cut);
     }
   }
-  return cuts;
+  const gap = videoDefaults.minCutGapMs;
+  const gradual = (extra.gradual ?? [])
+    .map((change) => ({
+      fromMs: timeline.toSourceMs(change.fromS),
+      toMs: timeline.toSourceMs(change.toS),
+      cut: { atMs: timeline.toSourceMs((change.fromS + change.toS) / 2), score: round3(Math.min(1, change.score)) },
+    }))
+    .filter(({ fromMs, toMs }) => !cuts.some((c) => c.atMs >= fromMs - gap && c.atMs <= toMs + gap))
+    .map(({ cut }) => cut);
+  return [...cuts, ...gradual].sort((a, b) => a.atMs - b.atMs);
 }
 
 /**

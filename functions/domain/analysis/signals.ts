@@ -17,7 +17,10 @@ export interface VideoSignals {
   width: number;
   height: number;
   frameRate: number;
-  /** Hard cuts: where the scene-change score crossed the threshold. */
+  /**
+   * Scene changes: hard cuts (where the scene-change score crossed the threshold; not a flash)
+   * and gradual ones (dissolves, fades, wipes), dated at their middle.
+   */
   sceneCuts: { atMs: number; score: number }[];
   /** Motion per bucket (about 1 s): mean frame-to-frame difference, normalised. */
   motion: LevelSpan[];
@@ -36,9 +39,12 @@ export interface AudioSignals {
   /** Short spans clearly louder than their surroundings (bursts, peaks). */
   loudPeaks: LevelSpan[];
   silence: Span[];
-  /** Speech-like activity: voiced energy concentrated in the speech band, with syllable-rate modulation. */
+  /**
+   * Speech-like activity: energy above the steady background concentrated in the speech band,
+   * with syllable-rate modulation. May overlap `music` and `loudPeaks`.
+   */
   speech: Span[];
-  /** Sustained tonal content (music-like tone). */
+  /** Sustained tonal content (music-like tone), also where other sound plays over it. */
   music: Span[];
 }
 

@@ -26,6 +26,6 @@ describe('VideoFrameAnalyzer', () => {
   it('has no colour without frames and ignores a trailing partial frame', () => {
     const analyzer = new VideoFrameAnalyzer();
     analyzer.push(frame(10).subarray(0, 100));
-    expect(analyzer.result()).toEqual({ count: 0, differences: [], meanYuv: null });
+    expect(analyzer.result()).toEqual({ count: 0, differences: [], meanYuv: null, gradual: [], flashes: [] });
   });
 });
