@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as z from 'zod';
 
 /**
@@ -9,12 +11,25 @@ const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
 
 export const analyzers = ['local', 'bedrock', 'openai'] as const;
-export const transcribers = ['none', 'aws-transcribe', 'whisper-cpp'] as const;
+export const transcribers = ['none', 'aws-transcribe', 'whisper-cpp', 'pocketsphinx'] as const;
+
+/** Where Debian's `pocketsphinx` and `pocketsphinx-en-us` packages put the CLI and the US English model. */
+export const POCKETSPHINX_DEFAULTS = { bin: '/usr/bin/pocketsphinx_continuous', modelDir: '/usr/share/pocketsphinx/model/en-us' } as const;
+/** What a pocketsphinx model directory holds, in Debian's layout: the acoustic model (a directory), the language model, the dictionary. */
+export const pocketsphinxModelFiles = (modelDir: string) => ({
+  acousticModel: join(modelDir, 'en-us'),
+  languageModel: join(modelDir, 'en-us.lm.bin'),
+  dictionary: join(modelDir, 'cmudict-en-us.dict'),
+});
+export const POCKETSPHINX_INSTALL_HINT = 'Debian/Ubuntu: `sudo apt-get install -y pocketsphinx pocketsphinx-en-us`';
 
 /** Which Analyzer answers scanners and which Transcriber feeds it words (DESIGN §7), and what each needs. */
 const engineShape = {
   ANALYZER: z.enum(analyzers).default('local'),
-  /** Absent: `whisper-cpp` when a whisper.cpp binary or model is set, else `none`. */
+  /**
+   * Absent: `whisper-cpp` when a whisper.cpp binary or model is set, else `none` (`npm start` sets
+   * `pocketsphinx` when it is installed: functions/local/transcriber-default.ts).
+   */
   TRANSCRIBER: z.enum(transcribers).optional(),
   /** ANALYZER=bedrock: a model id or inference profile id that supports Converse. */
   BEDROCK_MODEL_ID: z.string().min(1).optional(),
@@ -27,6 +42,9 @@ const engineShape = {
   /** TRANSCRIBER=whisper-cpp: the whisper.cpp CLI (`whisper-cli`) and a ggml model file. */
   WHISPER_CPP_BIN: z.string().min(1).optional(),
   WHISPER_MODEL: z.string().min(1).optional(),
+  /** TRANSCRIBER=pocketsphinx: `pocketsphinx_continuous` and a model directory laid out as Debian's `pocketsphinx-en-us`. */
+  POCKETSPHINX_BIN: z.string().min(1).default(POCKETSPHINX_DEFAULTS.bin),
+  POCKETSPHINX_MODEL_DIR: z.string().min(1).default(POCKETSPHINX_DEFAULTS.modelDir),
   /** Spoken language (Amazon Transcribe code; whisper.cpp gets its first part). */
   TRANSCRIBE_LANGUAGE_CODE: z.string().regex(/^[a-z]{2,3}-[A-Z]{2}$/, 'a language code like en-US').default('en-US'),
 };
@@ -62,8 +80,21 @@ function checkEngines(settings: EngineInput, ctx: z.RefinementCtx): void {
     need('WHISPER_CPP_BIN', 'TRANSCRIBER=whisper-cpp');
     need('WHISPER_MODEL', 'TRANSCRIBER=whisper-cpp');
   }
+  if (settings.TRANSCRIBER === 'pocketsphinx') {
+    // Checked here, at start-up: a missing package would otherwise fail the first analysis.
+    if (!existsSync(settings.POCKETSPHINX_BIN)) {
+      ctx.addIssue({ code: 'custom', path: ['POCKETSPHINX_BIN'], message: `${settings.POCKETSPHINX_BIN} does not exist (${POCKETSPHINX_INSTALL_HINT})` });
+    }
+    const missing = Object.values(pocketsphinxModelFiles(settings.POCKETSPHINX_MODEL_DIR)).filter((path) => !existsSync(path));
+    if (missing.length) {
+      ctx.addIssue({ code: 'custom', path: ['POCKETSPHINX_MODEL_DIR'], message: `the model is incomplete, ${missing.join(' and ')} missing (${POCKETSPHINX_INSTALL_HINT})` });
+    }
+    if (settings.TRANSCRIBE_LANGUAGE_CODE !== 'en-US') {
+      ctx.addIssue({ code: 'custom', path: ['TRANSCRIBE_LANGUAGE_CODE'], message: 'pocketsphinx runs with the US English model only: en-US' });
+    }
+  }
   if (settings.TRANSCRIBER === 'aws-transcribe' && settings.S3_ENDPOINT) {
-    notLocal('TRANSCRIBER', 'Amazon Transcribe reads the media from S3 itself; use TRANSCRIBER=whisper-cpp locally');
+    notLocal('TRANSCRIBER', 'Amazon Transcribe reads the media from S3 itself; use TRANSCRIBER=pocketsphinx or whisper-cpp locally');
   }
 }
 
@@ -96,6 +127,11 @@ const configSchema = z.object({
   /** ffmpeg/ffprobe binaries; absent: the npm-shipped static builds (local host, tests). */
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
+  /** The caption fonts (presets.ts FONTS); absent: the `dejavu-fonts-ttf` package's ttf/ (the container image sets /opt/fonts). */
+  CAPTION_FONTS_DIR: z.string().min(1).optional(),
+  /** Render framing's face detector: folders of its model and of the TensorFlow.js WASM binaries; absent: the installed npm packages' own (the render image copies them to /opt/detector). */
+  FACE_MODEL_DIR: z.string().min(1).optional(),
+  TFJS_WASM_DIR: z.string().min(1).optional(),
   /** yt-dlp, which resolves provider page URLs of one-off analyses (DESIGN §10); absent: `yt-dlp` on PATH. */
   YT_DLP_PATH: z.string().min(1).optional(),
   /** EventBridge bus for terminal events (AWS). Absent: event delivery is off for this deployment. */

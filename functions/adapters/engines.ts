@@ -68,5 +68,10 @@ export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: s
           language: cfg.TRANSCRIBE_LANGUAGE_CODE.split('-')[0]!,
         });
       });
+    case 'pocketsphinx':
+      return lazyTranscriber(async () => {
+        const { pocketsphinxTranscriber } = await import('./transcribers/pocketsphinx.js');
+        return pocketsphinxTranscriber({ ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH), binaryPath: cfg.POCKETSPHINX_BIN, modelDir: cfg.POCKETSPHINX_MODEL_DIR });
+      });
   }
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { startLocalHost } from './host.js';
 import { defaultServerLimits } from './server.js';
+import { chooseLocalTranscriber } from './transcriber-default.js';
 
 /** `npm start`: the embedded local host. Settings come from the environment, checked here. */
 const settings = z
@@ -12,6 +13,9 @@ const settings = z
     LOCAL_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(defaultServerLimits.maxConnectionsPerClient),
   })
   .parse(process.env);
+
+// Before the host reads its configuration; its task processes inherit the choice.
+const transcriberLine = chooseLocalTranscriber(process.env);
 
 try {
   const host = await startLocalHost({
@@ -42,6 +46,7 @@ try {
   console.log(`Data directory: ${host.dataDir}`);
   console.log(`Default account: ${host.accountId}`);
   console.log(`API key: ${host.apiKey}`);
+  console.log(transcriberLine);
   console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
   if (process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1') {
     // DESIGN §9: said loudly, since it opens outbound fetches (sources, webhooks) to this machine.

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,9 @@ import { containerNameOf, type ContainerTask } from '../../functions/workflows/r
 import type { ContainerCluster } from './container-cluster.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
 import { stageFfmpegBuild } from './ffmpeg-layer.js';
+import { bundledFontsDir } from '../../functions/adapters/renders/caption-burn-in.js';
+import { FONTS } from '../../functions/domain/renders/presets.js';
+import { FACE_DETECTOR_FILES, resolveFaceApiFiles } from '../../functions/adapters/renders/face-detector.js';
 import type { ServiceTable } from './service-table.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -57,12 +60,42 @@ export function stageContainerImage(entrypoint: ContainerTask['entrypoint'], dir
     minify: true,
     keepNames: true,
     sourcemap: true,
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    // __filename/__dirname too: the TensorFlow.js WASM loader (render framing) reads them in Node.
+    banner: {
+      js: "import { createRequire } from 'node:module'; import { fileURLToPath as __bannerPath } from 'node:url'; const require = createRequire(import.meta.url); const __filename = __bannerPath(import.meta.url); const __dirname = __bannerPath(new URL('.', import.meta.url));",
+    },
     logLevel: 'warning',
   });
   for (const file of outputFiles) writeFileSync(join(directory, basename(file.path)), file.contents);
   stageFfmpegBuild(directory);
+  stageCaptionFonts(join(directory, 'fonts'));
+  stageFaceDetector(join(directory, 'detector'));
   copyFileSync(join(imageDir, 'Dockerfile'), join(directory, 'Dockerfile'));
+}
+
+/**
+ * The caption fonts (presets.ts FONTS) and their licence, from the pinned npm package, into the
+ * image's fonts/ (the Dockerfile copies them to /opt/fonts, CAPTION_FONTS_DIR): the bundled task
+ * has no node_modules to find them in, and burn-in never looks up a font of the image.
+ */
+function stageCaptionFonts(directory: string): void {
+  mkdirSync(directory, { recursive: true });
+  const packageDir = join(bundledFontsDir(), '..');
+  for (const font of FONTS) copyFileSync(join(packageDir, 'ttf', font.file), join(directory, font.file));
+  copyFileSync(join(packageDir, 'LICENSE'), join(directory, 'LICENSE'));
+}
+
+/**
+ * The render framing's face detector (adapters/renders/face-detector.ts): the SSD MobileNet v1
+ * weights of @vladmandic/face-api and the TensorFlow.js WASM binaries, from the pinned npm
+ * packages, into the image's detector/ (the Dockerfile copies it to /opt/detector,
+ * FACE_MODEL_DIR and TFJS_WASM_DIR): the bundled task has no node_modules to find them in.
+ */
+function stageFaceDetector(directory: string): void {
+  mkdirSync(directory, { recursive: true });
+  const { modelDir, wasmDir } = resolveFaceApiFiles();
+  for (const file of FACE_DETECTOR_FILES.model) copyFileSync(join(modelDir, file), join(directory, file));
+  for (const file of FACE_DETECTOR_FILES.wasm) copyFileSync(join(wasmDir, file), join(directory, file));
 }
 
 /**

@@ -3,9 +3,10 @@ import { benchBatches } from './batches.js';
 import { benchBundles } from './bundles.js';
 import { benchChunking } from './chunking.js';
 import { benchCosts } from './costs.js';
+import { benchFraming, benchRender } from './framing.js';
 import { benchOneOff } from './one-off.js';
 import { benchPipeline } from './pipeline.js';
-import { benchSignals } from './signals.js';
+import { benchSignals, signalQuality } from './signals.js';
 import { benchWebhooks } from './webhooks.js';
 
 /** Prints a section's heading, then (once measured) its figures as a table. */
@@ -20,7 +21,14 @@ async function section(heading: string, figures: () => Promise<object[]>): Promi
  */
 const sections: Record<string, () => Promise<void>> = {
   api: () => section('API latency on the local host (autocannon)', benchApi),
-  signals: () => section('Signal extraction: one 10-minute 1280x720 H.264 source vs a bare ffmpeg decode', async () => [await benchSignals()]),
+  signals: async () => {
+    await section('Signal extraction: 10-minute H.264 sources (720p x264 ultrafast and veryfast, 1080p veryfast) vs a bare ffmpeg decode; target ratio <= 0.5', async () => [
+      await benchSignals({ preset: 'ultrafast' }),
+      await benchSignals({ preset: 'veryfast' }),
+      await benchSignals({ preset: 'veryfast', height: 1080 }),
+    ]);
+    await section('Signal quality on the labelled fixtures (transitions, overlapping sounds)', signalQuality);
+  },
   pipeline: () => section('A whole find_moments run through the local host vs a bare decode of the same file', async () => [await benchPipeline()]),
   'one-off': () =>
     section('One-off analysis of a 10-minute 1280x720 source served from loopback: acquisition vs a plain download, whole analysis vs a bare decode', async () => [await benchOneOff()]),
@@ -35,6 +43,8 @@ const sections: Record<string, () => Promise<void>> = {
   batches: () => section('A 100-item scanner batch of 5 s find_moments runs on a creator account: accept, read, drain', async () => [await benchBatches()]),
   webhooks: () =>
     section(`Webhooks on the local host: event-to-delivery latency, and 1,000 events to 3 endpoints at once (signed, verified by the receiver)`, benchWebhooks),
+  framing: () => section('Auto framing accuracy on the moving-subject fixture (9:16, production renderer and face detector)', benchFraming),
+  render: () => section('Render wall time vs one bare ffmpeg command with the same settings (30 s moment, 640x360 source over loopback)', benchRender),
   bundles: () => section(`Lambda bundles (cdk synth, minified ESM, SDK from the runtime): KB and median cold import in 5 fresh processes`, benchBundles),
 };
 

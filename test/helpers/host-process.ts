@@ -36,7 +36,8 @@ export interface StartOptions {
 
 /** Spawns `start.ts` with PORT=0 and waits for the banner (URL, account, key). */
 export function spawnHost(options: StartOptions): { child: ChildProcessWithoutNullStreams; ready: Promise<HostProcess>; exited: HostProcess['exited']; output: HostProcess['output'] } {
-  const env = childEnv({ ...options.env, LOCAL_DATA_DIR: options.dataDir, PORT: '0', ...(options.apiKey !== undefined ? { LOCAL_API_KEY: options.apiKey } : {}) });
+  // No transcriber unless asked for (`npm start` would pick pocketsphinx where it is installed): results stay the same on every machine.
+  const env = childEnv({ TRANSCRIBER: process.env.TRANSCRIBER ?? 'none', ...options.env, LOCAL_DATA_DIR: options.dataDir, PORT: '0', ...(options.apiKey !== undefined ? { LOCAL_API_KEY: options.apiKey } : {}) });
   const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local/start.ts'], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

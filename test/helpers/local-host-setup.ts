@@ -31,6 +31,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // not pay a child-process start per chunk. The container path (a child process per chunk, the
   // default for chunked sources) is tested on a host of its own (signals-container.test.ts).
   process.env.SIGNALS_RUNNER ??= 'lambda';
+  // No transcriber unless a test asks for one (captions tests start hosts with TRANSCRIBER=pocketsphinx):
+  // results do not depend on whether pocketsphinx is installed, and hosts the tests spawn inherit this.
+  process.env.TRANSCRIBER ??= 'none';
   // One-off analyses read their sources from loopback media servers the tests start (DESIGN §9).
   process.env.LOCAL_ALLOW_LOOPBACK_TARGETS ??= '1';
   // No internet here: built-in providers' page URLs resolve through a stand-in that answers like yt-dlp.

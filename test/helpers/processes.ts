@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /** Where and how tests and benchmarks start the project's own processes (no vitest here: the bench uses it too). */
@@ -21,3 +22,16 @@ export const tsxCli = join(repoRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** The yt-dlp stand-in (no internet here): answers like yt-dlp's JSON output and download. */
 export const fakeYtDlpPath = join(repoRoot, 'test', 'helpers', 'fake-yt-dlp.js');
+
+/** Runs a tool (ffmpeg, ffprobe) to its end and returns what it wrote to stdout; a non-zero exit rejects with the end of its stderr. */
+export function toolOutput(binary: string, args: readonly string[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${binary} exited ${code}: ${Buffer.concat(err).toString().slice(-2000)}`))));
+  });
+}

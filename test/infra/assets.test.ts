@@ -131,7 +131,24 @@ describe('the container image', () => {
     const again = temporaryDirectory('media-scanner-image-again-');
     stageContainerImage(signalsTask.entrypoint, again);
     expect(listing(again)).toEqual(listing(staged));
-    expect(listing(staged)).toEqual(['Dockerfile', 'bin/ffmpeg', 'bin/ffprobe', 'ffmpeg.json', 'task.mjs', 'task.mjs.map']);
+    expect(listing(staged)).toEqual([
+      'Dockerfile',
+      'bin/ffmpeg',
+      'bin/ffprobe',
+      'detector/ssd_mobilenetv1_model-weights_manifest.json',
+      'detector/ssd_mobilenetv1_model.bin',
+      'detector/tfjs-backend-wasm-simd.wasm',
+      'detector/tfjs-backend-wasm-threaded-simd.wasm',
+      'detector/tfjs-backend-wasm.wasm',
+      'ffmpeg.json',
+      'fonts/DejaVuSans-Bold.ttf',
+      'fonts/DejaVuSans.ttf',
+      'fonts/DejaVuSansMono-Bold.ttf',
+      'fonts/DejaVuSerif-Bold.ttf',
+      'fonts/LICENSE',
+      'task.mjs',
+      'task.mjs.map',
+    ]);
     for (const file of ['Dockerfile', 'ffmpeg.json', 'task.mjs', 'task.mjs.map']) expect(sha256(join(again, file)), file).toBe(sha256(join(staged, file)));
     // The binaries: the installed files (the layer's copies are compared byte for byte in validation.test.ts).
     for (const { binary, path } of installedFfmpegBuild()) expect(statSync(join(staged, 'bin', binary)).size, binary).toBe(statSync(path).size);

@@ -130,7 +130,7 @@ describe('task definition', () => {
     const mapOf = (directory: string) => JSON.parse(readFileSync(join(stagedOf(directory), 'task.mjs.map'), 'utf8')) as { sources: string[] };
     const signalsImage = images.find(({ source }) => mapOf(source.directory).sources.includes(`functions/${signalsTask.entrypoint}.ts`));
     const staged = stagedOf(signalsImage!.source.directory);
-    expect(readdirSync(staged).sort()).toEqual(['Dockerfile', 'bin', 'ffmpeg.json', 'task.mjs', 'task.mjs.map']);
+    expect(readdirSync(staged).sort()).toEqual(['Dockerfile', 'bin', 'detector', 'ffmpeg.json', 'fonts', 'task.mjs', 'task.mjs.map']);
     expect(readdirSync(join(staged, 'bin')).sort()).toEqual(['ffmpeg', 'ffprobe']);
     for (const binary of ['ffmpeg', 'ffprobe']) expect(statSync(join(staged, 'bin', binary)).mode & 0o777, binary).toBe(0o755);
     expect(readFileSync(join(staged, 'Dockerfile'), 'utf8')).toBe(readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8'));
@@ -143,7 +143,10 @@ describe('task definition', () => {
     expect(imported.length).toBeGreaterThan(0);
     expect(imported.filter((specifier) => !isBuiltin(specifier))).toEqual([]);
     const bundle = readFileSync(join(staged, 'task.mjs'), 'utf8');
-    expect(bundle.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);")).toBe(true);
+    // CommonJS dependencies call require(), and TensorFlow.js's WASM loader reads __dirname: ESM defines neither.
+    expect(bundle.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+    expect(bundle.split('\n', 1)[0]).toContain('const require = createRequire(import.meta.url); const __filename = ');
+    expect(bundle.split('\n', 1)[0]).toContain('const __dirname = ');
     expect(bundle.trimEnd().endsWith('//# sourceMappingURL=task.mjs.map')).toBe(true);
     const map = JSON.parse(readFileSync(join(staged, 'task.mjs.map'), 'utf8')) as { sources: string[] };
     expect(map.sources).toContain(`functions/${signalsTask.entrypoint}.ts`);
@@ -156,12 +159,18 @@ describe('task definition', () => {
       .filter((line) => line.trim() && !line.startsWith('#'))
       .join('\n')
       .replaceAll(/\\\n\s*/g, '');
-    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'USER', 'ENTRYPOINT']);
+    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'USER', 'ENTRYPOINT']);
     expect(instructions).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates && rm -rf \/var\/lib\/apt\/lists\/\*$/m);
     expect(instructions).toMatch(/^FROM node:24-bookworm-slim$/m);
     expect(instructions).toMatch(/FFMPEG_PATH=\/opt\/bin\/ffmpeg/);
     expect(instructions).toMatch(/FFPROBE_PATH=\/opt\/bin\/ffprobe/);
     expect(instructions).toMatch(/^COPY bin\/ \/opt\/bin\/$/m);
+    // The caption fonts, where CAPTION_FONTS_DIR points (no font lookup in the image).
+    expect(instructions).toMatch(/^COPY fonts\/ \/opt\/fonts\/$/m);
+    expect(instructions).toMatch(/CAPTION_FONTS_DIR=\/opt\/fonts/);
+    // Render framing's face model and TensorFlow.js's .wasm files, where the detector settings point.
+    expect(instructions).toMatch(/^COPY detector\/ \/opt\/detector\/$/m);
+    expect(instructions).toMatch(/FACE_MODEL_DIR=\/opt\/detector/);
     expect(instructions).toMatch(/^USER node$/m);
     expect(instructions).toMatch(/^ENTRYPOINT \["node", "\/task\/task\.mjs"\]$/m);
   });

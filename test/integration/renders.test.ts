@@ -7,7 +7,6 @@
  * whose right half is solid blue, so "Find the scene changes" yields moments and stacked output
  * has a known bottom panel.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -16,29 +15,11 @@ import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { clientFor, createAccount, createScanner, expectError, type Client, type List } from '../helpers/api.js';
 import { ffmpegPath } from '../helpers/ground-truth-media.js';
 import { generated, momentsOf, runToCompletion, sleep, startRun, uploadFile, type Moment, type Upload } from '../helpers/runs.js';
+import { toolOutput } from '../helpers/processes.js';
+import type { Render } from '../../packages/client/src/schema.js';
 
-interface Asset {
-  moment_id: string;
-  status: 'completed' | 'failed';
-  url: string | null;
-  url_expires_at: string | null;
-  content_type: string;
-  width: number | null;
-  height: number | null;
-  duration_ms: number | null;
-  size_bytes: number | null;
-  captions: boolean;
-}
-
-interface Render {
-  object: 'render';
-  render_id: string;
-  analysis_id: string;
-  status: 'queued' | 'processing' | 'completed' | 'failed';
-  moment_ids: string[];
-  render: { output: { format: string; aspect_ratio: string }; captions: { enabled: boolean; preset_id: string }; framing: { mode: string } };
-  assets: Asset[];
-}
+/** The asset of a render as GET /v1/renders/{id} returns it (the generated client's types). */
+type Asset = Render['assets'][number];
 
 /** One frame at the source's 25 fps. */
 const FRAME_MS = 40;
@@ -54,18 +35,6 @@ const twoShot = (): Promise<string> =>
     ...['-filter_complex', "[0][1]overlay=enable='between(mod(t\\,10)\\,5\\,10)'[left];[left][2]hstack=inputs=2[v]"],
     ...['-map', '[v]', '-map', '3', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-t', '20', '-f', 'mp4', path],
   ]);
-
-function run(binary: string, args: string[]): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${binary} exited ${code}: ${Buffer.concat(err).toString()}`))));
-  });
-}
 
 interface Probe {
   streams: { codec_type: string; codec_name: string; width?: number; height?: number; duration?: string }[];
@@ -131,7 +100,7 @@ async function checkAsset(asset: Asset, moment: Moment, size: { width: number; h
   const path = join(workDir, `${asset.moment_id}-${size.width}x${size.height}.mp4`);
   await writeFile(path, bytes);
 
-  const probe = JSON.parse((await run(ffprobePath, ['-v', 'error', '-show_streams', '-of', 'json', path])).toString()) as Probe;
+  const probe = JSON.parse((await toolOutput(ffprobePath, ['-v', 'error', '-show_streams', '-of', 'json', path])).toString()) as Probe;
   const video = probe.streams.find((s) => s.codec_type === 'video');
   const audio = probe.streams.find((s) => s.codec_type === 'audio');
   expect(video).toMatchObject({ codec_name: 'h264', width: size.width, height: size.height });
@@ -148,7 +117,7 @@ async function checkAsset(asset: Asset, moment: Moment, size: { width: number; h
 
 /** Mean RGB of the top and bottom halves of the frame at `seconds` (area averaging). */
 async function halvesColours(path: string, seconds: number): Promise<[number[], number[]]> {
-  const raw = await run(ffmpegPath(), ['-v', 'error', '-ss', String(seconds), '-i', path, '-frames:v', '1', '-vf', 'scale=1:2:flags=area', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
+  const raw = await toolOutput(ffmpegPath(), ['-v', 'error', '-ss', String(seconds), '-i', path, '-frames:v', '1', '-vf', 'scale=1:2:flags=area', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
   return [[...raw.subarray(0, 3)], [...raw.subarray(3, 6)]];
 }
 
@@ -168,7 +137,7 @@ describe('GET /v1/render-presets', () => {
 });
 
 describe('POST /v1/renders', () => {
-  test('9:16 auto and 9:16 stacked: H.264/AAC MP4s of exact size and the moments\' duration, faststart; stacked puts the right half below', async () => {
+  test('9:16 auto and 9:16 stacked: H.264/AAC MP4s of exact size and the moments\' duration, faststart; stacked puts the right half below', { timeout: 240_000 }, async () => {
     const [first, second] = moments;
     if (!first || !second) throw new Error('two moments expected');
     const key = `render-${analysisId}`;

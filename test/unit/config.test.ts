@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../functions/config.js';
+import { parseConfig, POCKETSPHINX_DEFAULTS } from '../../functions/config.js';
 
 const minimal = { TABLE_NAME: 'table', MEDIA_BUCKET: 'bucket' };
 const failure = (env: NodeJS.ProcessEnv): string => {
@@ -136,5 +139,36 @@ describe('parseConfig: analyzer and transcriber', () => {
 
   it('never echoes the OpenAI key in an error', () => {
     expect(failure({ ...minimal, ...openai, OPENAI_API_KEY: 'sk-very-secret', OPENAI_API_KEY_SECRET_ID: 'id' })).not.toContain('sk-very-secret');
+  });
+});
+
+describe('parseConfig: pocketsphinx', () => {
+  // A stand-in installation: the checks look for the files, not at them.
+  const root = mkdtempSync(join(tmpdir(), 'pocketsphinx-config-'));
+  const bin = join(root, 'pocketsphinx_continuous');
+  const modelDir = join(root, 'en-us');
+  writeFileSync(bin, '');
+  mkdirSync(join(modelDir, 'en-us'), { recursive: true });
+  writeFileSync(join(modelDir, 'en-us.lm.bin'), '');
+  writeFileSync(join(modelDir, 'cmudict-en-us.dict'), '');
+  const installed = { TRANSCRIBER: 'pocketsphinx', POCKETSPHINX_BIN: bin, POCKETSPHINX_MODEL_DIR: modelDir };
+
+  it('is never chosen by default; its paths default to where Debian installs it', () => {
+    expect(parseConfig(minimal).TRANSCRIBER).toBe('none');
+    expect(parseConfig(minimal)).toMatchObject({ POCKETSPHINX_BIN: POCKETSPHINX_DEFAULTS.bin, POCKETSPHINX_MODEL_DIR: POCKETSPHINX_DEFAULTS.modelDir });
+  });
+
+  it('accepts an installed binary and a complete model directory', () => {
+    expect(parseConfig({ ...minimal, ...installed })).toMatchObject({ TRANSCRIBER: 'pocketsphinx', POCKETSPHINX_BIN: bin });
+  });
+
+  it.each([
+    ['POCKETSPHINX_BIN', { ...installed, POCKETSPHINX_BIN: join(root, 'missing') }],
+    ['POCKETSPHINX_MODEL_DIR', { ...installed, POCKETSPHINX_MODEL_DIR: root }],
+    ['TRANSCRIBE_LANGUAGE_CODE', { ...installed, TRANSCRIBE_LANGUAGE_CODE: 'de-DE' }],
+  ])('fails loudly naming %s, with how to install it', (variable, env) => {
+    const message = failure({ ...minimal, ...env });
+    expect(message).toContain(variable);
+    if (variable !== 'TRANSCRIBE_LANGUAGE_CODE') expect(message).toContain('apt-get install -y pocketsphinx pocketsphinx-en-us');
   });
 });

@@ -2,7 +2,10 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTool } from '../signals/ffmpeg-process.js';
-import type { FramePlan, Size } from '../../domain/renders/framing.js';
+import { bundledFontsDir, burnInFilter, prepareBurnIn, type CaptionBurnIn } from './caption-burn-in.js';
+import type { CropKey } from '../../domain/renders/crop-path.js';
+import { even, planCrops, type FramePlan, type Size } from '../../domain/renders/framing.js';
+import { cutsIn, observeSubjects, type RgbFrame, type SubjectDetector, type SubjectTrack } from '../../domain/renders/subjects.js';
 import type { MomentRenderer, MomentRenderJob, RenderedFile } from '../../domain/renders/pipeline.js';
 import type { MediaFileWriter } from '../../domain/sources/ports.js';
 
@@ -13,7 +16,19 @@ export interface FfmpegRendererOptions {
   store: Pick<MediaFileWriter, 'putFile'>;
   /** Per ffmpeg run; a moment is at most 10 minutes of source. */
   timeoutMs?: number;
+  /** The caption fonts (presets.ts FONTS); absent: the bundled package's ttf/ (caption-burn-in.ts). */
+  fontsDir?: string;
+  /** Finds faces on the sampled frames when a plan crops (face-detector.ts); null: the salient region only. */
+  detector?: SubjectDetector | null;
 }
+
+/** Frames looked at per second of a moment (fewer for long moments: at most MAX_SAMPLES in all), and their size (fit in a square of this side). */
+const SAMPLE_FPS = 2;
+const MAX_SAMPLES = 120;
+const SAMPLE_SIDE = 320;
+/** Every frame (at this rate), small and grey, for placing cuts to the frame (subjects.ts cutsIn). */
+const CUT_FPS = 25;
+const CUT_SIZE = { width: 64, height: 36 };
 
 const MAX_LOG_BYTES = 1024 * 1024;
 /** Only the signed URL itself may be opened (as the upload probe): no files, no nested protocols. */
@@ -59,7 +74,7 @@ export function renderFilterGraph(segments: { startMs: number; endMs: number }[]
   });
   parts.push(`${pairs.join('')}concat=n=${segments.length}:v=1:a=1[cut][aout]`);
   const framed = (input: string, panel: FramePlan['panels'][number], label: string) =>
-    `${input}crop=${panel.crop.width}:${panel.crop.height}:${panel.crop.x}:${panel.crop.y},scale=${panel.place.width}:${panel.place.height},setsar=1${label}`;
+    `${input}crop=${panel.crop.width}:${panel.crop.height}:${panel.path ? `'${pathExpression(panel.path, 'x')}':'${pathExpression(panel.path, 'y')}'` : `${panel.crop.x}:${panel.crop.y}`},scale=${panel.place.width}:${panel.place.height},setsar=1${label}`;
   if (plan.panels.length === 1) {
     const [panel] = plan.panels;
     if (panel) parts.push(framed('[cut]', panel, ',format=yuv420p[vout]'));
@@ -72,8 +87,59 @@ export function renderFilterGraph(segments: { startMs: number; endMs: number }[]
   return parts.join(';');
 }
 
+/**
+ * A crop path (crop-path.ts) as an ffmpeg expression of the frame time `t`, evaluated by the crop
+ * filter on every frame: the first key's position plus, for each later key, its change either
+ * at once (`gte`, a cut) or spread linearly since the previous key (`clip`). A flat sum, no
+ * nesting, so a long path stays within the parser's limits. Exported for unit tests.
+ */
+export function pathExpression(keys: CropKey[], axis: 'x' | 'y'): string {
+  const [first] = keys;
+  if (!first) return '0';
+  const terms = [String(first[axis])];
+  for (let i = 1; i < keys.length; i++) {
+    const prev = keys[i - 1] as CropKey;
+    const key = keys[i] as CropKey;
+    const delta = key[axis] - prev[axis];
+    if (delta === 0) continue;
+    const at = seconds(key.timeMs);
+    const from = seconds(prev.timeMs);
+    terms.push(key.jump || key.timeMs <= prev.timeMs ? `${delta}*gte(t,${at})` : `${delta}*clip((t-${from})/${seconds(key.timeMs - prev.timeMs)},0,1)`);
+  }
+  return terms.join('+').replace(/\+-/g, '-');
+}
+
+/** Where the segments join on the rendered timeline (ms): cuts the framing must not pan across. */
+const joinsOf = (segments: { startMs: number; endMs: number }[]): number[] => {
+  let at = 0;
+  return segments.slice(0, -1).map((s) => (at += s.endMs - s.startMs));
+};
+
+/**
+ * The ffmpeg command line that samples a moment for framing (exported for unit tests): the same
+ * cut as the render (video only), `fps` frames a second scaled to `size` as raw RGB on pipe 3, and
+ * every frame (CUT_FPS) at CUT_SIZE in grey on pipe 4 for the cuts.
+ */
+export function sampleArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>, fps: number, size: Size): string[] {
+  const first = job.segments[0]?.startMs ?? 0;
+  const last = job.segments.at(-1)?.endMs ?? first;
+  const parts = job.segments.map((segment, i) => `[0:v]trim=start=${seconds(segment.startMs - first)}:end=${seconds(segment.endMs - first)},setpts=PTS-STARTPTS[v${i}]`);
+  // round=up: sample k is the last frame at or before k/fps (the default rounding keeps one from up to half an interval later).
+  parts.push(`${job.segments.map((_, i) => `[v${i}]`).join('')}concat=n=${job.segments.length}:v=1:a=0,split[forSamples][forCuts]`);
+  parts.push(`[forSamples]fps=fps=${fps}:round=up,scale=${size.width}:${size.height},format=rgb24[samples]`);
+  parts.push(`[forCuts]fps=fps=${CUT_FPS}:round=up,scale=${CUT_SIZE.width}:${CUT_SIZE.height},format=gray[cuts]`);
+  return [
+    '-v', 'error', '-hide_banner', '-nostdin',
+    ...NETWORK_INPUT,
+    '-ss', seconds(first), '-t', seconds(last - first), '-i', job.sourceUrl,
+    '-filter_complex', parts.join(';'),
+    '-map', '[samples]', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:3',
+    '-map', '[cuts]', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:4',
+  ];
+}
+
 /** The whole ffmpeg command line of one render (exported for unit tests). */
-export function renderArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>, plan: FramePlan, hasAudio: boolean, outputPath: string): string[] {
+export function renderArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>, plan: FramePlan, hasAudio: boolean, outputPath: string, captions?: CaptionBurnIn): string[] {
   const first = job.segments[0]?.startMs ?? 0;
   const last = job.segments.at(-1)?.endMs ?? first;
   return [
@@ -81,8 +147,9 @@ export function renderArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>,
     ...NETWORK_INPUT,
     // Input seeking: only the moment's span is read and decoded, and its timestamps start at 0.
     '-ss', seconds(first), '-t', seconds(last - first), '-i', job.sourceUrl,
-    '-filter_complex', renderFilterGraph(job.segments, plan, hasAudio),
-    '-map', '[vout]', '-map', '[aout]',
+    // Captions are drawn last, over the framed output, so their size and place are the output's.
+    '-filter_complex', renderFilterGraph(job.segments, plan, hasAudio) + (captions ? `;[vout]${burnInFilter(captions)}[vcaptioned]` : ''),
+    '-map', captions ? '[vcaptioned]' : '[vout]', '-map', '[aout]',
     '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '21', '-pix_fmt', 'yuv420p',
     '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2',
     // The moov atom before mdat: playback starts before the download ends.
@@ -113,13 +180,65 @@ export class FfmpegMomentRenderer implements MomentRenderer {
     return { width: video.width, height: video.height, hasAudio: streams.some((s) => s.codec_type === 'audio') };
   }
 
+  /**
+   * Samples the cut moment (a few low-resolution frames a second) and looks at them: faces from
+   * the detector, else the salient region, and the cuts (domain/renders/subjects.ts).
+   */
+  private async subjectsOf(job: MomentRenderJob, layout: SourceLayout): Promise<SubjectTrack> {
+    const durationMs = job.segments.reduce((sum, s) => sum + s.endMs - s.startMs, 0);
+    const fps = Math.min(SAMPLE_FPS, (MAX_SAMPLES * 1000) / Math.max(1, durationMs));
+    const scale = SAMPLE_SIDE / Math.max(layout.width, layout.height);
+    const size = { width: even(layout.width * Math.min(1, scale)), height: even(layout.height * Math.min(1, scale)) };
+    const frameBytes = size.width * size.height * 3;
+    const frames: RgbFrame[] = [];
+    const greys: Uint8Array[] = [];
+    const greyBytes = CUT_SIZE.width * CUT_SIZE.height;
+    let greyPending = Buffer.alloc(0);
+    let pending = Buffer.alloc(0);
+    const run = await runTool(this.options.ffmpegPath, sampleArgs(job, Number(fps.toFixed(4)), size), {
+      timeoutMs: this.timeoutMs,
+      maxOutputBytes: MAX_LOG_BYTES,
+      pipes: {
+        3: (chunk) => {
+          pending = Buffer.concat([pending, chunk]);
+          while (pending.length >= frameBytes) {
+            frames.push({ ...size, timeMs: Math.round((frames.length * 1000) / fps), rgb: new Uint8Array(pending.subarray(0, frameBytes)) });
+            pending = pending.subarray(frameBytes);
+          }
+        },
+        4: (chunk) => {
+          greyPending = Buffer.concat([greyPending, chunk]);
+          while (greyPending.length >= greyBytes) {
+            greys.push(new Uint8Array(greyPending.subarray(0, greyBytes)));
+            greyPending = greyPending.subarray(greyBytes);
+          }
+        },
+      },
+    });
+    if (run.exitCode !== 0) throw new Error(`ffmpeg could not sample the moment (${scrubbed(run.stderr, job.sourceUrl) || `exit ${run.exitCode}`})`);
+    return observeSubjects(frames, {
+      detector: this.options.detector ?? null,
+      source: layout,
+      intervalMs: 1000 / fps,
+      joinsMs: joinsOf(job.segments),
+      cutsMs: cutsIn(greys, CUT_SIZE, 1000 / CUT_FPS),
+    });
+  }
+
   async render(job: MomentRenderJob): Promise<RenderedFile> {
     const layout = await this.layoutOf(job.sourceUrl);
-    const plan = job.plan(layout);
+    const centred = job.plan(layout);
+    // Only a plan that crops has anything to aim: `original`, or an output of the source's shape, shows it whole.
+    const plan = planCrops(centred, layout) ? job.plan(layout, await this.subjectsOf(job, layout)) : centred;
     const dir = await mkdtemp(join(tmpdir(), 'render-'));
     try {
       const output = join(dir, 'moment.mp4');
-      const run = await runTool(this.options.ffmpegPath, renderArgs(job, plan, layout.hasAudio, output), { timeoutMs: this.timeoutMs, maxOutputBytes: MAX_LOG_BYTES });
+      const captions = job.captions && (await prepareBurnIn(dir, job.captions(plan.output), this.options.fontsDir ?? bundledFontsDir()));
+      const run = await runTool(this.options.ffmpegPath, renderArgs(job, plan, layout.hasAudio, output, captions ?? undefined), {
+        timeoutMs: this.timeoutMs,
+        maxOutputBytes: MAX_LOG_BYTES,
+        ...(captions ? { env: { FONTCONFIG_FILE: captions.fontconfigFile } } : {}),
+      });
       if (run.exitCode !== 0) throw new Error(`ffmpeg failed (${scrubbed(run.stderr, job.sourceUrl) || `exit ${run.exitCode}`})`);
       const rendered = await this.probe(output, output);
       const video = rendered.streams.find((s) => s.codec_type === 'video');

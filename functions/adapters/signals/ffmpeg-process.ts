@@ -12,6 +12,8 @@ export interface RunOptions {
    * the data arrives: nothing of it is buffered here.
    */
   pipes?: Readonly<Record<number, (chunk: Buffer) => void>> | undefined;
+  /** Variables added to this process's environment for the child (e.g. FONTCONFIG_FILE of caption burn-in). */
+  env?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface RunResult {
@@ -32,7 +34,7 @@ export function runTool(binary: string, args: readonly string[], options: RunOpt
   const extraFds = Object.keys(pipes).map(Number);
   const extraSlots = Array.from({ length: Math.max(2, ...extraFds) - 2 }, (_, i) => (extraFds.includes(i + 3) ? 'pipe' : 'ignore'));
   return new Promise<RunResult>((resolve, reject) => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe', ...extraSlots] });
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe', ...extraSlots], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
     const [, childStdout, childStderr] = child.stdio;
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];

@@ -78,6 +78,29 @@ export async function queryPage<T>(
   }
 }
 
+/**
+ * Every item of a small table-partition collection, oldest first, in as many Query rounds as it
+ * takes (for internal readers that need them all and hold no cursor key, e.g. a webhook fan-out).
+ */
+export async function queryAll<T>(table: Pick<TableContext, 'doc' | 'tableName'>, collection: Collection, map: (item: Record<string, unknown>) => T): Promise<T[]> {
+  const all: T[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    all.push(...(result.Items ?? []).map(map));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return all;
+}
+
 /** Drops the table's key attributes and entity tag, leaving the domain record. */
 export function stripKeys(item: Record<string, unknown>): Record<string, unknown> {
   const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, entity: _entity, ttl: _ttl, ...record } = item;

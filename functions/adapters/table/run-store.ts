@@ -1,6 +1,6 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { collections, indexKeys, keys } from './keys.js';
-import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryAll, queryPage, stripKeys, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, ledgerPut, putAll, transact } from './operations.js';
 import { slotQueueEntryItem } from './slot-store.js';
 import { outboxPuts } from './outbox.js';
@@ -14,7 +14,7 @@ import type { Announcement } from '../../domain/outbox.js';
 const unstarted = ({ startedAt: _started, completedAt: _completed, ...run }: RunRecord) => run;
 
 export function dynamoRunStore(table: TableContext): RunStore {
-  const { doc, tableName } = table;
+  const { tableName } = table;
   const update = (input: ConstructorParameters<typeof UpdateCommand>[0]) => conditionalWrite(table, new UpdateCommand(input));
 
   /**
@@ -292,18 +292,8 @@ export function dynamoRunStore(table: TableContext): RunStore {
         keep: filter.keep,
       }),
 
-    async listMoments(accountId, analysisId) {
-      const { PK, prefix } = collections.moments(accountId, analysisId);
-      const result = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': PK, ':prefix': prefix },
-          ConsistentRead: true,
-        }),
-      );
-      return (result.Items ?? []).map((item) => stripKeys(item) as unknown as MomentRecord);
-    },
+    // Every page: with their words (a moment of 10 minutes holds about 80 KB of them), 50 moments pass a query's 1 MB.
+    listMoments: (accountId, analysisId) => queryAll(table, collections.moments(accountId, analysisId), (item) => stripKeys(item) as unknown as MomentRecord),
   };
 }
 

@@ -1,6 +1,6 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { collections, keys } from './keys.js';
-import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryAll, queryPage, stripKeys, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, transact } from './operations.js';
 import type { WebhookEndpointRecord } from '../../domain/webhooks/model.js';
 import type { WebhookEndpointStore } from '../../domain/webhooks/ports.js';
@@ -13,7 +13,7 @@ const toEndpoint = (item: Record<string, unknown>): WebhookEndpointRecord => str
  * the per-account limit holds under concurrent creations.
  */
 export function dynamoWebhookEndpointStore(table: TableContext): WebhookEndpointStore {
-  const { doc, tableName } = table;
+  const { tableName } = table;
   const item = (endpoint: WebhookEndpointRecord) => ({ ...keys.webhookEndpoint(endpoint.accountId, endpoint.endpointId), entity: 'webhook_endpoint', ...endpoint });
 
   return {
@@ -43,25 +43,7 @@ export function dynamoWebhookEndpointStore(table: TableContext): WebhookEndpoint
     list: (accountId, page) => queryPage(table, accountId, collections.webhookEndpoints(accountId), page, toEndpoint),
 
     // No cursors: the fan-out reads every endpoint and is not granted the cursor key.
-    async listAll(accountId) {
-      const collection = collections.webhookEndpoints(accountId);
-      const endpoints: WebhookEndpointRecord[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const result = await doc.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        endpoints.push(...(result.Items ?? []).map(toEndpoint));
-        startKey = result.LastEvaluatedKey;
-      } while (startKey);
-      return endpoints;
-    },
+    listAll: (accountId) => queryAll(table, collections.webhookEndpoints(accountId), toEndpoint),
 
     replace: (endpoint, readUpdatedAt) =>
       conditionalWrite(

@@ -1,12 +1,10 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { Span, Transcriber, TranscriptSegment, TranscriptWord } from '../../domain/analysis/signals.js';
-import { SignalExtractionError } from '../signals/errors.js';
-import { failureReason } from '../signals/ffmpeg-signal-extractor.js';
 import { runTool } from '../signals/ffmpeg-process.js';
 import { TranscriptionFailed } from './errors.js';
+import { MAX_TOOL_OUTPUT_BYTES, transcribeWindowWav } from './window-wav.js';
 
 export interface WhisperCppOptions {
   /** See resolveFfmpegPath. */
@@ -21,14 +19,6 @@ export interface WhisperCppOptions {
   timeoutMs?: number;
 }
 
-/** whisper.cpp reads 16 kHz mono PCM. */
-const SAMPLE_RATE = 16_000;
-const WAV_HEADER_BYTES = 44;
-/** Less audio than this in the window (the source's audio ended earlier): nothing to transcribe. */
-const MIN_AUDIO_MS = 100;
-const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
-
-const seconds = (ms: number) => (ms / 1000).toFixed(3);
 const offsetsSchema = z.object({ from: z.number(), to: z.number() });
 
 /** The part of `--output-json-full` that is read: segments, and their tokens with offsets in ms. */
@@ -101,36 +91,11 @@ export function segmentsOf(whisperSegments: WhisperSegment[], window: Span): Tra
  */
 export function whisperCppTranscriber(options: WhisperCppOptions): Transcriber {
   return {
-    async transcribe({ url, window }) {
-      const timeoutMs = options.timeoutMs ?? 10 * 60_000 + 3 * (window.endMs - window.startMs);
-      const deadline = Date.now() + timeoutMs;
-      const remaining = () => Math.max(1, deadline - Date.now());
-      const workDir = await mkdtemp(join(tmpdir(), 'whisper-cpp-'));
-      try {
-        const wavPath = join(workDir, 'window.wav');
-        const decode = await runTool(
-          options.ffmpegPath,
-          [
-            ...['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error'],
-            // A stalled presigned-URL read fails after 30 s instead of hanging until the timeout.
-            ...(/^https?:\/\//i.test(url) ? ['-rw_timeout', '30000000'] : []),
-            ...(window.startMs > 0 ? ['-ss', seconds(window.startMs)] : []),
-            ...['-t', seconds(window.endMs - window.startMs), '-i', url],
-            ...['-map', '0:a:0?', '-ac', '1', '-ar', String(SAMPLE_RATE), '-c:a', 'pcm_s16le'],
-            // bitexact: a plain 44-byte header, so the file size tells how much audio there is.
-            ...['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-f', 'wav', '-y', wavPath],
-          ],
-          { timeoutMs: remaining(), maxOutputBytes: MAX_OUTPUT_BYTES },
-        );
-        // A source without an audio track has no speech.
-        if (decode.exitCode !== 0 && /does not contain any stream/.test(decode.stderr)) return [];
-        if (decode.exitCode !== 0) throw new SignalExtractionError(`ffmpeg could not decode the audio: ${failureReason(decode.stderr, url)}`);
-        const audioBytes = (await stat(wavPath)).size - WAV_HEADER_BYTES;
-        if (audioBytes < (2 * SAMPLE_RATE * MIN_AUDIO_MS) / 1000) return [];
-
+    transcribe: ({ url, window }) =>
+      transcribeWindowWav({ ffmpegPath: options.ffmpegPath, timeoutMs: options.timeoutMs, scratchPrefix: 'whisper-cpp-' }, url, window, async ({ wavPath, workDir, remaining }) => {
         const outputBase = join(workDir, 'transcript');
         const args = ['-m', options.modelPath, '-f', wavPath, '-l', options.language, '-ojf', '-of', outputBase, '-np'];
-        const run = await runTool(options.whisperPath, args, { timeoutMs: remaining(), maxOutputBytes: MAX_OUTPUT_BYTES }).catch((error: unknown) => {
+        const run = await runTool(options.whisperPath, args, { timeoutMs: remaining(), maxOutputBytes: MAX_TOOL_OUTPUT_BYTES }).catch((error: unknown) => {
           throw new TranscriptionFailed(`whisper.cpp did not run: ${(error as Error).message}`, { cause: error });
         });
         const stderrTail = run.stderr.trim().split(/\r?\n/).slice(-3).join(' | ') || 'no error message';
@@ -143,9 +108,6 @@ export function whisperCppTranscriber(options: WhisperCppOptions): Transcriber {
         } catch (error) {
           throw new TranscriptionFailed('whisper.cpp wrote a transcript that is not its --output-json-full format', { cause: error });
         }
-      } finally {
-        await rm(workDir, { recursive: true, force: true });
-      }
-    },
+      }),
   };
 }

@@ -7,8 +7,11 @@ import type { RunStore, SourceUrlSigner } from '../runs/ports.js';
 import type { TerminalError } from '../runs/model.js';
 import type { FramePlan, Size } from './framing.js';
 import { planFrame } from './framing.js';
-import { segmentsOf, type RenderAsset, type RenderRecord, type RenderRef, type RenderStore } from './model.js';
-import { outputSizeOf } from './presets.js';
+import type { SubjectTrack } from './subjects.js';
+import { renderedMsOf, segmentsOf, type RenderAsset, type RenderRecord, type RenderRef, type RenderStore } from './model.js';
+import { outputSizeOf, type CaptionPresetId } from './presets.js';
+import { captionScript, wordsOnOutputTimeline } from './captions.js';
+import type { MomentRecord } from '../runs/model.js';
 
 /** What the renderer measured of the MP4 it wrote. */
 export interface RenderedFile {
@@ -22,8 +25,10 @@ export interface MomentRenderJob {
   sourceUrl: string;
   /** Spans of the source, concatenated in order. */
   segments: { startMs: number; endMs: number }[];
-  /** Decides the geometry once the source's frame size is known. */
-  plan: (source: Size) => FramePlan;
+  /** Decides the geometry once the source's frame size is known (and, when the plan crops, what the sampled frames show: framing.ts). */
+  plan: (source: Size, subjects?: SubjectTrack) => FramePlan;
+  /** The ASS script to burn in, given the output frame's size; null: no captions. */
+  captions: ((output: Size) => string) | null;
   outputKey: string;
   tags: Record<string, string>;
 }
@@ -70,20 +75,32 @@ async function renderedAsset(deps: RenderPipelineDeps, render: RenderRecord, mom
   const account = await deps.accounts.getAccount(render.accountId);
   const retentionDays = run.oneOff?.retentionDays ?? (account ? limitsOf(account).retentionDays : 7);
   const objectKey = renderAssetKey(render.accountId, render.renderId, momentId);
+  const captions = render.settings.captions.enabled ? captionsOf(moment, render.settings.captions.preset_id) : null;
   try {
     const file = await deps.renderer.render({
       sourceUrl: await deps.signSourceUrl(run.objectKey),
       segments: segmentsOf(moment),
-      plan: (source) => planFrame(source, outputSizeOf(render.settings.output.aspect_ratio), render.settings.framing.mode),
+      plan: (source, subjects) => planFrame(source, outputSizeOf(render.settings.output.aspect_ratio), render.settings.framing.mode, subjects),
+      captions,
       outputKey: objectKey,
       tags: retentionTags(retentionDays),
     });
-    // Burned-in captions are not built yet: no asset claims them.
-    return { momentId, status: 'completed', objectKey, ...file, captions: false };
+    return { momentId, status: 'completed', objectKey, ...file, captions: captions !== null };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return failed(momentId, { code: 'render_failed', message: `The moment could not be rendered: ${message}` });
   }
+}
+
+/**
+ * A moment's captions: its words (kept with it by the analysis) on the clip's timeline, in the
+ * preset's style. Null when no word is left to show (nobody spoke, or the analysis had no
+ * transcriber): the moment renders without captions and its asset says so.
+ */
+function captionsOf(moment: MomentRecord, presetId: CaptionPresetId): ((output: Size) => string) | null {
+  const words = wordsOnOutputTimeline(moment.words ?? [], segmentsOf(moment));
+  if (words.length === 0) return null;
+  return (output) => captionScript(words, presetId, output, renderedMsOf(moment));
 }
 
 /**

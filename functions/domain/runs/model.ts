@@ -148,6 +148,20 @@ export interface MomentRecord {
   transcript_excerpt: string;
   /** `subclips` when speech_cleanup is tight: the parts kept once pauses are cut (DESIGN 10). */
   edit: { mode: 'continuous' | 'subclips'; subclips: { start_ms: number; end_ms: number }[] };
+  /**
+   * Internal (never presented): the transcript's words spoken inside the moment, in source time,
+   * kept with the moment so its renders can caption it for as long as the moment exists (the
+   * per-chunk signal artifacts expire after a day). Absent when the analysis had no transcriber
+   * (or predates word keeping); empty when nobody spoke.
+   */
+  words?: MomentWord[];
+}
+
+/** One word of a moment's transcript; milliseconds from the start of the source. */
+export interface MomentWord {
+  text: string;
+  start_ms: number;
+  end_ms: number;
 }
 
 export interface Chunk {

@@ -1,11 +1,11 @@
 import { enforceContract, type AnalyzerResult } from '../analysis/contract.js';
 import type { Analyzer } from '../analysis/analyzer.js';
-import type { SignalExtractor, SourceSignals, Span, Transcriber } from '../analysis/signals.js';
+import type { SignalExtractor, SourceSignals, Span, Transcriber, TranscriptSegment } from '../analysis/signals.js';
 import { effectiveMaxObservations, requireAccount } from '../accounts.js';
 import { nowIso } from '../clock.js';
 import { newId } from '../ids.js';
 import type { AccountStore } from '../ports.js';
-import type { Chunk, MomentRecord, ObservationRecord, RunRecord } from './model.js';
+import type { Chunk, MomentRecord, MomentWord, ObservationRecord, RunRecord } from './model.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
 import { mergeChunkAnswers } from '../analysis/merge-findings.js';
 import { mergeSignals } from '../analysis/merge-signals.js';
@@ -176,7 +176,10 @@ export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunk
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
   const account = await requireAccount(deps.accounts, ref.accountId);
   const { result, hasTranscript } = await answerOf(deps, run, chunkResults);
-  const editOf = await momentEditor(deps, run, chunkResults);
+  const withMoments = run.scanner.type === 'find_moments' && run.mediaKind === 'video';
+  // Moments are cut (speech_cleanup) and keep their words (captions) from the whole analysed range's signals.
+  const signals = withMoments ? mergeSignals(await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<SourceSignals>(c.signalsKey)))) : null;
+  const editOf = momentEditor(run, signals);
   const drafts = enforceContract(result, {
     scanner: run.scanner,
     mediaKind: run.mediaKind,
@@ -187,7 +190,6 @@ export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunk
   });
 
   const createdAt = nowIso();
-  const withMoments = run.scanner.type === 'find_moments' && run.mediaKind === 'video';
   const observations: ObservationRecord[] = [];
   const moments: MomentRecord[] = [];
   drafts.forEach((draft, rank) => {
@@ -214,6 +216,7 @@ export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunk
         event_type: eventType,
         transcript_excerpt: draft.evidence.transcript_excerpt ?? '',
         edit: editOf({ startMs: start_ms, endMs: end_ms }),
+        ...(signals?.transcript ? { words: wordsWithin(signals.transcript, { startMs: start_ms, endMs: end_ms }) } : {}),
       });
     }
     if (run.oneOff) return;
@@ -238,15 +241,30 @@ export async function persistResults(deps: PipelineDeps, ref: AnalysisRef, chunk
  * A moment's edit: continuous, or with speech_cleanup `tight` the subclips that skip its pauses of
  * 0.4 s or more (DESIGN 10), measured on the merged signals of the analysed range.
  */
-async function momentEditor(deps: PipelineDeps, run: RunRecord, chunkResults: ChunkResult[]): Promise<(moment: Span) => MomentRecord['edit']> {
+function momentEditor(run: RunRecord, signals: SourceSignals | null): (moment: Span) => MomentRecord['edit'] {
   const continuous = (moment: Span): MomentRecord['edit'] => ({ mode: 'continuous', subclips: [{ start_ms: moment.startMs, end_ms: moment.endMs }] });
-  if (run.oneOff?.speechCleanup !== 'tight') return continuous;
-  const signals = mergeSignals(await Promise.all(chunkResults.map((c) => deps.artifacts.getJson<SourceSignals>(c.signalsKey))));
+  if (run.oneOff?.speechCleanup !== 'tight' || !signals) return continuous;
   return (moment) => {
     const subclips = tightSubclips(moment, signals);
     if (subclips.length === 1 && subclips[0]!.startMs === moment.startMs && subclips[0]!.endMs === moment.endMs) return continuous(moment);
     return { mode: 'subclips', subclips: subclips.map((s) => ({ start_ms: s.startMs, end_ms: s.endMs })) };
   };
+}
+
+/**
+ * The words spoken inside a moment: those whose middle lies in its span (a word cut by the
+ * moment's edge is shown whole or not at all). Word-less segments (a transcriber without word
+ * times) count as one word each.
+ */
+export function wordsWithin(transcript: readonly TranscriptSegment[], moment: Span): MomentWord[] {
+  return transcript
+    .flatMap((segment) => (segment.words.length ? segment.words : [segment]))
+    .filter((word) => {
+      const middle = (word.startMs + word.endMs) / 2;
+      return middle >= moment.startMs && middle < moment.endMs && word.text.trim().length > 0;
+    })
+    .sort((a, b) => a.startMs - b.startMs)
+    .map((word) => ({ text: word.text.trim(), start_ms: Math.round(word.startMs), end_ms: Math.round(word.endMs) }));
 }
 
 /** Settles billing, completes the run and frees its slot; a retry after success finds it completed and says so. */

@@ -196,6 +196,27 @@ describe('render pipeline', () => {
     expect(settled).toMatchObject({ status: 'failed', error: { code: 'render_failed' } });
     expect(renders.announced.map((a) => a.type)).toEqual(['render.failed']);
   });
+
+  it('captions: the renderer gets an ASS script of the moment\'s words only where there are words; the asset says whether they were burned in', async () => {
+    const spoken = { ...moment('mom_a', 0, 10_000), words: [{ text: 'hello', start_ms: 1_000, end_ms: 1_400 }, { text: 'world', start_ms: 1_500, end_ms: 1_900 }] };
+    const quiet = { ...moment('mom_b', 20_000, 45_000), words: [] };
+    const untranscribed = moment('mom_c', 50_000, 80_000);
+    const { deps } = world({ captions: true, moments: [spoken, quiet, untranscribed] });
+    const render = await submitRender(deps, ACCOUNT, request({ moment_ids: ['mom_a', 'mom_b', 'mom_c'], render: { captions: { enabled: true, preset_id: 'clean' } } }));
+    const scripts: (string | null)[] = [];
+    const renderer: MomentRenderer = {
+      render: (job) => {
+        scripts.push(job.captions ? job.captions({ width: 1080, height: 1920 }) : null);
+        return Promise.resolve({ width: 1080, height: 1920, durationMs: 10_000, sizeBytes: 1234 });
+      },
+    };
+    const ref = { accountId: ACCOUNT, renderId: render.renderId };
+    for (const momentId of ['mom_a', 'mom_b', 'mom_c']) await renderMoment(pipeline(deps, renderer), { ...ref, momentId });
+    expect(scripts[0]).toContain('Dialogue: 0,0:00:01.00,0:00:02.30,Caption,,0,0,0,,hello world');
+    expect(scripts.slice(1)).toEqual([null, null]);
+    const stored = await deps.renders.get(ACCOUNT, render.renderId);
+    expect([stored?.assets.mom_a, stored?.assets.mom_b, stored?.assets.mom_c].map((a) => a?.status === 'completed' && a.captions)).toEqual([true, false, false]);
+  });
 });
 
 describe('an execution that ended early', () => {
@@ -203,7 +224,7 @@ describe('an execution that ended early', () => {
     const { handler } = await import('../../../../functions/workflows/render/settle-ended-render.js');
     expect(handler).toBeTypeOf('function');
     const { executionEndedSchema } = await import('../../../../functions/workflows/task.js');
-    const { renderRefSchema } = await import('../../../../functions/workflows/render/render-moment-step.js');
+    const { renderRefSchema } = await import('../../../../functions/workflows/render/render-ref.js');
     const parsed = executionEndedSchema(renderRefSchema).parse({
       detail: { status: 'TIMED_OUT', input: JSON.stringify({ accountId: ACCOUNT, renderId: 'rnd_1', momentIds: ['mom_a'] }) },
     });

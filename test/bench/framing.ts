@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveFfmpegPath, resolveFfprobePath } from '../../functions/adapters/ffmpeg-binaries.js';
+import { faceApiDetector, resolveFaceApiFiles } from '../../functions/adapters/renders/face-detector.js';
+import { FfmpegMomentRenderer } from '../../functions/adapters/renders/ffmpeg-render.js';
+import { planFrame, type Size } from '../../functions/domain/renders/framing.js';
+import type { SubjectTrack } from '../../functions/domain/renders/subjects.js';
+import { startMediaServer } from '../helpers/media-server.js';
+import { framingAccuracy, framingErrors, movingSubjectSource, subjectInOutput } from '../helpers/moving-subject.js';
+import { round } from './client.js';
+
+const NINE_SIXTEEN = { width: 1080, height: 1920 };
+
+function ffmpeg(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(resolveFfmpegPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}: ${err.slice(-500)}`))));
+  });
+}
+
+/** The production renderer (face detector included) writing its MP4 to `outputPath` instead of S3. */
+function renderer(outputPath: string): FfmpegMomentRenderer {
+  return new FfmpegMomentRenderer({
+    ffmpegPath: resolveFfmpegPath(),
+    ffprobePath: resolveFfprobePath(),
+    store: { putFile: async (_key, path) => copyFile(path, outputPath) },
+    detector: faceApiDetector(resolveFaceApiFiles()),
+  });
+}
+
+async function render(url: string, segment: { startMs: number; endMs: number }, target: Size | null, outputPath: string, onTrack?: (track: SubjectTrack) => void) {
+  const started = performance.now();
+  await renderer(outputPath).render({
+    sourceUrl: url,
+    segments: [segment],
+    plan: (source, subjects) => {
+      if (subjects) onTrack?.(subjects);
+      return planFrame(source, target, 'auto', subjects);
+    },
+    captions: null,
+    outputKey: 'bench',
+    tags: {},
+  });
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * Issue 12: the framing-accuracy figure. The whole 20 s moving-subject fixture (a real face on a
+ * known sine path, cuts every 5 s) rendered 9:16 with `auto` framing by the production renderer;
+ * the subject's marker found on 5 frames a second of the output; the share of frames whose crop
+ * centre is within 10% of the output width of the subject (goal >= 95%).
+ */
+export async function benchFraming(): Promise<object[]> {
+  const server = await startMediaServer();
+  const dir = await mkdtemp(join(tmpdir(), 'mss-bench-framing-'));
+  try {
+    const url = server.add(await movingSubjectSource(4));
+    const output = join(dir, 'auto.mp4');
+    let track: SubjectTrack | undefined;
+    const seconds = await render(url, { startMs: 0, endMs: 20_000 }, NINE_SIXTEEN, output, (t) => (track = t));
+    const accuracy = framingAccuracy(framingErrors(await subjectInOutput(output, NINE_SIXTEEN), NINE_SIXTEEN.width));
+    return [
+      {
+        fixture: '20 s, 640x360, face on a sine path, 3 cuts',
+        detector: track?.detector,
+        samples: track?.samples.length,
+        samplesWithFace: track?.samples.filter((s) => s.faces.length > 0).length,
+        framesMeasured: accuracy.frames,
+        within10PctShare: round(accuracy.withinShare),
+        p95ErrorOfWidth: round(accuracy.p95),
+        worstErrorOfWidth: round(accuracy.worst),
+        renderSeconds: round(seconds),
+      },
+    ];
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Issue 12: render wall time against one bare ffmpeg command with the same settings: the same
+ * source over loopback HTTP, the same input seek and duration, crop and scale, x264 veryfast
+ * crf 21, AAC 128k, faststart (goal: ratio <= 1.1). Two cases: an output of the source's shape
+ * (no crop: nothing to aim, no sampling) and 9:16 `auto` (the bare command crops the centre; the
+ * renderer samples, detects faces and follows them).
+ */
+export async function benchRender(): Promise<object[]> {
+  const server = await startMediaServer();
+  const dir = await mkdtemp(join(tmpdir(), 'mss-bench-render-'));
+  try {
+    const url = server.add(await movingSubjectSource(12));
+    const segment = { startMs: 10_000, endMs: 40_000 };
+    const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '21', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2', '-movflags', '+faststart', '-f', 'mp4'];
+    const bare = async (filter: string) => {
+      const started = performance.now();
+      await ffmpeg(['-v', 'error', '-y', '-ss', '10', '-t', '30', '-i', url, '-vf', filter, ...encode, join(dir, 'bare.mp4')]);
+      return (performance.now() - started) / 1000;
+    };
+    const cases = [
+      { name: '16:9 (whole frame, scaled to 1920x1080)', target: { width: 1920, height: 1080 }, filter: 'scale=1920:1080,setsar=1,format=yuv420p' },
+      { name: '9:16 auto (bare: centre crop)', target: NINE_SIXTEEN, filter: 'crop=202:360:219:0,scale=1080:1920,setsar=1,format=yuv420p' },
+    ];
+    const rows: object[] = [];
+    for (const c of cases) {
+      const bareSeconds = await bare(c.filter);
+      const renderSeconds = await render(url, segment, c.target, join(dir, 'rendered.mp4'));
+      rows.push({ case: c.name, momentSeconds: 30, bareSeconds: round(bareSeconds), renderSeconds: round(renderSeconds), ratio: round(renderSeconds / bareSeconds) });
+    }
+    return rows;
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
