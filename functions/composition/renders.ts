@@ -1,17 +1,12 @@
 import { config } from '../config.js';
 import { dynamoRenderStore } from '../adapters/table/render-store.js';
 import type { RenderDeps } from '../domain/renders/create.js';
-import type { ObjectSigner } from '../domain/renders/links.js';
 import { lazy } from '../shared/memo.js';
 import { hostWorkflows } from './host-parts.js';
-import { media } from './media.js';
 import { idClaims, runs } from './runs.js';
 import { table } from './table.js';
 
 export const renders = lazy(() => dynamoRenderStore(table()));
-
-/** Signed download links of assets (GET /v1/renders...). */
-export const assetSigner: ObjectSigner = (objectKey, expiresInSeconds) => media().signGet(objectKey, expiresInSeconds);
 
 /** POST /v1/renders: captions need a transcriber (none by default; `npm start` picks pocketsphinx when installed). */
 export const renderSubmission = lazy(

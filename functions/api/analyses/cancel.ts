@@ -3,7 +3,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentAnalysis } from '../../shared/analysis-presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { analysisIdParams } from '../../schemas/run.js';
-import { analysisCancellation } from '../../composition/analyses.js';
+import { analysisCancellation } from '../../composition/analysis-cancellation.js';
 
 export const handler = httpHandler('api/analyses/cancel', { params: analysisIdParams, query: noQuerySchema }, analysisCancellation, async ({ accountId, params }, deps) => {
   const { analysis } = await cancelAnalysis(deps, accountId, params.analysis_id);

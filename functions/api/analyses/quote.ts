@@ -4,9 +4,9 @@ import { httpHandler } from '../../http/handler.js';
 import { presentQuote } from '../../shared/analysis-presenters.js';
 import { quoteSchema } from '../../schemas/analysis.js';
 import { noQuerySchema } from '../../schemas/common.js';
-import { oneOffAnalyses } from '../../composition/analyses.js';
+import { sourceProbing } from '../../composition/source-probing.js';
 
-export const handler = httpHandler('api/analyses/quote', { query: noQuerySchema, body: quoteSchema }, oneOffAnalyses, async ({ accountId, body }, deps) => {
+export const handler = httpHandler('api/analyses/quote', { query: noQuerySchema, body: quoteSchema }, sourceProbing, async ({ accountId, body }, deps) => {
   const account = await requireAccount(deps.accounts, accountId);
   return { status: 200, body: presentQuote(await quoteAnalysis(deps, account, body)) };
 });

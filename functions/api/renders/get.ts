@@ -4,7 +4,8 @@ import { httpHandler } from '../../http/handler.js';
 import { presentRender } from '../../shared/render-presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { renderIdParams } from '../../schemas/render.js';
-import { assetSigner, renders } from '../../composition/renders.js';
+import { assetSigner } from '../../composition/render-links.js';
+import { renders } from '../../composition/renders.js';
 
 export const handler = httpHandler('api/renders/get', { params: renderIdParams, query: noQuerySchema }, () => ({ renders: renders() }), async ({ accountId, params }, deps) => {
   const render = await getRender(deps.renders, accountId, params.render_id);

@@ -3,7 +3,8 @@ import { assetLinks } from '../../domain/renders/links.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentRender } from '../../shared/render-presenters.js';
 import { rendersQuerySchema } from '../../schemas/render.js';
-import { assetSigner, renders } from '../../composition/renders.js';
+import { assetSigner } from '../../composition/render-links.js';
+import { renders } from '../../composition/renders.js';
 
 export const handler = httpHandler('api/renders/list', { query: rendersQuerySchema }, () => ({ renders: renders() }), async ({ accountId, query }, deps) => {
   const page = await listRenders(deps.renders, accountId, query);

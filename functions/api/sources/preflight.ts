@@ -4,9 +4,9 @@ import { httpHandler } from '../../http/handler.js';
 import { presentPreflight } from '../../shared/analysis-presenters.js';
 import { preflightSchema } from '../../schemas/analysis.js';
 import { noQuerySchema } from '../../schemas/common.js';
-import { oneOffAnalyses } from '../../composition/analyses.js';
+import { sourceProbing } from '../../composition/source-probing.js';
 
-export const handler = httpHandler('api/sources/preflight', { query: noQuerySchema, body: preflightSchema }, oneOffAnalyses, async ({ accountId, body }, deps) => {
+export const handler = httpHandler('api/sources/preflight', { query: noQuerySchema, body: preflightSchema }, sourceProbing, async ({ accountId, body }, deps) => {
   const account = await requireAccount(deps.accounts, accountId);
   return { status: 200, body: presentPreflight(await preflightSource(deps, account, body)) };
 });
