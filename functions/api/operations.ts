@@ -336,7 +336,7 @@ export const operations = {
       '1-20 video moment ids of one completed analysis. Renders cost no credits; the moments of a proof analysis render up to 60 s in total per account. ' +
       'Poll GET /v1/renders/{render_id} (or subscribe to render.completed / render.failed) for the assets.',
     response: { status: 202, schema: 'Render', description: 'The render, queued.' },
-    errors: ['not_found', 'analysis_not_completed', 'moment_not_found', 'captions_unavailable', 'proof_allowance_exhausted'],
+    errors: ['not_found', 'analysis_not_completed', 'moment_not_found', 'captions_unavailable', 'proof_allowance_exhausted', 'queue_unavailable'],
     example: { analysis_id: 'ana_0192f0c56f2a7c3e8a1b2c3d4e5f6a7b', moment_ids: ['mom_0192f0c56f2a7c3e8a1b2c3d4e5f6a7c'], render: { output: { format: 'mp4', aspect_ratio: '9:16' }, framing: { mode: 'auto' } } },
   },
   'GET /v1/renders': {

@@ -2,11 +2,15 @@
  * Shared fixtures of the unit tests: domain records, API Gateway v2 events and the environment
  * the route handlers read through config(). Nothing here touches the network.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { vi } from 'vitest';
 import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import type { Account, UploadRecord } from '../../functions/domain/ports.js';
 import type { ApiEvent } from '../../functions/http/types.js';
 import { lambdaContext } from '../../functions/local/lambda-context.js';
+import { pocketsphinxModelFiles } from '../../functions/config.js';
 
 export const ACCOUNT_ID = 'acct_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b';
 export const OTHER_ACCOUNT_ID = 'acct_0190a0b0c0d07e0f8a9b0c1d2e3f4a5c';
@@ -150,3 +154,16 @@ export const uploadRecord = (overrides: Partial<UploadRecord> = {}): UploadRecor
   updatedAt: '2026-03-01T10:00:00.000Z',
   ...overrides,
 });
+
+/** A stand-in pocketsphinx installation in a temporary folder: empty files where Debian puts them (the checks look for the files, not at them). */
+export function standInPocketsphinx(): { root: string; bin: string; modelDir: string } {
+  const root = mkdtempSync(join(tmpdir(), 'pocketsphinx-stand-in-'));
+  const bin = join(root, 'pocketsphinx_continuous');
+  const modelDir = join(root, 'model');
+  const model = pocketsphinxModelFiles(modelDir);
+  writeFileSync(bin, '');
+  mkdirSync(model.acousticModel, { recursive: true });
+  writeFileSync(model.languageModel, '');
+  writeFileSync(model.dictionary, '');
+  return { root, bin, modelDir };
+}

@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, POCKETSPHINX_DEFAULTS } from '../../functions/config.js';
+import { standInPocketsphinx } from '../helpers/unit-fixtures.js';
 
 const minimal = { TABLE_NAME: 'table', MEDIA_BUCKET: 'bucket' };
 const failure = (env: NodeJS.ProcessEnv): string => {
@@ -143,14 +142,7 @@ describe('parseConfig: analyzer and transcriber', () => {
 });
 
 describe('parseConfig: pocketsphinx', () => {
-  // A stand-in installation: the checks look for the files, not at them.
-  const root = mkdtempSync(join(tmpdir(), 'pocketsphinx-config-'));
-  const bin = join(root, 'pocketsphinx_continuous');
-  const modelDir = join(root, 'en-us');
-  writeFileSync(bin, '');
-  mkdirSync(join(modelDir, 'en-us'), { recursive: true });
-  writeFileSync(join(modelDir, 'en-us.lm.bin'), '');
-  writeFileSync(join(modelDir, 'cmudict-en-us.dict'), '');
+  const { root, bin, modelDir } = standInPocketsphinx();
   const installed = { TRANSCRIBER: 'pocketsphinx', POCKETSPHINX_BIN: bin, POCKETSPHINX_MODEL_DIR: modelDir };
 
   it('is never chosen by default; its paths default to where Debian installs it', () => {

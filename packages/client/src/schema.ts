@@ -2864,6 +2864,21 @@ export interface components {
                 };
             };
         };
+        /** @description `queue_unavailable`: the work could not be queued (its credits were refunded); retry with backoff. */
+        QueueUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "queue_unavailable";
+                    };
+                };
+            };
+        };
         /** @description `uploads_unavailable`: this deployment cannot run production scanners. */
         UploadsUnavailable: {
             headers: {
@@ -2948,6 +2963,7 @@ export type ResponseRequestHeaderFieldsTooLarge = components['responses']['Reque
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseEventDeliveryUnavailable = components['responses']['EventDeliveryUnavailable'];
 export type ResponseProviderUnavailable = components['responses']['ProviderUnavailable'];
+export type ResponseQueueUnavailable = components['responses']['QueueUnavailable'];
 export type ResponseUploadsUnavailable = components['responses']['UploadsUnavailable'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type ParameterIdempotencyKeyRequired = components['parameters']['IdempotencyKeyRequired'];
@@ -4900,6 +4916,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["QueueUnavailable"];
         };
     };
     getRender: {

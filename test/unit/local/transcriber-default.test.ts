@@ -1,17 +1,10 @@
 /** `npm start`'s transcriber choice (functions/local/transcriber-default.ts). */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chooseLocalTranscriber } from '../../../functions/local/transcriber-default.js';
+import { standInPocketsphinx } from '../../helpers/unit-fixtures.js';
 
-const root = mkdtempSync(join(tmpdir(), 'transcriber-default-'));
-const bin = join(root, 'pocketsphinx_continuous');
-const modelDir = join(root, 'model');
-writeFileSync(bin, '');
-mkdirSync(join(modelDir, 'en-us'), { recursive: true });
-writeFileSync(join(modelDir, 'en-us.lm.bin'), '');
-writeFileSync(join(modelDir, 'cmudict-en-us.dict'), '');
+const { root, bin, modelDir } = standInPocketsphinx();
 
 describe('chooseLocalTranscriber', () => {
   it('pocketsphinx when it is installed and nothing else is named', () => {
