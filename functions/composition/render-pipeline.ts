@@ -1,7 +1,7 @@
 import { config } from '../config.js';
 import { resolveFfmpegPath, resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
 import { s3FileWriter } from '../adapters/media/s3-file-writer.js';
-import { faceApiDetector, resolveFaceApiFiles } from '../adapters/renders/face-detector.js';
+import { blazeFaceDetector, resolveFaceDetectorFiles } from '../adapters/renders/face-detector.js';
 import { FfmpegMomentRenderer } from '../adapters/renders/ffmpeg-render.js';
 import type { RenderPipelineDeps } from '../domain/renders/pipeline.js';
 import { lazy } from '../shared/memo.js';
@@ -26,7 +26,7 @@ export const renderPipeline = lazy((): RenderPipelineDeps => {
     ...(cfg.CAPTION_FONTS_DIR ? { fontsDir: cfg.CAPTION_FONTS_DIR } : {}),
     store: s3FileWriter(s3(), cfg.MEDIA_BUCKET, { partSizeBytes: cfg.MULTIPART_PART_SIZE_BYTES }),
     // `auto` and `stacked` framing aim at faces (the model loads on the first cropped render).
-    detector: faceApiDetector(resolveFaceApiFiles({ modelDir: cfg.FACE_MODEL_DIR, wasmDir: cfg.TFJS_WASM_DIR })),
+    detector: blazeFaceDetector(resolveFaceDetectorFiles({ modelDir: cfg.FACE_MODEL_DIR, wasmDir: cfg.TFJS_WASM_DIR })),
   });
   return {
     renders: renders(),

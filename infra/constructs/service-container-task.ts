@@ -18,7 +18,7 @@ import { grantBucketAccess, grantTableAccess } from './data-grants.js';
 import { stageFfmpegBuild } from './ffmpeg-layer.js';
 import { bundledFontsDir } from '../../functions/adapters/renders/caption-burn-in.js';
 import { FONTS } from '../../functions/domain/renders/presets.js';
-import { FACE_DETECTOR_FILES, resolveFaceApiFiles } from '../../functions/adapters/renders/face-detector.js';
+import { FACE_DETECTOR_FILES, resolveFaceDetectorFiles } from '../../functions/adapters/renders/face-detector.js';
 import type { ServiceTable } from './service-table.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -86,14 +86,14 @@ function stageCaptionFonts(directory: string): void {
 }
 
 /**
- * The render framing's face detector (adapters/renders/face-detector.ts): the SSD MobileNet v1
- * weights of @vladmandic/face-api and the TensorFlow.js WASM binaries, from the pinned npm
+ * The render framing's face detector (adapters/renders/face-detector.ts): the BlazeFace graph
+ * of @vladmandic/human and the TensorFlow.js WASM binaries, from the pinned npm
  * packages, into the image's detector/ (the Dockerfile copies it to /opt/detector,
  * FACE_MODEL_DIR and TFJS_WASM_DIR): the bundled task has no node_modules to find them in.
  */
 function stageFaceDetector(directory: string): void {
   mkdirSync(directory, { recursive: true });
-  const { modelDir, wasmDir } = resolveFaceApiFiles();
+  const { modelDir, wasmDir } = resolveFaceDetectorFiles();
   for (const file of FACE_DETECTOR_FILES.model) copyFileSync(join(modelDir, file), join(directory, file));
   for (const file of FACE_DETECTOR_FILES.wasm) copyFileSync(join(wasmDir, file), join(directory, file));
 }

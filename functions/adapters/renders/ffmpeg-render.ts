@@ -5,7 +5,7 @@ import { runTool } from '../signals/ffmpeg-process.js';
 import { bundledFontsDir, burnInFilter, prepareBurnIn, type CaptionBurnIn } from './caption-burn-in.js';
 import type { CropKey } from '../../domain/renders/crop-path.js';
 import { even, planCrops, type FramePlan, type Size } from '../../domain/renders/framing.js';
-import { cutsIn, observeSubjects, type RgbFrame, type SubjectDetector, type SubjectTrack } from '../../domain/renders/subjects.js';
+import { cutsIn, observeSubjects, type Face, type RgbFrame, type SubjectDetector, type SubjectTrack } from '../../domain/renders/subjects.js';
 import type { MomentRenderer, MomentRenderJob, RenderedFile } from '../../domain/renders/pipeline.js';
 import type { MediaFileWriter } from '../../domain/sources/ports.js';
 
@@ -26,6 +26,8 @@ export interface FfmpegRendererOptions {
 const SAMPLE_FPS = 2;
 const MAX_SAMPLES = 120;
 const SAMPLE_SIDE = 320;
+/** The detector looks at every DETECT_EVERY-th sample (and after cuts); the faces are followed in between (subjects.ts trackFace). */
+const DETECT_EVERY = 3;
 /** Every frame (at this rate), small and grey, for placing cuts to the frame (subjects.ts cutsIn). */
 const CUT_FPS = 25;
 const CUT_SIZE = { width: 64, height: 36 };
@@ -138,6 +140,26 @@ export function sampleArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>,
   ];
 }
 
+/**
+ * A detector that starts on each sampled frame as soon as ffmpeg delivers it, one frame at a time,
+ * so detection runs while ffmpeg decodes the next frames instead of after the whole moment;
+ * `detect` then answers from the detection already under way.
+ */
+function prefetching(detector: SubjectDetector): SubjectDetector & { start(frame: RgbFrame): void } {
+  const started = new Map<RgbFrame, Promise<Face[]>>();
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    name: detector.name,
+    start(frame) {
+      const faces = queue.then(() => detector.detect(frame));
+      // A failure reaches whoever awaits this frame's faces; the queue goes on.
+      queue = faces.catch(() => undefined);
+      started.set(frame, faces);
+    },
+    detect: (frame) => started.get(frame) ?? detector.detect(frame),
+  };
+}
+
 /** The whole ffmpeg command line of one render (exported for unit tests). */
 export function renderArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>, plan: FramePlan, hasAudio: boolean, outputPath: string, captions?: CaptionBurnIn): string[] {
   const first = job.segments[0]?.startMs ?? 0;
@@ -191,6 +213,7 @@ export class FfmpegMomentRenderer implements MomentRenderer {
     const size = { width: even(layout.width * Math.min(1, scale)), height: even(layout.height * Math.min(1, scale)) };
     const frameBytes = size.width * size.height * 3;
     const frames: RgbFrame[] = [];
+    const detector = this.options.detector ? prefetching(this.options.detector) : null;
     const greys: Uint8Array[] = [];
     const greyBytes = CUT_SIZE.width * CUT_SIZE.height;
     let greyPending = Buffer.alloc(0);
@@ -202,7 +225,9 @@ export class FfmpegMomentRenderer implements MomentRenderer {
         3: (chunk) => {
           pending = Buffer.concat([pending, chunk]);
           while (pending.length >= frameBytes) {
-            frames.push({ ...size, timeMs: Math.round((frames.length * 1000) / fps), rgb: new Uint8Array(pending.subarray(0, frameBytes)) });
+            const frame = { ...size, timeMs: Math.round((frames.length * 1000) / fps), rgb: new Uint8Array(pending.subarray(0, frameBytes)) };
+            frames.push(frame);
+            if ((frames.length - 1) % DETECT_EVERY === 0) detector?.start(frame);
             pending = pending.subarray(frameBytes);
           }
         },
@@ -217,7 +242,8 @@ export class FfmpegMomentRenderer implements MomentRenderer {
     });
     if (run.exitCode !== 0) throw new Error(`ffmpeg could not sample the moment (${scrubbed(run.stderr, job.sourceUrl) || `exit ${run.exitCode}`})`);
     return observeSubjects(frames, {
-      detector: this.options.detector ?? null,
+      detector,
+      detectEvery: DETECT_EVERY,
       source: layout,
       intervalMs: 1000 / fps,
       joinsMs: joinsOf(job.segments),

@@ -176,6 +176,62 @@ export function salientRegion(frame: RgbFrame, previousLuma: Uint8Array | null, 
   return { x: bestAt.c * block, y: bestAt.r * block, width: win * block, height: win * block };
 }
 
+/** A luma plane at half the size (2x2 means), for the coarse step of trackFace. */
+function halfSize(luma: Uint8Array, width: number, height: number): { plane: Uint8Array; width: number; height: number } {
+  const w = Math.floor(width / 2);
+  const h = Math.floor(height / 2);
+  const plane = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0, i = 2 * y * width; x < w; x++, i += 2) {
+      plane[y * w + x] = ((luma[i] ?? 0) + (luma[i + 1] ?? 0) + (luma[i + width] ?? 0) + (luma[i + width + 1] ?? 0)) >> 2;
+    }
+  }
+  return { plane, width: w, height: h };
+}
+
+/** Best offset of a rectangle of `from` within `to` (same size planes) over a square of offsets; mean |difference| there. */
+function bestOffset(from: Uint8Array, to: Uint8Array, width: number, height: number, rect: Rect, centre: { dx: number; dy: number }, radius: number): { dx: number; dy: number; error: number } {
+  const x0 = Math.max(0, Math.round(rect.x));
+  const y0 = Math.max(0, Math.round(rect.y));
+  const x1 = Math.min(width, Math.round(rect.x + rect.width));
+  const y1 = Math.min(height, Math.round(rect.y + rect.height));
+  const pixels = Math.max(1, (x1 - x0) * (y1 - y0));
+  let best = { dx: centre.dx, dy: centre.dy, error: Infinity };
+  let bestSum = Infinity;
+  for (let dy = centre.dy - radius; dy <= centre.dy + radius; dy++) {
+    if (y0 + dy < 0 || y1 + dy > height) continue;
+    for (let dx = centre.dx - radius; dx <= centre.dx + radius; dx++) {
+      if (x0 + dx < 0 || x1 + dx > width) continue;
+      let sum = 0;
+      // Rows stop as soon as this offset cannot beat the best one.
+      for (let y = y0; y < y1 && sum < bestSum; y++) {
+        for (let x = x0, i = y * width + x0, j = (y + dy) * width + x0 + dx; x < x1; x++, i++, j++) sum += Math.abs((from[i] ?? 0) - (to[j] ?? 0));
+      }
+      if (sum < bestSum) {
+        bestSum = sum;
+        best = { dx, dy, error: sum / pixels };
+      }
+    }
+  }
+  return best;
+}
+
+/**
+ * Where a face found on the previous sample is on this one (the face's luma matched within
+ * `radius` pixels, coarse at half size, then to the pixel), or null when nothing there matches
+ * well (mean |difference| above `maxError` of 255): the detector then looks again. Costs a few
+ * milliseconds where a detector pass costs tens.
+ */
+export function trackFace(previous: Uint8Array, current: Uint8Array, size: Size, face: Rect, radius: number, maxError = 12): Rect | null {
+  const a = halfSize(previous, size.width, size.height);
+  const b = halfSize(current, size.width, size.height);
+  const half = { x: face.x / 2, y: face.y / 2, width: face.width / 2, height: face.height / 2 };
+  const coarse = bestOffset(a.plane, b.plane, a.width, a.height, half, { dx: 0, dy: 0 }, Math.ceil(radius / 2));
+  if (!Number.isFinite(coarse.error)) return null;
+  const fine = bestOffset(previous, current, size.width, size.height, face, { dx: 2 * coarse.dx, dy: 2 * coarse.dy }, 2);
+  return fine.error <= maxError ? { ...face, x: face.x + fine.dx, y: face.y + fine.dy } : null;
+}
+
 const scaleRect = (rect: Rect, sx: number, sy: number): Rect => ({ x: rect.x * sx, y: rect.y * sy, width: rect.width * sx, height: rect.height * sy });
 
 /**
@@ -201,19 +257,32 @@ export function cutsIn(frames: Uint8Array[], size: Size, frameMs: number): numbe
  */
 export async function observeSubjects(
   frames: Iterable<RgbFrame> | AsyncIterable<RgbFrame>,
-  options: { detector: SubjectDetector | null; source: Size; intervalMs: number; joinsMs?: number[]; cutsMs?: number[] },
+  options: { detector: SubjectDetector | null; source: Size; intervalMs: number; joinsMs?: number[]; cutsMs?: number[]; detectEvery?: number; trackRadius?: number },
 ): Promise<SubjectTrack> {
   const samples: SubjectSample[] = [];
+  const detectEvery = options.detectEvery ?? 1;
   let previous: Uint8Array | null = null;
+  let previousFound: Face[] = [];
   let previousTime = -Infinity;
+  let index = 0;
   const joins = [...(options.joinsMs ?? []), ...(options.cutsMs ?? [])].sort((a, b) => a - b);
+  // The detector looks at every `detectEvery`-th sample and after each cut; in between, the faces it found are followed (trackFace).
+  const facesOn = async (frame: RgbFrame, luma: Uint8Array, detect: boolean): Promise<Face[]> => {
+    const detector = options.detector;
+    if (!detector) return [];
+    if (detect || !previous) return detector.detect(frame);
+    const before = previous;
+    const radius = options.trackRadius ?? Math.round(frame.width * 0.15);
+    const followed = previousFound.map((face) => trackFace(before, luma, frame, face, radius));
+    return followed.every((face) => face !== null) ? followed.map((face, i) => ({ ...face, score: previousFound[i]?.score ?? 0 })) : detector.detect(frame);
+  };
   for await (const frame of frames) {
     const luma = lumaOf(frame);
     const sx = options.source.width / frame.width;
     const sy = options.source.height / frame.height;
     const joined = joins.find((j) => j > previousTime && j <= frame.timeMs);
     const cut = previous !== null && (joined !== undefined || (!options.cutsMs && isCut(previous, luma, frame.width, frame.height)));
-    const found = options.detector ? await options.detector.detect(frame) : [];
+    const found = options.detector ? await facesOn(frame, luma, index % detectEvery === 0 || cut || previous === null) : [];
     const faces = found.map((face) => {
       const activity = previous && !cut ? meanAbsDiff(previous, luma, frame.width, { ...face, y: face.y + face.height / 2, height: face.height / 2 }) : 0;
       return { ...scaleRect(face, sx, sy), score: face.score, activity };
@@ -222,7 +291,9 @@ export async function observeSubjects(
     const cutAtMs = cut ? (joined ?? Math.round((previousTime + frame.timeMs) / 2)) : undefined;
     samples.push({ timeMs: frame.timeMs, faces, salient: salient && scaleRect(salient, sx, sy), cut, ...(cutAtMs !== undefined ? { cutAtMs } : {}) });
     previous = luma;
+    previousFound = found;
     previousTime = frame.timeMs;
+    index += 1;
   }
   return { source: options.source, intervalMs: options.intervalMs, samples, detector: options.detector?.name ?? 'saliency' };
 }
