@@ -1,9 +1,7 @@
-import type { AcquisitionDeps } from '../domain/analyses/acquire.js';
 import type { OneOffDeps } from '../domain/analyses/one-off.js';
 import { lazy } from '../shared/memo.js';
 import { hostWorkflows } from './host-parts.js';
 import { idClaims, runs } from './runs.js';
-import { sourceGateway } from './sources.js';
 import { sourceProbing } from './source-probing.js';
 
 /** Submission of one-off analyses: the probe again, then the reservation and the workflow's start. */
@@ -13,6 +11,3 @@ export const oneOffAnalyses = lazy((): OneOffDeps & ReturnType<typeof sourceProb
   claims: idClaims(),
   workflows: hostWorkflows,
 }));
-
-/** The AcquireSource step. */
-export const acquisition = lazy((): AcquisitionDeps => ({ runs: runs(), sources: sourceGateway() }));

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { MediaInspector } from '../../domain/ports.js';
-import type { MediaFileWriter, SourceGateway, SourceOrigin } from '../../domain/sources/ports.js';
+import type { MediaFileWriter, SourceGateway, SourceOrigin, SourceReader } from '../../domain/sources/ports.js';
 import type { OutboundClient } from '../outbound/outbound-client.js';
 import { downloadHttp, preflightHttp, type HttpSourceDeps } from './http-source.js';
 import { fileRangeSource } from './range-bridge.js';
@@ -13,12 +13,11 @@ import type { YtDlp } from './yt-dlp.js';
 
 const GiB = 1024 ** 3;
 
-export interface SourceGatewayOptions {
+export interface SourceReaderOptions {
   /** Every request to a storage link or trusted host goes through it (DESIGN §9). */
   outbound: OutboundClient;
   /** The upload probe, shared so that uploads and sources get one verdict. */
   inspector: MediaInspector;
-  store: MediaFileWriter;
   ytDlp: YtDlp;
   /** Default: os.tmpdir(). */
   tempRoot?: string | undefined;
@@ -30,14 +29,16 @@ export interface SourceGatewayOptions {
   downloadTimeoutMs?: number | undefined;
 }
 
+export interface SourceGatewayOptions extends SourceReaderOptions {
+  store: MediaFileWriter;
+}
+
 /**
- * The SourceGateway (domain/sources/ports.ts): provider pages through yt-dlp, storage links in
- * their direct-download form and trusted hosts as given through the outbound client. Acquisition
- * copies the source into a private temporary directory, verifies it with the upload probe,
- * stores it, and removes the directory whatever happened.
+ * How sources are read (domain/sources/ports.ts): provider pages through yt-dlp, storage links in
+ * their direct-download form and trusted hosts as given through the outbound client.
  */
-export function createSourceGateway(options: SourceGatewayOptions): SourceGateway {
-  const { outbound, inspector, store, ytDlp } = options;
+function readingOf(options: SourceReaderOptions) {
+  const { outbound, inspector, ytDlp } = options;
   const tempRoot = options.tempRoot ?? tmpdir();
   const maxDurationMs = options.maxDurationMs ?? Number.MAX_SAFE_INTEGER;
   const http: HttpSourceDeps = {
@@ -52,10 +53,26 @@ export function createSourceGateway(options: SourceGatewayOptions): SourceGatewa
   const directUrl = (url: URL, origin: SourceOrigin) =>
     origin.kind === 'provider' ? resolveStorageLink(url, origin.provider, outbound) : Promise.resolve(url);
 
-  return {
-    preflight: (url, origin) =>
-      asSourceErrors(async () => (viaYtDlp(origin) ? ytDlp.info(url) : preflightHttp(http, await directUrl(url, origin)))),
+  const preflight: SourceReader['preflight'] = (url, origin) =>
+    asSourceErrors(async () => (viaYtDlp(origin) ? ytDlp.info(url) : preflightHttp(http, await directUrl(url, origin))));
+  return { http, tempRoot, maxDurationMs, viaYtDlp, directUrl, preflight };
+}
 
+/** The SourceReader: the facts of a source, nothing stored (no media store in its bundles). */
+export function createSourceReader(options: SourceReaderOptions): SourceReader {
+  return { preflight: readingOf(options).preflight };
+}
+
+/**
+ * The SourceGateway: the preflight, and acquisition, which copies the source into a private
+ * temporary directory, verifies it with the upload probe, stores it, and removes the directory
+ * whatever happened.
+ */
+export function createSourceGateway(options: SourceGatewayOptions): SourceGateway {
+  const { inspector, store, ytDlp } = options;
+  const { http, tempRoot, maxDurationMs, viaYtDlp, directUrl, preflight } = readingOf(options);
+  return {
+    preflight,
     acquire: (url, origin, target) =>
       asSourceErrors(() =>
         inTempDir(tempRoot, async (dir) => {

@@ -7,7 +7,7 @@ import type { Account } from '../ports.js';
 import type { Span } from '../analysis/signals.js';
 import { DEFAULT_WHAT_TO_FIND } from '../analysis/moment-brief.js';
 import { classifySourceUrl } from '../sources/classify.js';
-import type { SourceFacts, SourceGateway, SourceOrigin } from '../sources/ports.js';
+import type { SourceFacts, SourceOrigin, SourceReader } from '../sources/ports.js';
 import { creditsFor, queuedAnalysis, queuedRun, type AnalysisRecord, type AnalysisSource } from '../runs/model.js';
 import type { RunStore, WorkflowStarter } from '../runs/ports.js';
 import { startOrRefund } from '../runs/submit.js';
@@ -18,7 +18,7 @@ import { PAID_MAX_SOURCE_BYTES, PROOF_MAX_SOURCE_BYTES, PROOF_MAX_WINDOW_MS } fr
 
 export interface OneOffDeps {
   runs: RunStore;
-  sources: SourceGateway;
+  sources: SourceReader;
   workflows: WorkflowStarter;
   claims: IdClaims;
   /** The local host with LOCAL_ALLOW_LOOPBACK_TARGETS=1 only (DESIGN §9). */

@@ -37,9 +37,14 @@ export interface AcquireTarget {
   contentTagging?: Record<string, string>;
 }
 
-export interface SourceGateway {
+/** What submissions, preflights and quotes need of a source: its facts, nothing stored. */
+export interface SourceReader {
   /** Measures the source without storing it. Throws ApiError('source_unreadable') (422) when a permitted source yields no decodable video (audio-only included). */
   preflight(url: URL, origin: SourceOrigin): Promise<SourceFacts>;
+}
+
+/** The AcquireSource step's gateway: the preflight's reading of sources, and the copy into the media store. */
+export interface SourceGateway extends SourceReader {
   /**
    * Copies the whole source into the media store at objectKey (at most maxBytes, else
    * ApiError('source_too_large')), verifies it is decodable video, removes every temporary file,

@@ -1,5 +1,5 @@
 import { acquireSource } from '../../domain/analyses/acquire.js';
-import { acquisition } from '../../composition/analyses.js';
+import { acquisition } from '../../composition/source-acquisition.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
 
 /** The AcquireSource step, shared by its function and the container task. */

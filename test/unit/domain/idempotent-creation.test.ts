@@ -199,7 +199,6 @@ describe('one-off analyses', () => {
           probes++;
           return Promise.resolve({ mediaKind: 'video', durationMs: 600_000, sizeBytes: 1024 ** 2, title: 'Episode' });
         },
-        acquire: () => Promise.reject(new Error('not in these tests')),
       },
       workflows: { startAnalysis: () => Promise.resolve() },
     };

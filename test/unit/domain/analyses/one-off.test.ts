@@ -36,7 +36,6 @@ function fakes(facts: Partial<SourceFacts> = {}, outcome: ReservationOutcome = '
     allowLoopback: false,
     sources: {
       preflight: () => Promise.resolve({ mediaKind: 'video', durationMs: 600_000, sizeBytes: 1024 ** 2, title: 'Episode', ...facts }),
-      acquire: () => Promise.reject(new Error('not in these tests')),
     },
     workflows: { startAnalysis: () => (startFails ? Promise.reject(new Error('down')) : Promise.resolve()) },
   };

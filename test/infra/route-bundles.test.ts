@@ -1,0 +1,53 @@
+/**
+ * What each route's bundle carries follows what the route may touch: a route with no media bucket
+ * access in the route table (so no S3 grant: infra/constructs) imports no S3 client either. Each
+ * S3 client loaded without need costs its cold start 50-100 ms of import (README, "What each
+ * function carries"); preflight, quote and one-off submission once carried one through the source
+ * gateway's media store, which only the AcquireSource step uses.
+ */
+import { buildSync } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { routes, type RouteDefinition } from '../../functions/routes.js';
+
+const repoRoot = new URL('../../', import.meta.url).pathname;
+
+/** The AWS SDK packages each route entry imports, as the Lambda bundles see them (external, the runtime's SDK). */
+function sdkImportsByRoute(): Map<string, Set<string>> {
+  const { metafile } = buildSync({
+    entryPoints: Object.fromEntries(routes.map((route) => [route.handler, `functions/${route.handler}.ts`])),
+    absWorkingDir: repoRoot,
+    outdir: 'out',
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    mainFields: ['module', 'main'],
+    external: ['@aws-sdk/*'],
+    metafile: true,
+    logLevel: 'error',
+  });
+  const byRoute = new Map<string, Set<string>>();
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    if (!output.entryPoint) continue;
+    const handler = file.replace(/^out\//, '').replace(/\.js$/, '');
+    byRoute.set(handler, new Set(output.imports.filter((i) => i.external && i.path.startsWith('@aws-sdk/')).map((i) => i.path)));
+  }
+  return byRoute;
+}
+
+describe('route bundles', () => {
+  const imports = sdkImportsByRoute();
+
+  it('are built for every route', () => {
+    expect(imports.size).toBe(routes.length);
+  });
+
+  it.each((routes as readonly RouteDefinition[]).filter((route) => !route.bucket).map((route) => [`${route.method} ${route.path}`, route.handler] as const))(
+    '%s has no bucket access and carries no S3 client',
+    (_name, handler) => {
+      const sdk = [...(imports.get(handler) ?? [])];
+      expect(sdk.filter((path) => path.includes('s3'))).toEqual([]);
+    },
+  );
+});
