@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { buildSync, type BuildOptions } from 'esbuild';
 import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { Repository } from 'aws-cdk-lib/aws-ecr';
@@ -41,6 +41,9 @@ const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.c
  * binaries are the ones npm ci installed. The same inputs give the same bytes, wherever the
  * checkout is, so the image asset's hash (CDK's fingerprint of the directory) changes only with them.
  */
+/** esbuild's settings for a Node 24 ESM bundle, as the Lambda bundles are built (service-function.ts). */
+export const nodeEsmBundle = { bundle: true, platform: 'node', format: 'esm', target: 'node24', mainFields: ['module', 'main'] } as const satisfies BuildOptions;
+
 export function stageContainerImage(entrypoint: ContainerTask['entrypoint'], directory: string): void {
   // The Lambda bundles' settings (infra/constructs/service-function.ts): minified ESM for Node 24
   // with names and source maps kept, and a `require` for the CommonJS dependencies that call it at
@@ -52,11 +55,7 @@ export function stageContainerImage(entrypoint: ContainerTask['entrypoint'], dir
     // depend on where the files are staged.
     outfile: join(repoRoot, 'task.mjs'),
     write: false,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    mainFields: ['module', 'main'],
+    ...nodeEsmBundle,
     minify: true,
     keepNames: true,
     sourcemap: true,

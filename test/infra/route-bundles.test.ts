@@ -8,6 +8,7 @@
 import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { routes, type RouteDefinition } from '../../functions/routes.js';
+import { nodeEsmBundle } from '../../infra/constructs/service-container-task.js';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
@@ -18,11 +19,7 @@ function sdkImportsByRoute(): Map<string, Set<string>> {
     absWorkingDir: repoRoot,
     outdir: 'out',
     write: false,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    mainFields: ['module', 'main'],
+    ...nodeEsmBundle,
     external: ['@aws-sdk/*'],
     metafile: true,
     logLevel: 'error',
