@@ -3,7 +3,8 @@
  * access in the route table (so no S3 grant: infra/constructs) imports no S3 client either. Each
  * S3 client loaded without need costs its cold start 50-100 ms of import (README, "What each
  * function carries"); preflight, quote and one-off submission once carried one through the source
- * gateway's media store, which only the AcquireSource step uses.
+ * gateway's media store, which only the AcquireSource step uses. And no route imports node:http
+ * as an ES module, whose namespace alone costs about 50 ms (shared/node-http.ts).
  */
 import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -12,8 +13,8 @@ import { nodeEsmBundle } from '../../infra/constructs/service-container-task.js'
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
-/** The AWS SDK packages each route entry imports, as the Lambda bundles see them (external, the runtime's SDK). */
-function sdkImportsByRoute(): Map<string, Set<string>> {
+/** What each route entry imports from outside its bundle: the runtime's AWS SDK and Node's built-in modules. */
+function externalImportsByRoute(): Map<string, Set<string>> {
   const { metafile } = buildSync({
     entryPoints: Object.fromEntries(routes.map((route) => [route.handler, `functions/${route.handler}.ts`])),
     absWorkingDir: repoRoot,
@@ -28,13 +29,13 @@ function sdkImportsByRoute(): Map<string, Set<string>> {
   for (const [file, output] of Object.entries(metafile.outputs)) {
     if (!output.entryPoint) continue;
     const handler = file.replace(/^out\//, '').replace(/\.js$/, '');
-    byRoute.set(handler, new Set(output.imports.filter((i) => i.external && i.path.startsWith('@aws-sdk/')).map((i) => i.path)));
+    byRoute.set(handler, new Set(output.imports.filter((i) => i.external).map((i) => i.path)));
   }
   return byRoute;
 }
 
 describe('route bundles', () => {
-  const imports = sdkImportsByRoute();
+  const imports = externalImportsByRoute();
 
   it('are built for every route', () => {
     expect(imports.size).toBe(routes.length);
@@ -44,7 +45,12 @@ describe('route bundles', () => {
     '%s has no bucket access and carries no S3 client',
     (_name, handler) => {
       const sdk = [...(imports.get(handler) ?? [])];
-      expect(sdk.filter((path) => path.includes('s3'))).toEqual([]);
+      expect(sdk.filter((path) => path.startsWith('@aws-sdk/') && path.includes('s3'))).toEqual([]);
     },
   );
+
+  it('never import node:http as an ES module (its namespace loads undici: ~50 ms of a cold start; see shared/node-http.ts)', () => {
+    const importing = [...imports].filter(([, paths]) => paths.has('node:http') || paths.has('http')).map(([handler]) => handler);
+    expect(importing).toEqual([]);
+  });
 });

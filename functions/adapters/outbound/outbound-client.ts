@@ -1,7 +1,8 @@
-import http, { type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
+import { http } from '../../shared/node-http.js';
 import { sameAddress } from './address-policy.js';
 import { OutboundRequestError, OutboundRequestFailed, OutboundRequestRefused } from './errors.js';
 import { redactUrl } from './redact.js';
