@@ -1,15 +1,16 @@
+import { availableParallelism } from 'node:os';
 import type { AudioSignals, SignalExtractor, SourceSignals, VideoSignals } from '../../domain/analysis/signals.js';
 import { AudioFrameAnalyzer, type AudioFrames, speechSpans, toneSpans } from './audio-features.js';
 import { integratedOrNull, loudPeaks, loudnessBuckets } from './audio-signals.js';
 import { SignalExtractionError } from './errors.js';
-import { type FfmpegLog, logLines, parseBlackdetect, parseEbur128, parseFreezedetect, parseSceneScores, parseSilencedetect } from './ffmpeg-log.js';
-import { runTool } from './ffmpeg-process.js';
-import { ANALYSIS_FPS, PCM_FD, VIDEO_FD, ffmpegArgs, ffprobeArgs } from './filter-graph.js';
+import { type FfmpegLog, logLines, parseBlackdetect, type RawSpan, type TimedValue, parseEbur128, parseFreezedetect, parseSceneScores, parseSilencedetect } from './ffmpeg-log.js';
+import { runTool, type RunResult } from './ffmpeg-process.js';
+import { ANALYSIS_FPS, PCM_FD, VIDEO_FD, ffmpegRuns, ffprobeArgs, type VideoPart, videoSplit } from './filter-graph.js';
 import { parseProbe, type ProbedStreams } from './probe.js';
 import { dropShorterThan, mergeSpans, subtractSpans } from '../../domain/analysis/spans.js';
 import { Timeline } from './timeline.js';
 import { transitionThresholds } from './transitions.js';
-import { VideoFrameAnalyzer, type VideoFrames } from './video-frames.js';
+import { THUMB_BYTES, VideoFrameAnalyzer, type VideoFrames } from './video-frames.js';
 import { meanColor, motionLevels, sceneCuts, videoDefaults } from './video-signals.js';
 
 export interface FfmpegSignalExtractorOptions {
@@ -20,8 +21,15 @@ export interface FfmpegSignalExtractorOptions {
   sceneThreshold?: number;
   /** Budget for probe + measurement; default one minute plus the window's length (1x realtime). */
   timeoutMs?: number;
-  /** Cap on the text ffmpeg may print; default 64 MiB (a 10 min window prints about 1.5 MB). */
+  /** Cap on the text each ffmpeg run may print; default 64 MiB (a 10 min window prints about 1.5 MB). */
   maxLogBytes?: number;
+  /**
+   * Picture runs a long window is split into, side by side (see filter-graph.ts videoSplit);
+   * default the number of cores, at most 4. 1: one run.
+   */
+  videoParts?: number;
+  /** Shortest part, seconds; default videoSplit.minPartS (tests lower it to split short fixtures). */
+  minVideoPartSeconds?: number;
 }
 
 export type ExtractInput = Parameters<SignalExtractor['extract']>[0];
@@ -30,15 +38,20 @@ const PROBE_TIMEOUT_MS = 30_000;
 const ANALYSED_FRAME_MS = 1000 / ANALYSIS_FPS;
 
 /**
- * Measures a window of a source with ffmpeg: one ffprobe for the streams, then one ffmpeg run
- * that decodes the window once and feeds every detector (see filter-graph.ts). Reads the URL
- * directly (a presigned GET or a local path), seeking to the window with input `-ss`/`-t`.
+ * Measures a window of a source with ffmpeg: one ffprobe for the streams, then ffmpeg runs side
+ * by side: the window's picture decoded once for every video detector (a long window split over
+ * time into parts, one run each; see filter-graph.ts videoSplit) and its sound once for every
+ * audio detector. Each reads the URL directly (a presigned GET or a local path), seeking with
+ * input `-ss`/`-t`. Split runs' thumbnails are held until all are done (3.5 KB per analysed
+ * frame, 2 MB per minute).
  */
 export class FfmpegSignalExtractor implements SignalExtractor {
   private readonly sceneThreshold: number;
   private readonly maxLogBytes: number;
+  private readonly videoParts: number;
 
   constructor(private readonly options: FfmpegSignalExtractorOptions) {
+    this.videoParts = options.videoParts ?? Math.min(4, availableParallelism());
     this.sceneThreshold = options.sceneThreshold ?? videoDefaults.sceneThreshold;
     this.maxLogBytes = options.maxLogBytes ?? 64 * 1024 * 1024;
   }
@@ -57,23 +70,77 @@ export class FfmpegSignalExtractor implements SignalExtractor {
 
     const pcm = new AudioFrameAnalyzer();
     const thumbnails = new VideoFrameAnalyzer();
-    const pipes: Record<number, (chunk: Buffer) => void> = {};
-    if (audio) pipes[PCM_FD] = (chunk) => pcm.push(chunk);
-    if (video) pipes[VIDEO_FD] = (chunk) => thumbnails.push(chunk);
-    const args = ffmpegArgs({ url, window, videoStream: video?.index ?? null, audioStream: audio?.index ?? null });
-    const run = await runTool(this.options.ffmpegPath, args, { timeoutMs: remaining(), maxOutputBytes: this.maxLogBytes, signal, pipes });
-    if (run.exitCode !== 0) throw new SignalExtractionError(`ffmpeg could not decode the source: ${failureReason(run.stderr, url)}`);
+    const runs = ffmpegRuns(
+      { url, window, videoStream: video?.index ?? null, audioStream: audio?.index ?? null, bFrames: video?.bFrames ?? false, videoParts: this.videoParts },
+      this.options.minVideoPartSeconds ?? videoSplit.minPartS,
+    );
+    // One picture run streams its thumbnails straight in; parts are put in order once all are done.
+    const single = runs.video.length === 1;
+    const partThumbnails = runs.video.map(() => [] as Buffer[]);
+    const [audioRun, ...videoRuns] = await this.runAll(
+      [
+        runs.audio && { args: runs.audio, pipes: { [PCM_FD]: (chunk: Buffer) => pcm.push(chunk) } },
+        ...runs.video.map((part, i) => ({
+          args: part.args,
+          pipes: { [VIDEO_FD]: (chunk: Buffer) => (single ? thumbnails.push(chunk) : partThumbnails[i]?.push(chunk)) },
+        })),
+      ],
+      remaining(),
+      signal,
+      url,
+    );
 
     const timeline = new Timeline(window);
-    const log = logLines(run.stderr);
+    const measured =
+      video && videoRuns.length > 0
+        ? joinVideoParts(
+            runs.video.map((part, i) => ({ part, log: logLines(videoRuns[i]?.stderr ?? ''), thumbnails: Buffer.concat(partThumbnails[i] ?? []) })),
+            single ? null : thumbnails,
+          )
+        : null;
     return {
       mediaKind,
       durationMs,
       window,
-      video: video ? this.videoSignals(log, video, thumbnails.result(), timeline) : null,
-      audio: audio ? audioSignals(log, pcm.result(), timeline) : null,
+      video: video && measured ? this.videoSignals(measured, video, thumbnails.result(), timeline) : null,
+      audio: audio && audioRun ? audioSignals(logLines(audioRun.stderr), pcm.result(), timeline) : null,
       transcript: null,
     };
+  }
+
+  /**
+   * The picture and sound runs side by side (each its own process, so each gets a core). The
+   * first to fail, or the caller's abort, stops the others.
+   */
+  private async runAll(
+    runs: readonly ({ args: string[]; pipes: Record<number, (chunk: Buffer) => void> } | null)[],
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    url: string,
+  ): Promise<(RunResult | null)[]> {
+    signal?.throwIfAborted();
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const one = async (run: (typeof runs)[number]): Promise<RunResult | null> => {
+      if (!run) return null;
+      try {
+        const result = await runTool(this.options.ffmpegPath, run.args, { timeoutMs, maxOutputBytes: this.maxLogBytes, signal: stop.signal, pipes: run.pipes });
+        if (result.exitCode !== 0) throw new SignalExtractionError(`ffmpeg could not decode the source: ${failureReason(result.stderr, url)}`);
+        return result;
+      } catch (error) {
+        if (!stop.signal.aborted) stop.abort(error);
+        throw error;
+      }
+    };
+    try {
+      const settled = await Promise.allSettled(runs.map(one));
+      // The first failure is the abort reason the other runs were stopped with.
+      if (stop.signal.aborted) throw stop.signal.reason instanceof Error ? stop.signal.reason : new SignalExtractionError('aborted', { cause: stop.signal.reason });
+      return settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   private async probe(url: string, timeoutMs: number, signal: AbortSignal | undefined): Promise<ProbedStreams> {
@@ -86,8 +153,8 @@ export class FfmpegSignalExtractor implements SignalExtractor {
     }
   }
 
-  private videoSignals(log: FfmpegLog, stream: NonNullable<ProbedStreams['video']>, frames: VideoFrames, timeline: Timeline): VideoSignals {
-    const scores = parseSceneScores(log);
+  private videoSignals(measured: VideoMeasurements, stream: NonNullable<ProbedStreams['video']>, frames: VideoFrames, timeline: Timeline): VideoSignals {
+    const { scores } = measured;
     // Thumbnails and scores come from the same analysed frames, in order.
     const frameTime = (i: number) => scores[i]?.timeS ?? i / ANALYSIS_FPS;
     const differences = frames.differences.map((value, i) => ({ timeS: frameTime(i + 1), value }));
@@ -95,9 +162,9 @@ export class FfmpegSignalExtractor implements SignalExtractor {
     const flashTimes = new Set(frames.flashes.flatMap((f) => Array.from({ length: transitionThresholds.flashFrames + 1 }, (_, k) => frameTime(f + k))));
     const gradual = frames.gradual.map((g) => ({ fromS: frameTime(g.fromFrame), toS: frameTime(g.toFrame), score: g.distance / 100 }));
     const cutTimes = new Set(scores.filter((s) => s.value > this.sceneThreshold).map((s) => s.timeS));
-    const black = mergeSpans(timeline.spans(parseBlackdetect(log), ANALYSED_FRAME_MS));
+    const black = mergeSpans(timeline.spans(measured.black, ANALYSED_FRAME_MS));
     // A black picture is also an unchanging one; it is reported as black only.
-    const frozen = subtractSpans(mergeSpans(timeline.spans(parseFreezedetect(log), ANALYSED_FRAME_MS)), black);
+    const frozen = subtractSpans(mergeSpans(timeline.spans(measured.frozen, ANALYSED_FRAME_MS)), black);
     return {
       width: stream.width,
       height: stream.height,
@@ -109,6 +176,44 @@ export class FfmpegSignalExtractor implements SignalExtractor {
       dominantColor: meanColor(frames.meanYuv),
     };
   }
+}
+
+/** What the picture runs measured, on the window's clock (seconds from its start). */
+interface VideoMeasurements {
+  /** Scene scores of the analysed frames, in order; the thumbnails analysed are the same frames. */
+  scores: TimedValue[];
+  black: RawSpan[];
+  frozen: RawSpan[];
+}
+
+/**
+ * The picture runs' measurements as if one run had made them. A part keeps its frames in
+ * [keepFromS, keepToS) (its pre-roll and overlap are the neighbours'), in order, and feeds their
+ * thumbnails to `analyzer` (null: a single run already streamed them); its spans are all kept,
+ * one left open at a part's end (not the last) ending there, and merged later: a span that
+ * crosses a boundary is seen whole by one part or continued by the next.
+ */
+export function joinVideoParts(
+  parts: readonly { part: Omit<VideoPart, 'args'>; log: FfmpegLog; thumbnails: Uint8Array }[],
+  analyzer: VideoFrameAnalyzer | null,
+): VideoMeasurements {
+  const joined: VideoMeasurements = { scores: [], black: [], frozen: [] };
+  const half = 0.5 / ANALYSIS_FPS;
+  parts.forEach(({ part, log, thumbnails }, index) => {
+    const last = index === parts.length - 1;
+    const shift = (spans: RawSpan[]) =>
+      spans.map(({ startS, endS }) => ({ startS: startS + part.fromS, endS: endS === null ? (last ? null : part.toS) : endS + part.fromS }));
+    joined.black.push(...shift(parseBlackdetect(log)));
+    joined.frozen.push(...shift(parseFreezedetect(log)));
+    parseSceneScores(log).forEach(({ timeS, value }, frame) => {
+      const at = timeS + part.fromS;
+      if ((index > 0 && at < part.keepFromS - half) || (!last && at >= part.keepToS - half)) return;
+      joined.scores.push({ timeS: at, value });
+      const offset = frame * THUMB_BYTES;
+      if (analyzer && offset + THUMB_BYTES <= thumbnails.length) analyzer.push(thumbnails.subarray(offset, offset + THUMB_BYTES));
+    });
+  });
+  return joined;
 }
 
 function audioSignals(log: FfmpegLog, frames: AudioFrames, timeline: Timeline): AudioSignals {

@@ -1,6 +1,10 @@
 /** What the extractor needs to know about a source before building its filter graph. */
 export interface ProbedStreams {
-  video: { index: number; width: number; height: number; frameRate: number } | null;
+  /**
+   * `bFrames`: the stream reorders frames (ffprobe `has_b_frames` > 0: H.264/HEVC with
+   * B-frames), so `-skip_frame noref` leaves a chain of reference frames to decode.
+   */
+  video: { index: number; width: number; height: number; frameRate: number; bFrames: boolean } | null;
   audio: { index: number } | null;
 }
 
@@ -11,6 +15,7 @@ interface FfprobeStream {
   height?: number;
   avg_frame_rate?: string;
   r_frame_rate?: string;
+  has_b_frames?: number;
   disposition?: { attached_pic?: number };
   side_data_list?: { rotation?: number }[];
 }
@@ -45,6 +50,7 @@ export function parseProbe(json: string): ProbedStreams {
             width: (quarterTurned(video) ? video.height : video.width) ?? 0,
             height: (quarterTurned(video) ? video.width : video.height) ?? 0,
             frameRate: parseRate(video.avg_frame_rate) ?? parseRate(video.r_frame_rate) ?? 0,
+            bFrames: (video.has_b_frames ?? 0) > 0,
           },
     audio: audio?.index === undefined ? null : { index: audio.index },
   };

@@ -176,6 +176,27 @@ describe('FfmpegSignalExtractor on windows, audio, colour and bad input', () => 
   );
 
   it(
+    'gives the same signals when the picture decode is split into parts run side by side',
+    async () => {
+      const split = new FfmpegSignalExtractor({
+        ffmpegPath: ffmpegPath(),
+        ffprobePath: resolveFfprobePath(process.env.FFPROBE_PATH),
+        videoParts: 3,
+        minVideoPartSeconds: 4,
+      });
+      const single = new FfmpegSignalExtractor({ ffmpegPath: ffmpegPath(), ffprobePath: resolveFfprobePath(process.env.FFPROBE_PATH), videoParts: 1 });
+      // Part boundaries at 10 s and 20 s of the whole video (cuts there), and at 11.5 s and 15.5 s of the
+      // source in the window (just before the black, inside the loud burst).
+      for (const window of [whole(video), { startMs: 7_500, endMs: 21_000 }]) {
+        const input = { url: video.path, mediaKind: video.mediaKind, durationMs: video.durationMs, window };
+        const [one, parts] = await Promise.all([single.extract(input), split.extract(input)]);
+        expect(parts).toEqual(one);
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
     'measures an audio-only source: burst, silence, speech-like sound and tone',
     async () => {
       const signals = await extract(audio);

@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runTool } from '../../../../../functions/adapters/signals/ffmpeg-process.js';
-import { ffmpegArgs } from '../../../../../functions/adapters/signals/filter-graph.js';
+import { ffmpegRuns } from '../../../../../functions/adapters/signals/filter-graph.js';
 import { ffmpegPath, groundTruthVideo } from '../../../../helpers/ground-truth-media.js';
 
 export const sampleWindows = [
@@ -26,11 +26,17 @@ export const sampleFile = (window: { startMs: number; endMs: number }): string =
 async function record(): Promise<void> {
   const media = await groundTruthVideo();
   for (const window of sampleWindows) {
-    const args = ffmpegArgs({ url: media.path, window, videoStream: 0, audioStream: 1 });
-    const run = await runTool(ffmpegPath(), args, { timeoutMs: 60_000, maxOutputBytes: 16 * 1024 * 1024, pipes: { 3: () => undefined, 4: () => undefined } });
-    if (run.exitCode !== 0) throw new Error(run.stderr);
+    // The extractor's two runs (picture, then sound), their logs one after the other.
+    const runs = ffmpegRuns({ url: media.path, window, videoStream: 0, audioStream: 1 });
+    let log = '';
+    for (const args of [runs.video[0]?.args ?? null, runs.audio]) {
+      if (!args) continue;
+      const run = await runTool(ffmpegPath(), args, { timeoutMs: 60_000, maxOutputBytes: 16 * 1024 * 1024, pipes: { 3: () => undefined, 4: () => undefined } });
+      if (run.exitCode !== 0) throw new Error(run.stderr);
+      log += run.stderr;
+    }
     // The input path differs per run: keep the samples stable.
-    await writeFile(sampleFile(window), run.stderr.split(media.path).join('ground-truth-video.mp4'));
+    await writeFile(sampleFile(window), log.split(media.path).join('ground-truth-video.mp4'));
     console.log('recorded', sampleFile(window));
   }
 }
