@@ -44,7 +44,7 @@ const sections: Record<string, () => Promise<void>> = {
   webhooks: () =>
     section(`Webhooks on the local host: event-to-delivery latency, and 1,000 events to 3 endpoints at once (signed, verified by the receiver)`, benchWebhooks),
   framing: () => section('Auto framing accuracy on the moving-subject fixture (9:16, production renderer and face detector)', benchFraming),
-  render: () => section('Render wall time vs one bare ffmpeg command with the same settings (30 s moment, 640x360 source over loopback)', benchRender),
+  render: () => section('Render wall time vs the same ffmpeg command run alone (30 s moment, 640x360 source over loopback)', benchRender),
   bundles: () => section(`Lambda bundles (cdk synth, minified ESM, SDK from the runtime): KB and median cold import in 5 fresh processes`, benchBundles),
 };
 
