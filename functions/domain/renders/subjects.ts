@@ -176,21 +176,8 @@ export function salientRegion(frame: RgbFrame, previousLuma: Uint8Array | null, 
   return { x: bestAt.c * block, y: bestAt.r * block, width: win * block, height: win * block };
 }
 
-/** A luma plane at half the size (2x2 means), for the coarse step of trackFace. */
-function halfSize(luma: Uint8Array, width: number, height: number): { plane: Uint8Array; width: number; height: number } {
-  const w = Math.floor(width / 2);
-  const h = Math.floor(height / 2);
-  const plane = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0, i = 2 * y * width; x < w; x++, i += 2) {
-      plane[y * w + x] = ((luma[i] ?? 0) + (luma[i + 1] ?? 0) + (luma[i + width] ?? 0) + (luma[i + width + 1] ?? 0)) >> 2;
-    }
-  }
-  return { plane, width: w, height: h };
-}
-
 /** Best offset of a rectangle of `from` within `to` (same size planes) over a square of offsets; mean |difference| there. */
-function bestOffset(from: Uint8Array, to: Uint8Array, width: number, height: number, rect: Rect, centre: { dx: number; dy: number }, radius: number): { dx: number; dy: number; error: number } {
+function bestOffset(from: ArrayLike<number>, to: ArrayLike<number>, width: number, height: number, rect: Rect, centre: { dx: number; dy: number }, radius: number): { dx: number; dy: number; error: number } {
   const x0 = Math.max(0, Math.round(rect.x));
   const y0 = Math.max(0, Math.round(rect.y));
   const x1 = Math.min(width, Math.round(rect.x + rect.width));
@@ -223,10 +210,10 @@ function bestOffset(from: Uint8Array, to: Uint8Array, width: number, height: num
  * milliseconds where a detector pass costs tens.
  */
 export function trackFace(previous: Uint8Array, current: Uint8Array, size: Size, face: Rect, radius: number, maxError = 12): Rect | null {
-  const a = halfSize(previous, size.width, size.height);
-  const b = halfSize(current, size.width, size.height);
+  const a = blockMeans(previous, size.width, size.height, 2);
+  const b = blockMeans(current, size.width, size.height, 2);
   const half = { x: face.x / 2, y: face.y / 2, width: face.width / 2, height: face.height / 2 };
-  const coarse = bestOffset(a.plane, b.plane, a.width, a.height, half, { dx: 0, dy: 0 }, Math.ceil(radius / 2));
+  const coarse = bestOffset(a.means, b.means, a.cols, a.rows, half, { dx: 0, dy: 0 }, Math.ceil(radius / 2));
   if (!Number.isFinite(coarse.error)) return null;
   const fine = bestOffset(previous, current, size.width, size.height, face, { dx: 2 * coarse.dx, dy: 2 * coarse.dy }, 2);
   return fine.error <= maxError ? { ...face, x: face.x + fine.dx, y: face.y + fine.dy } : null;
