@@ -1,12 +1,20 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from './shared/zod.js';
 
 /**
  * The one config reader. Every setting the functions use is named and validated here, once,
  * and a bad value fails loudly at start-up rather than at the first request that needs it.
  */
-const optionalUrl = z.url().optional();
+const optionalUrl = z.optional(z.url());
+const nonEmpty = z.string().check(z.minLength(1));
+const optionalNonEmpty = z.optional(nonEmpty);
+const optionalArn = z.optional(z.string().check(z.startsWith('arn:')));
+/** A whole number from the environment's text, at least `min` (and at most `max`), with a default. */
+const wholeNumber = (min: number, max: number | null, fallback: number) =>
+  z._default(z.coerce.number().check(z.int(), z.minimum(min), ...(max === null ? [] : [z.maximum(max)])), fallback);
+/** A switch spelled as one of two words (`fallback` when unset), read as a boolean. */
+const flag = (off: string, on: string, fallback: string) => z.pipe(z._default(z.enum([off, on]), fallback), z.transform((value) => value === on));
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
 
@@ -25,31 +33,31 @@ export const POCKETSPHINX_INSTALL_HINT = 'Debian/Ubuntu: `sudo apt-get install -
 
 /** Which Analyzer answers scanners and which Transcriber feeds it words (DESIGN §7), and what each needs. */
 const engineShape = {
-  ANALYZER: z.enum(analyzers).default('local'),
+  ANALYZER: z._default(z.enum(analyzers), 'local'),
   /**
    * Absent: `whisper-cpp` when a whisper.cpp binary or model is set, else `none` (`npm start` sets
    * `pocketsphinx` when it is installed: functions/local/transcriber-default.ts).
    */
-  TRANSCRIBER: z.enum(transcribers).optional(),
+  TRANSCRIBER: z.optional(z.enum(transcribers)),
   /** ANALYZER=bedrock: a model id or inference profile id that supports Converse. */
-  BEDROCK_MODEL_ID: z.string().min(1).optional(),
+  BEDROCK_MODEL_ID: optionalNonEmpty,
   /** ANALYZER=openai: any OpenAI-compatible endpoint, e.g. `https://api.openai.com/v1` or a local model server. */
-  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  OPENAI_MODEL: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  OPENAI_MODEL: optionalNonEmpty,
   /** The endpoint's API key: literal (local host) or a Secrets Manager secret name or ARN (AWS); neither for keyless servers. */
-  OPENAI_API_KEY: z.string().min(1).optional(),
-  OPENAI_API_KEY_SECRET_ID: z.string().min(1).optional(),
+  OPENAI_API_KEY: optionalNonEmpty,
+  OPENAI_API_KEY_SECRET_ID: optionalNonEmpty,
   /** TRANSCRIBER=whisper-cpp: the whisper.cpp CLI (`whisper-cli`) and a ggml model file. */
-  WHISPER_CPP_BIN: z.string().min(1).optional(),
-  WHISPER_MODEL: z.string().min(1).optional(),
+  WHISPER_CPP_BIN: optionalNonEmpty,
+  WHISPER_MODEL: optionalNonEmpty,
   /** TRANSCRIBER=pocketsphinx: `pocketsphinx_continuous` and a model directory laid out as Debian's `pocketsphinx-en-us`. */
-  POCKETSPHINX_BIN: z.string().min(1).default(POCKETSPHINX_DEFAULTS.bin),
-  POCKETSPHINX_MODEL_DIR: z.string().min(1).default(POCKETSPHINX_DEFAULTS.modelDir),
+  POCKETSPHINX_BIN: z._default(nonEmpty, POCKETSPHINX_DEFAULTS.bin),
+  POCKETSPHINX_MODEL_DIR: z._default(nonEmpty, POCKETSPHINX_DEFAULTS.modelDir),
   /** Spoken language (Amazon Transcribe code; whisper.cpp gets its first part). */
-  TRANSCRIBE_LANGUAGE_CODE: z.string().regex(/^[a-z]{2,3}-[A-Z]{2}$/, 'a language code like en-US').default('en-US'),
+  TRANSCRIBE_LANGUAGE_CODE: z._default(z.string().check(z.regex(/^[a-z]{2,3}-[A-Z]{2}$/, 'a language code like en-US')), 'en-US'),
 };
 
-type EngineInput = z.infer<z.ZodObject<typeof engineShape>> & { S3_ENDPOINT?: string | undefined };
+type EngineInput = z.infer<z.ZodMiniObject<typeof engineShape>> & { S3_ENDPOINT?: string | undefined };
 
 /** The transcriber the settings imply when TRANSCRIBER is not set. */
 function withEngineDefaults<T extends EngineInput>(settings: T): T & { TRANSCRIBER: (typeof transcribers)[number] } {
@@ -58,7 +66,7 @@ function withEngineDefaults<T extends EngineInput>(settings: T): T & { TRANSCRIB
 }
 
 /** What each chosen engine needs, as zod issues so that every problem is named at once. */
-function checkEngines(settings: EngineInput, ctx: z.RefinementCtx): void {
+function checkEngines(settings: EngineInput, ctx: z.core.$RefinementCtx): void {
   const need = (variable: keyof EngineInput, when: string) => {
     if (!settings[variable]) ctx.addIssue({ code: 'custom', path: [variable], message: `required when ${when}` });
   };
@@ -98,7 +106,7 @@ function checkEngines(settings: EngineInput, ctx: z.RefinementCtx): void {
   }
 }
 
-const engineSchema = z.object(engineShape).transform(withEngineDefaults).superRefine(checkEngines);
+const engineSchema = z.pipe(z.object(engineShape), z.transform(withEngineDefaults)).check(z.superRefine(checkEngines));
 export type EngineConfig = Readonly<z.infer<typeof engineSchema>>;
 
 /** The engine settings alone, checked as parseConfig checks them (the CDK app validates its context with it). */
@@ -106,97 +114,102 @@ export function parseEngineConfig(env: Readonly<Record<string, string | undefine
   return Object.freeze(parseOrThrow(engineSchema, env));
 }
 
-const configSchema = z.object({
-  TABLE_NAME: z.string().min(1),
-  MEDIA_BUCKET: z.string().min(1),
-  AWS_REGION: z.string().min(1).default('us-east-1'),
-  /** Local host only: loopback endpoints of DynamoDB Local and s3rver. */
-  DYNAMODB_ENDPOINT: optionalUrl,
-  S3_ENDPOINT: optionalUrl,
-  /** Local host only: outbound fetches (sources, webhooks) may reach loopback targets, over plain http too (DESIGN §9). */
-  LOCAL_ALLOW_LOOPBACK_TARGETS: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
-  /** The Secrets Manager secret holding the HMAC key of list cursors (AWS; the local host keeps its own key). */
-  CURSOR_SECRET_ARN: z.string().startsWith('arn:').optional(),
-  /** Deployment-wide cap on observations per run (SPEC: at most 50; a deployment may set lower). */
-  MAX_OBSERVATIONS_CAP: z.coerce.number().int().min(1).max(50).default(50),
-  /** Seconds a warm authorizer answers a key from its cache; a revocation takes effect within this time. 0: no cache. */
-  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(60),
-  /** Seconds an idempotency record is kept. */
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
-  /** ffmpeg/ffprobe binaries; absent: the npm-shipped static builds (local host, tests). */
-  FFMPEG_PATH: z.string().min(1).optional(),
-  FFPROBE_PATH: z.string().min(1).optional(),
-  /** The caption fonts (presets.ts FONTS); absent: the `dejavu-fonts-ttf` package's ttf/ (the container image sets /opt/fonts). */
-  CAPTION_FONTS_DIR: z.string().min(1).optional(),
-  /** Render framing's face detector: folders of its model and of the TensorFlow.js WASM binaries; absent: the installed npm packages' own (the render image copies them to /opt/detector). */
-  FACE_MODEL_DIR: z.string().min(1).optional(),
-  TFJS_WASM_DIR: z.string().min(1).optional(),
-  /** yt-dlp, which resolves provider page URLs of one-off analyses (DESIGN §10); absent: `yt-dlp` on PATH. */
-  YT_DLP_PATH: z.string().min(1).optional(),
-  /** EventBridge bus for terminal events (AWS). Absent: event delivery is off for this deployment. */
-  EVENT_BUS_NAME: z.string().min(1).optional(),
-  /**
-   * Webhook event delivery for this deployment (SPEC Events: optional per deployment and per account).
-   * `false`: POST /v1/webhook-endpoints answers 503 event_delivery_unavailable and nothing is sent.
-   */
-  EVENT_DELIVERY_ENABLED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
-  /** The webhook sender's queue (AWS): due deliveries wake the sender through it (SQS delay, or a schedule that sends to it). */
-  WEBHOOK_QUEUE_URL: z.url().optional(),
-  /** The same queue's ARN: the target of one-time schedules for retries more than 15 minutes ahead. */
-  WEBHOOK_QUEUE_ARN: z.string().startsWith('arn:').optional(),
-  /** The role EventBridge Scheduler assumes to send those schedules' messages to the queue. */
-  WEBHOOK_SCHEDULER_ROLE_ARN: z.string().startsWith('arn:').optional(),
-  /** The schedule group of those one-time schedules. */
-  WEBHOOK_SCHEDULE_GROUP: z.string().min(1).max(64).optional(),
-  /** Local host only: compresses the webhook retry schedule by this factor (tests: 0.001 turns 10 h into 36 s). */
-  WEBHOOK_RETRY_SCALE: z.coerce.number().gt(0).max(1).default(1),
-  /** Uploads larger than this use signed multipart part targets (one S3 PUT stops at 5 GiB). */
-  MULTIPART_THRESHOLD_BYTES: z.coerce.number().int().min(5 * MiB).max(5 * GiB).default(5 * GiB),
-  /** Size of each multipart part but the last (S3: 5 MiB to 5 GiB, at most 10,000 parts). */
-  MULTIPART_PART_SIZE_BYTES: z.coerce.number().int().min(5 * MiB).max(5 * GiB).default(512 * MiB),
-  /** The analysis state machine (AWS). Absent: the local host runs workflows in-process. */
-  ANALYSIS_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
-  /** The batch state machine (AWS). Absent: the local host runs it in-process. */
-  BATCH_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
-  /** The render state machine (AWS). Absent: the local host runs it in-process. */
-  RENDER_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
-  /** Durable scanner batches; `false` answers POST /v1/scanner-batches with 503 scanner_batch_service_unavailable. */
-  SCANNER_BATCHES_ENABLED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
-  /** Sources longer than this are analysed as bounded chunks, in parallel (DESIGN §7). */
-  CHUNK_SECONDS: z.coerce.number().int().min(10).max(3_600).default(600),
-  /**
-   * Where chunk signals are extracted: the ExtractChunkSignals function (`lambda`), or a container
-   * task (`container`: Fargate on AWS, a child process locally). `auto`: containers for chunked sources.
-   */
-  SIGNALS_RUNNER: z.enum(['auto', 'lambda', 'container']).default('auto'),
-  /**
-   * Where one-off sources are acquired: the AcquireSource function (`lambda`) or a container task.
-   * `auto`: the function for direct downloads of known size up to 256 MiB, containers otherwise.
-   */
-  ACQUISITION_RUNNER: z.enum(['auto', 'lambda', 'container']).default('auto'),
-  /** `false`: this deployment cannot run production scanners; uploads, runs and batches answer 503 uploads_unavailable (SPEC). */
-  UPLOADS_ENABLED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
-  ...engineShape,
-  /** Time budget of the whole ffprobe inspection of one upload at completion. */
-  PROBE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(900_000).default(20_000),
-})
-  .transform(withEngineDefaults)
-  .superRefine(checkEngines)
-  .superRefine((settings, ctx) => {
-    // DESIGN §9: only the local host may reach loopback targets; S3_ENDPOINT marks the local host.
-    if (settings.LOCAL_ALLOW_LOOPBACK_TARGETS && !settings.S3_ENDPOINT) {
-      ctx.addIssue({ code: 'custom', path: ['LOCAL_ALLOW_LOOPBACK_TARGETS'], message: 'is for the local host only (S3_ENDPOINT is not set)' });
-    }
-    // The Standard Webhooks schedule is a promise to integrators: only a local host may compress it.
-    if (settings.WEBHOOK_RETRY_SCALE !== 1 && !settings.S3_ENDPOINT) {
-      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_RETRY_SCALE'], message: 'is for the local host only (S3_ENDPOINT is not set)' });
-    }
-  });
+const configSchema = z
+  .pipe(
+    z.object({
+      TABLE_NAME: nonEmpty,
+      MEDIA_BUCKET: nonEmpty,
+      AWS_REGION: z._default(nonEmpty, 'us-east-1'),
+      /** Local host only: loopback endpoints of DynamoDB Local and s3rver. */
+      DYNAMODB_ENDPOINT: optionalUrl,
+      S3_ENDPOINT: optionalUrl,
+      /** Local host only: outbound fetches (sources, webhooks) may reach loopback targets, over plain http too (DESIGN §9). */
+      LOCAL_ALLOW_LOOPBACK_TARGETS: flag('0', '1', '0'),
+      /** The Secrets Manager secret holding the HMAC key of list cursors (AWS; the local host keeps its own key). */
+      CURSOR_SECRET_ARN: optionalArn,
+      /** Deployment-wide cap on observations per run (SPEC: at most 50; a deployment may set lower). */
+      MAX_OBSERVATIONS_CAP: wholeNumber(1, 50, 50),
+      /** Seconds a warm authorizer answers a key from its cache; a revocation takes effect within this time. 0: no cache. */
+      API_KEY_CACHE_SECONDS: wholeNumber(0, 60, 60),
+      /** Seconds an idempotency record is kept. */
+      IDEMPOTENCY_TTL_SECONDS: wholeNumber(60, null, 86_400),
+      LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
+      /** ffmpeg/ffprobe binaries; absent: the npm-shipped static builds (local host, tests). */
+      FFMPEG_PATH: optionalNonEmpty,
+      FFPROBE_PATH: optionalNonEmpty,
+      /** The caption fonts (presets.ts FONTS); absent: the `dejavu-fonts-ttf` package's ttf/ (the container image sets /opt/fonts). */
+      CAPTION_FONTS_DIR: optionalNonEmpty,
+      /** Render framing's face detector: folders of its model and of the TensorFlow.js WASM binaries; absent: the installed npm packages' own (the render image copies them to /opt/detector). */
+      FACE_MODEL_DIR: optionalNonEmpty,
+      TFJS_WASM_DIR: optionalNonEmpty,
+      /** yt-dlp, which resolves provider page URLs of one-off analyses (DESIGN §10); absent: `yt-dlp` on PATH. */
+      YT_DLP_PATH: optionalNonEmpty,
+      /** EventBridge bus for terminal events (AWS). Absent: event delivery is off for this deployment. */
+      EVENT_BUS_NAME: optionalNonEmpty,
+      /**
+       * Webhook event delivery for this deployment (SPEC Events: optional per deployment and per account).
+       * `false`: POST /v1/webhook-endpoints answers 503 event_delivery_unavailable and nothing is sent.
+       */
+      EVENT_DELIVERY_ENABLED: flag('false', 'true', 'true'),
+      /** The webhook sender's queue (AWS): due deliveries wake the sender through it (SQS delay, or a schedule that sends to it). */
+      WEBHOOK_QUEUE_URL: optionalUrl,
+      /** The same queue's ARN: the target of one-time schedules for retries more than 15 minutes ahead. */
+      WEBHOOK_QUEUE_ARN: optionalArn,
+      /** The role EventBridge Scheduler assumes to send those schedules' messages to the queue. */
+      WEBHOOK_SCHEDULER_ROLE_ARN: optionalArn,
+      /** The schedule group of those one-time schedules. */
+      WEBHOOK_SCHEDULE_GROUP: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+      /** Local host only: compresses the webhook retry schedule by this factor (tests: 0.001 turns 10 h into 36 s). */
+      WEBHOOK_RETRY_SCALE: z._default(z.coerce.number().check(z.gt(0), z.maximum(1)), 1),
+      /** Uploads larger than this use signed multipart part targets (one S3 PUT stops at 5 GiB). */
+      MULTIPART_THRESHOLD_BYTES: wholeNumber(5 * MiB, 5 * GiB, 5 * GiB),
+      /** Size of each multipart part but the last (S3: 5 MiB to 5 GiB, at most 10,000 parts). */
+      MULTIPART_PART_SIZE_BYTES: wholeNumber(5 * MiB, 5 * GiB, 512 * MiB),
+      /** The analysis state machine (AWS). Absent: the local host runs workflows in-process. */
+      ANALYSIS_STATE_MACHINE_ARN: optionalArn,
+      /** The batch state machine (AWS). Absent: the local host runs it in-process. */
+      BATCH_STATE_MACHINE_ARN: optionalArn,
+      /** The render state machine (AWS). Absent: the local host runs it in-process. */
+      RENDER_STATE_MACHINE_ARN: optionalArn,
+      /** Durable scanner batches; `false` answers POST /v1/scanner-batches with 503 scanner_batch_service_unavailable. */
+      SCANNER_BATCHES_ENABLED: flag('false', 'true', 'true'),
+      /** Sources longer than this are analysed as bounded chunks, in parallel (DESIGN §7). */
+      CHUNK_SECONDS: wholeNumber(10, 3_600, 600),
+      /**
+       * Where chunk signals are extracted: the ExtractChunkSignals function (`lambda`), or a container
+       * task (`container`: Fargate on AWS, a child process locally). `auto`: containers for chunked sources.
+       */
+      SIGNALS_RUNNER: z._default(z.enum(['auto', 'lambda', 'container']), 'auto'),
+      /**
+       * Where one-off sources are acquired: the AcquireSource function (`lambda`) or a container task.
+       * `auto`: the function for direct downloads of known size up to 256 MiB, containers otherwise.
+       */
+      ACQUISITION_RUNNER: z._default(z.enum(['auto', 'lambda', 'container']), 'auto'),
+      /** `false`: this deployment cannot run production scanners; uploads, runs and batches answer 503 uploads_unavailable (SPEC). */
+      UPLOADS_ENABLED: flag('false', 'true', 'true'),
+      ...engineShape,
+      /** Time budget of the whole ffprobe inspection of one upload at completion. */
+      PROBE_TIMEOUT_MS: wholeNumber(1_000, 900_000, 20_000),
+    }),
+    z.transform(withEngineDefaults),
+  )
+  .check(
+    z.superRefine(checkEngines),
+    z.superRefine((settings, ctx) => {
+      // DESIGN §9: only the local host may reach loopback targets; S3_ENDPOINT marks the local host.
+      if (settings.LOCAL_ALLOW_LOOPBACK_TARGETS && !settings.S3_ENDPOINT) {
+        ctx.addIssue({ code: 'custom', path: ['LOCAL_ALLOW_LOOPBACK_TARGETS'], message: 'is for the local host only (S3_ENDPOINT is not set)' });
+      }
+      // The Standard Webhooks schedule is a promise to integrators: only a local host may compress it.
+      if (settings.WEBHOOK_RETRY_SCALE !== 1 && !settings.S3_ENDPOINT) {
+        ctx.addIssue({ code: 'custom', path: ['WEBHOOK_RETRY_SCALE'], message: 'is for the local host only (S3_ENDPOINT is not set)' });
+      }
+    }),
+  );
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
 
-function parseOrThrow<S extends z.ZodType>(schema: S, env: unknown): z.infer<S> {
+function parseOrThrow<S extends z.ZodMiniType>(schema: S, env: unknown): z.infer<S> {
   const result = schema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

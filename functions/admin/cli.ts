@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../shared/zod.js';
 import { addCredits, createAccount, revokeApiKey, setEventDelivery, trustHost } from '../domain/accounts.js';
 import { ApiError } from '../domain/errors.js';
 import { planNames } from '../domain/plans.js';
@@ -38,7 +38,7 @@ const { values, positionals } = parseArgs({
 });
 
 const dataDir = process.env.LOCAL_DATA_DIR ?? '.local';
-const positiveInt = (name: string) => z.coerce.number({ error: `--${name} must be a number` }).int().positive(`--${name} must be a positive integer`);
+const positiveInt = (name: string) => z.coerce.number({ error: `--${name} must be a number` }).check(z.int(), z.positive(`--${name} must be a positive integer`));
 
 async function target(): Promise<{ doc: DynamoDBDocumentClient; tableName: string }> {
   if (values.table) {
@@ -66,8 +66,8 @@ async function main(): Promise<unknown> {
   switch (command) {
     case 'create': {
       const plan = z.enum(planNames, { error: `--plan must be one of ${planNames.join(', ')}` }).parse(values.plan);
-      const credits = z.coerce.number().int().min(0, '--credits must be 0 or more').parse(values.credits ?? '0');
-      const maxObservations = values['max-observations'] ? positiveInt('max-observations').max(50).parse(values['max-observations']) : undefined;
+      const credits = z.coerce.number().check(z.int(), z.minimum(0, '--credits must be 0 or more')).parse(values.credits ?? '0');
+      const maxObservations = values['max-observations'] ? positiveInt('max-observations').check(z.maximum(50)).parse(values['max-observations']) : undefined;
       const { account, apiKey } = await createAccount(store, { plan, credits, maxObservations });
       return { account_id: account.accountId, api_key: apiKey };
     }
@@ -105,7 +105,7 @@ try {
   console.log(JSON.stringify(await main()));
 } catch (error) {
   const message =
-    error instanceof z.ZodError ? error.issues.map((i) => i.message).join('; ') : error instanceof ApiError || error instanceof Error ? error.message : String(error);
+    error instanceof z.core.$ZodError ? error.issues.map((i) => i.message).join('; ') : error instanceof ApiError || error instanceof Error ? error.message : String(error);
   console.error(message);
   process.exit(1);
 }

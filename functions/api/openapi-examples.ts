@@ -3,7 +3,7 @@
  * example cannot name a field the schema lacks; the unit tests also validate each against the
  * generated document.
  */
-import type * as z from 'zod';
+import type * as z from '../shared/zod.js';
 import type * as responses from '../schemas/responses.js';
 import { presentRenderPresets } from '../shared/render-presenters.js';
 

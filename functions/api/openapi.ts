@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as z from 'zod';
+import * as z from '../shared/zod.js';
 import { errorCatalog, type ErrorCode } from '../domain/errors.js';
 import { idempotencyKeyPattern, type RequestSchemas } from '../http/handler.js';
 import { REQUEST_ID_HEADER } from '../http/responses.js';
@@ -19,7 +19,7 @@ import { errorDescriptions, operations, tags, type Operation } from './operation
 import { resourceExamples } from './openapi-examples.js';
 
 type Json = Record<string, unknown>;
-type Schemas = RequestSchemas<z.ZodType, z.ZodType, z.ZodType>;
+type Schemas = RequestSchemas<z.ZodMiniType, z.ZodMiniType, z.ZodMiniType>;
 
 export const OPENAPI_VERSION = '3.1.0';
 const functionsDir = join(import.meta.dirname, '..');
@@ -35,19 +35,20 @@ function tidy({ jsonSchema }: OverrideContext): void {
 }
 
 /**
- * The input side of `z.string().trim().pipe(maxChars(600))` is only the trimmed string: the length
- * limit is on the pipe's output. A client must respect it all the same, so it is stated here.
+ * The input side of `z.pipe(z.string().check(z.trim()), maxChars(600))` is only the trimmed
+ * string: the length limit is on the pipe's output. A client must respect it all the same, so it
+ * is stated here.
  */
 function tidyInput(context: OverrideContext): void {
   tidy(context);
   const { zodSchema, jsonSchema } = context;
-  if (zodSchema instanceof z.ZodPipe && jsonSchema.type === 'string' && jsonSchema.maxLength === undefined) {
-    const maxLength = z.globalRegistry.get(zodSchema.def.out as z.ZodType)?.maxLength;
+  if (zodSchema instanceof z.ZodMiniPipe && jsonSchema.type === 'string' && jsonSchema.maxLength === undefined) {
+    const maxLength = z.globalRegistry.get(zodSchema.def.out)?.maxLength;
     if (typeof maxLength === 'number') jsonSchema.maxLength = maxLength;
   }
 }
 
-function inputSchema(schema: z.ZodType): Json {
+function inputSchema(schema: z.ZodMiniType): Json {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: tidyInput }) as Json;
   return json;
 }
@@ -87,14 +88,14 @@ const parameterDescriptions: Record<string, string> = {
 };
 
 /** Path or query parameters from the handler's object schema (input side: what the client sends). */
-function parameters(schema: z.ZodType | undefined, location: 'path' | 'query'): Json[] {
+function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query'): Json[] {
   if (!schema) return [];
-  if (!(schema instanceof z.ZodObject)) throw new Error(`${location} schemas are objects`);
+  if (!(schema instanceof z.ZodMiniObject)) throw new Error(`${location} schemas are objects`);
   const json = inputSchema(schema) as { properties?: Record<string, Json>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, property]) => {
-    const field = schema.shape[name] as z.ZodType;
+    const field = schema.shape[name] as z.ZodMiniType;
     // Query strings carry text: a default of the parsed value reads as the string a client would send.
-    const fallback = field instanceof z.ZodDefault ? { default: String(field.def.defaultValue) } : {};
+    const fallback = field instanceof z.ZodMiniDefault ? { default: String(field.def.defaultValue) } : {};
     const description = location === 'path' ? `The ${idKinds[name] ?? ''}… identifier.` : parameterDescriptions[name];
     return {
       name,

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from '../shared/zod.js';
 import { config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import { routeFor, type Route, type RouteDefinition } from '../routes.js';
@@ -10,7 +10,7 @@ import { errorEnvelope, flushMetrics, requestLogging } from './middlewares.js';
 import { jsonResponse, validationError } from './responses.js';
 import type { ApiEvent, ApiResponse, HttpResult } from './types.js';
 
-export interface RequestSchemas<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+export interface RequestSchemas<P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType> {
   params?: P;
   query?: Q;
   body?: B;
@@ -40,7 +40,7 @@ type IdempotencyDeps<H extends Route['handler']> =
  * `deps` composes what the use case calls (functions/composition); it is built at the first
  * request, once per process, from parts that are each built once.
  */
-export function httpHandler<H extends Route['handler'], D extends IdempotencyDeps<H>, P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+export function httpHandler<H extends Route['handler'], D extends IdempotencyDeps<H>, P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType>(
   handlerName: H,
   schemas: RequestSchemas<P, Q, B>,
   deps: () => D,
@@ -91,7 +91,7 @@ function toResponse(result: HttpResult, requestId: string, headers: Record<strin
   return jsonResponse(result.status, result.body, requestId, headers);
 }
 
-function parse<S extends z.ZodType>(schema: S | undefined, input: unknown, location?: 'query' | 'path'): z.infer<S> {
+function parse<S extends z.ZodMiniType>(schema: S | undefined, input: unknown, location?: 'query' | 'path'): z.infer<S> {
   if (!schema) return undefined as z.infer<S>;
   const result = schema.safeParse(input);
   if (!result.success) throw validationError(result.error, location);

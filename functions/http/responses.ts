@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from '../shared/zod.js';
 import { ApiError } from '../domain/errors.js';
 import type { ApiResponse } from './types.js';
 
@@ -18,7 +18,7 @@ export function paramPath(path: readonly PropertyKey[]): string {
 }
 
 /** The first schema problem as an ApiError naming the field, prefixed with where it was found. */
-export function validationError(error: z.ZodError, location?: 'query' | 'path'): ApiError {
+export function validationError(error: z.core.$ZodError, location?: 'query' | 'path'): ApiError {
   const issue = error.issues[0];
   const path = [...(issue?.path ?? [])];
   if (issue?.code === 'unrecognized_keys' && issue.keys[0]) path.push(issue.keys[0]);

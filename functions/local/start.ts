@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod.js';
 import { startLocalHost } from './host.js';
 import { defaultServerLimits } from './server.js';
 import { chooseLocalTranscriber } from './transcriber-default.js';
@@ -6,11 +6,11 @@ import { chooseLocalTranscriber } from './transcriber-default.js';
 /** `npm start`: the embedded local host. Settings come from the environment, checked here. */
 const settings = z
   .object({
-    LOCAL_DATA_DIR: z.string().min(1).default('.local'),
-    PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
-    LOCAL_API_KEY: z.string().optional(),
-    LOCAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(defaultServerLimits.requestTimeoutMs),
-    LOCAL_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(defaultServerLimits.maxConnectionsPerClient),
+    LOCAL_DATA_DIR: z._default(z.string().check(z.minLength(1)), '.local'),
+    PORT: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(65_535)), 4000),
+    LOCAL_API_KEY: z.optional(z.string()),
+    LOCAL_REQUEST_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.minimum(100)), defaultServerLimits.requestTimeoutMs),
+    LOCAL_MAX_CONNECTIONS_PER_CLIENT: z._default(z.coerce.number().check(z.int(), z.minimum(1)), defaultServerLimits.maxConnectionsPerClient),
   })
   .parse(process.env);
 

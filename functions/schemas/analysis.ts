@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as z from '../shared/zod.js';
 import { listQuerySchema, maxChars } from './common.js';
 import { MOMENT_SECONDS, profiles, SPEC_MAX_OBSERVATIONS } from './scanner.js';
 import { chatMomentTypes } from '../domain/analysis/moment-brief.js';
 
 /** A source URL as sent; what it may point at is decided in domain/sources (422 untrusted_source_url). */
-const sourceUrl = z.string().trim().min(1).max(4096);
-const seconds = z.number().min(0).max(10 * 24 * 3600);
+const sourceUrl = z.string().check(z.trim(), z.minLength(1), z.maxLength(4096));
+const seconds = z.number().check(z.minimum(0), z.maximum(10 * 24 * 3600));
 
 /** POST /v1/sources/preflight. */
 export const preflightSchema = z.strictObject({ source_url: sourceUrl });
@@ -16,7 +16,7 @@ const quoteShape = {
   analysis_start_seconds: seconds,
   analysis_end_seconds: seconds,
   /** Pay with the account's one proof analysis (window <= 7,200 s) instead of credits. */
-  use_proof_allowance: z.boolean().default(false),
+  use_proof_allowance: z._default(z.boolean(), false),
 };
 
 /** POST /v1/analyses/quote: the exact price of one explicit window. */
@@ -26,27 +26,30 @@ export type QuoteInput = z.infer<typeof quoteSchema>;
 /** Defaults of a one-off analysis when the request leaves them out. */
 export const ONE_OFF_DEFAULTS = { profile: 'conversation', speech_cleanup: 'natural', max_moments: 10, min_seconds: 15, max_seconds: 60 } as const;
 
-const momentSeconds = z.int().min(MOMENT_SECONDS.min).max(MOMENT_SECONDS.max);
+const momentSeconds = z.int().check(z.minimum(MOMENT_SECONDS.min), z.maximum(MOMENT_SECONDS.max));
 
 /** POST /v1/analyses (SPEC "One-off analysis request fields"). */
 export const analysisCreateSchema = z
   .strictObject({
     ...quoteShape,
-    what_to_find: z.string().trim().min(1).pipe(maxChars(600)).optional(),
-    profile: z.enum(profiles).optional(),
-    chat_moment_types: z
-      .array(z.enum(chatMomentTypes))
-      .min(1)
-      .max(chatMomentTypes.length)
-      .refine((types) => new Set(types).size === types.length, { message: 'Each chat moment type may appear once.' })
-      .refine((types) => !types.includes('auto') || types.length === 1, { message: 'auto cannot be combined with another value.' })
-      .optional(),
-    speech_cleanup: z.enum(['natural', 'tight']).optional(),
-    max_moments: z.int().min(1).max(SPEC_MAX_OBSERVATIONS).optional(),
-    min_seconds: momentSeconds.optional(),
-    max_seconds: momentSeconds.optional(),
+    what_to_find: z.optional(z.pipe(z.string().check(z.trim(), z.minLength(1)), maxChars(600))),
+    profile: z.optional(z.enum(profiles)),
+    chat_moment_types: z.optional(
+      z
+        .array(z.enum(chatMomentTypes))
+        .check(
+          z.minLength(1),
+          z.maxLength(chatMomentTypes.length),
+          z.refine((types) => new Set(types).size === types.length, { message: 'Each chat moment type may appear once.' }),
+          z.refine((types) => !types.includes('auto') || types.length === 1, { message: 'auto cannot be combined with another value.' }),
+        ),
+    ),
+    speech_cleanup: z.optional(z.enum(['natural', 'tight'])),
+    max_moments: z.optional(z.int().check(z.minimum(1), z.maximum(SPEC_MAX_OBSERVATIONS))),
+    min_seconds: z.optional(momentSeconds),
+    max_seconds: z.optional(momentSeconds),
   })
-  .superRefine((input, ctx) => {
+  .check(z.superRefine((input, ctx) => {
     // SPEC: chat moment types and speech cleanup are conversation settings.
     if (input.profile === 'gameplay') {
       for (const field of ['chat_moment_types', 'speech_cleanup'] as const) {
@@ -59,15 +62,15 @@ export const analysisCreateSchema = z
       const path = input.min_seconds !== undefined ? 'min_seconds' : 'max_seconds';
       ctx.addIssue({ code: 'custom', path: [path], message: `min_seconds (${min}) must not exceed max_seconds (${max}).` });
     }
-  });
+  }));
 export type AnalysisCreate = z.infer<typeof analysisCreateSchema>;
 
 export const analysisStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed', 'canceled'] as const;
 
 /** GET /v1/analyses: every filter optional, combined with AND. */
-export const analysesQuerySchema = listQuerySchema.extend({
-  status: z.enum(analysisStatuses).optional(),
-  kind: z.enum(['one_off', 'scanner_run']).optional(),
-  created_after: z.iso.datetime({ offset: true }).optional(),
+export const analysesQuerySchema = z.extend(listQuerySchema, {
+  status: z.optional(z.enum(analysisStatuses)),
+  kind: z.optional(z.enum(['one_off', 'scanner_run'])),
+  created_after: z.optional(z.iso.datetime({ offset: true })),
 });
 export type AnalysesQuery = z.infer<typeof analysesQuerySchema>;

@@ -1,31 +1,34 @@
-import * as z from 'zod';
-import { listQuerySchema } from './common.js';
+import * as z from '../shared/zod.js';
+import { idField, idParam, listQuerySchema } from './common.js';
 import { aspectRatioIds, captionPresetIds, DEFAULT_CAPTION_PRESET, FRAMING_MODES, RENDER_FORMATS, RENDER_LIMITS } from '../domain/renders/presets.js';
 
 /** POST /v1/renders (SPEC "Render request fields"); every enum comes from the presets module. */
 export const renderCreateSchema = z.strictObject({
-  analysis_id: z.string().min(1).max(200),
-  moment_ids: z.array(z.string().min(1).max(200)).min(1).max(RENDER_LIMITS.maxMoments),
-  render: z
-    .strictObject({
-      output: z
-        .strictObject({
-          format: z.enum(RENDER_FORMATS).default('mp4'),
-          aspect_ratio: z.enum(aspectRatioIds).default('9:16'),
-        })
-        .default({ format: 'mp4', aspect_ratio: '9:16' }),
-      captions: z
-        .strictObject({
-          enabled: z.boolean().default(false),
-          preset_id: z.enum(captionPresetIds).default(DEFAULT_CAPTION_PRESET),
-        })
-        .default({ enabled: false, preset_id: DEFAULT_CAPTION_PRESET }),
-      framing: z.strictObject({ mode: z.enum(FRAMING_MODES).default('auto') }).default({ mode: 'auto' }),
-    })
-    .default({ output: { format: 'mp4', aspect_ratio: '9:16' }, captions: { enabled: false, preset_id: DEFAULT_CAPTION_PRESET }, framing: { mode: 'auto' } }),
+  analysis_id: idField,
+  moment_ids: z.array(idField).check(z.minLength(1), z.maxLength(RENDER_LIMITS.maxMoments)),
+  render: z._default(
+    z.strictObject({
+      output: z._default(
+        z.strictObject({
+          format: z._default(z.enum(RENDER_FORMATS), 'mp4'),
+          aspect_ratio: z._default(z.enum(aspectRatioIds), '9:16'),
+        }),
+        { format: 'mp4', aspect_ratio: '9:16' },
+      ),
+      captions: z._default(
+        z.strictObject({
+          enabled: z._default(z.boolean(), false),
+          preset_id: z._default(z.enum(captionPresetIds), DEFAULT_CAPTION_PRESET),
+        }),
+        { enabled: false, preset_id: DEFAULT_CAPTION_PRESET },
+      ),
+      framing: z._default(z.strictObject({ mode: z._default(z.enum(FRAMING_MODES), 'auto') }), { mode: 'auto' }),
+    }),
+    { output: { format: 'mp4', aspect_ratio: '9:16' }, captions: { enabled: false, preset_id: DEFAULT_CAPTION_PRESET }, framing: { mode: 'auto' } },
+  ),
 });
 export type RenderCreate = z.infer<typeof renderCreateSchema>;
 
-export const renderIdParams = z.strictObject({ render_id: z.string().max(200) });
+export const renderIdParams = z.strictObject({ render_id: idParam });
 
 export const rendersQuerySchema = listQuerySchema;

@@ -1,5 +1,5 @@
-import * as z from 'zod';
-import { listQuerySchema } from './common.js';
+import * as z from '../shared/zod.js';
+import { idParam, listQuerySchema } from './common.js';
 
 /** SPEC "Upload flow": the only content types an upload may declare, matched exactly. */
 export const videoContentTypes = ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska'] as const;
@@ -33,13 +33,13 @@ export type UploadStatus = (typeof uploadStatuses)[number];
 // eslint-disable-next-line no-control-regex
 const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/;
 
-const filenameSchema = z
-  .string()
-  .min(1, 'A filename is required.')
-  .refine((name) => [...name].length <= 255, { message: 'At most 255 characters.' })
-  .refine((name) => !/[/\\]/.test(name), { message: 'A filename must not contain path separators ("/" or "\\").' })
-  .refine((name) => !controlCharacters.test(name), { message: 'A filename must not contain control characters.' })
-  .refine((name) => name !== '.' && name !== '..', { message: 'A filename must name a file.' });
+const filenameSchema = z.string().check(
+  z.minLength(1, 'A filename is required.'),
+  z.refine((name) => [...name].length <= 255, { message: 'At most 255 characters.' }),
+  z.refine((name) => !/[/\\]/.test(name), { message: 'A filename must not contain path separators ("/" or "\\").' }),
+  z.refine((name) => !controlCharacters.test(name), { message: 'A filename must not contain control characters.' }),
+  z.refine((name) => name !== '.' && name !== '..', { message: 'A filename must name a file.' }),
+);
 
 /** POST /v1/uploads body. Size against the account's limit is checked in domain/uploads.ts. */
 export const uploadCreateSchema = z.strictObject({
@@ -47,14 +47,13 @@ export const uploadCreateSchema = z.strictObject({
   content_type: z.enum(uploadContentTypes, {
     error: `Must be exactly one of: ${uploadContentTypes.join(', ')}.`,
   }),
-  size_bytes: z.int('Must be an integer number of bytes.').positive('Must be greater than 0.'),
+  size_bytes: z.int('Must be an integer number of bytes.').check(z.positive('Must be greater than 0.')),
 });
 export type UploadCreate = z.infer<typeof uploadCreateSchema>;
 
-/** Any string: a malformed id is just an unknown upload (404), like a foreign one. */
-export const uploadIdParams = z.strictObject({ upload_id: z.string().max(200) });
+export const uploadIdParams = z.strictObject({ upload_id: idParam });
 
-export const uploadListQuerySchema = listQuerySchema.extend({
-  status: z.enum(uploadStatuses).optional(),
+export const uploadListQuerySchema = z.extend(listQuerySchema, {
+  status: z.optional(z.enum(uploadStatuses)),
 });
 export type UploadListQuery = z.infer<typeof uploadListQuerySchema>;

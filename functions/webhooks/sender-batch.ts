@@ -1,18 +1,18 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../shared/zod.js';
 import { attemptDelivery, fanOut, type DeliveryDeps } from '../domain/webhooks/deliveries.js';
 import type { ServiceEvent } from '../domain/ports.js';
 
 /** An event as the rule on the service bus puts it on the queue: `detail` is what the publisher sent. */
 const busEventSchema = z.object({
   detail: z.object({
-    account_id: z.string().min(1),
-    event: z.object({ id: z.string().min(1), type: z.string().min(1), created_at: z.string(), data: z.object({ object: z.unknown() }) }).loose(),
+    account_id: z.string().check(z.minLength(1)),
+    event: z.looseObject({ id: z.string().check(z.minLength(1)), type: z.string().check(z.minLength(1)), created_at: z.string(), data: z.object({ object: z.unknown() }) }),
   }),
 });
 
 /** A pending delivery fallen due (aws-scheduler.ts sends these, directly or through a one-time schedule). */
-const dueDeliverySchema = z.object({ account_id: z.string().min(1), delivery_id: z.string().min(1) });
+const dueDeliverySchema = z.object({ account_id: z.string().check(z.minLength(1)), delivery_id: z.string().check(z.minLength(1)) });
 
 export type SenderMessage = { kind: 'event'; accountId: string; event: ServiceEvent } | { kind: 'due'; accountId: string; deliveryId: string };
 

@@ -43,7 +43,16 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * Sizes of the Lambda bundles exactly as `cdk synth` builds them for deployment, in KB, and the
  * median time to import each in a fresh Node process (the runtime provides the AWS SDK).
  */
-export async function benchBundles(): Promise<object[]> {
+interface BundleRow {
+  function: string;
+  kb: number;
+  budgetKb: number | '-';
+  importMs: number;
+  sizeWithinBudget: 'yes' | 'NO';
+  importWithinBudget: 'yes' | 'NO';
+}
+
+export async function benchBundles(): Promise<BundleRow[]> {
   const outdir = await mkdtemp(join(tmpdir(), 'mss-cdk-'));
   await run('npx', ['cdk', 'synth', '--quiet', '--output', outdir], { maxBuffer: 64 * 1024 * 1024 });
   const templateFile = (await readdir(outdir)).find((f) => f.endsWith('.template.json'));
@@ -51,7 +60,7 @@ export async function benchBundles(): Promise<object[]> {
   const template = JSON.parse(await readFile(join(outdir, templateFile), 'utf8')) as { Resources: Record<string, TemplateResource> };
   await rm(importDir, { recursive: true, force: true });
 
-  const rows: object[] = [];
+  const rows: BundleRow[] = [];
   for (const resource of Object.values(template.Resources)) {
     const assetPath = resource.Metadata?.['aws:asset:path'];
     if (resource.Type !== 'AWS::Lambda::Function' || !assetPath) continue;
@@ -77,5 +86,13 @@ export async function benchBundles(): Promise<object[]> {
     });
   }
   await rm(outdir, { recursive: true, force: true });
-  return rows.sort((a, b) => String((a as { function: string }).function).localeCompare((b as { function: string }).function));
+  rows.sort((a, b) => a.function.localeCompare(b.function));
+  const routes = rows.filter((row) => kindOf(row.function) === 'route');
+  const summary = {
+    function: `median of the ${routes.length} API routes (${routes.filter((row) => row.importMs <= IMPORT_BUDGET_MS).length} import within ${IMPORT_BUDGET_MS} ms)`,
+    kb: median(routes.map((row) => row.kb)),
+    budgetKb: BUDGET_KB.route,
+    importMs: median(routes.map((row) => row.importMs)),
+  };
+  return [...rows, { ...summary, sizeWithinBudget: summary.kb <= BUDGET_KB.route ? 'yes' : 'NO', importWithinBudget: summary.importMs <= IMPORT_BUDGET_MS ? 'yes' : 'NO' }];
 }

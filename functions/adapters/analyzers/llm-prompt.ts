@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod.js';
 import type { Analyzer } from '../../domain/analysis/analyzer.js';
 import { eventTypeOf, isRecord, type AnalyzerResult } from '../../domain/analysis/contract.js';
 import { requestedChatTypes, type MomentBrief } from '../../domain/analysis/moment-brief.js';
@@ -175,7 +175,7 @@ export function keepRequestedTypes(result: AnalyzerResult, brief: MomentBrief | 
 
 const answerSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('answered'), findings: z.array(z.record(z.string(), z.unknown())) }),
-  z.object({ status: z.literal('unsupported'), reason: z.string().trim().min(1) }),
+  z.object({ status: z.literal('unsupported'), reason: z.string().check(z.trim(), z.minLength(1)) }),
 ]);
 
 /** The JSON object in a reply: models sometimes wrap it in a Markdown code fence or a sentence. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod.js';
 import type { Analyzer } from '../../domain/analysis/analyzer.js';
 import { modelAnalyzer } from './llm-prompt.js';
 
@@ -21,7 +21,7 @@ export class OpenAiRequestFailed extends Error {
 }
 
 const completionSchema = z.object({
-  choices: z.array(z.object({ message: z.object({ content: z.string().nullable() }) })).min(1),
+  choices: z.array(z.object({ message: z.object({ content: z.nullable(z.string()) }) })).check(z.minLength(1)),
 });
 
 /** The start of an error body, enough to tell what went wrong without logging a whole page. */

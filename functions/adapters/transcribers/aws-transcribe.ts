@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
 import type { LanguageCode, TranscribeClient, TranscriptionJob } from '@aws-sdk/client-transcribe';
-import * as z from 'zod';
+import * as z from '../../shared/zod.js';
 import type { Span, Transcriber, TranscriptSegment } from '../../domain/analysis/signals.js';
 import { TranscriptionFailed, TranscriptionNotReady } from './errors.js';
 
@@ -47,10 +47,10 @@ const transcribeOutputSchema = z.object({
     items: z.array(
       z.object({
         type: z.string(),
-        start_time: z.string().optional(),
-        end_time: z.string().optional(),
-        speaker_label: z.string().optional(),
-        alternatives: z.array(z.object({ content: z.string() })).min(1),
+        start_time: z.optional(z.string()),
+        end_time: z.optional(z.string()),
+        speaker_label: z.optional(z.string()),
+        alternatives: z.array(z.object({ content: z.string() })).check(z.minLength(1)),
       }),
     ),
   }),

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../../shared/zod.js';
 import type { Span, Transcriber, TranscriptSegment, TranscriptWord } from '../../domain/analysis/signals.js';
 import { runTool } from '../signals/ffmpeg-process.js';
 import { TranscriptionFailed } from './errors.js';
@@ -27,7 +27,7 @@ const whisperJsonSchema = z.object({
     z.object({
       offsets: offsetsSchema,
       text: z.string(),
-      tokens: z.array(z.object({ text: z.string(), offsets: offsetsSchema.optional() })).default([]),
+      tokens: z._default(z.array(z.object({ text: z.string(), offsets: z.optional(offsetsSchema) })), []),
     }),
   ),
 });

@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod.js';
 import { acquireSlot } from '../../domain/runs/scheduling.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
 import { analysisTask } from '../../composition/pipeline.js';
 
-const input = analysisRefSchema.extend({ taskToken: z.string().min(1) });
+const input = z.extend(analysisRefSchema, { taskToken: z.string().check(z.minLength(1)) });
 
 /** Invoked with `.waitForTaskToken`: its return value is ignored, the grant sends the token back. */
 export const handler = taskHandler(input, analysisTask, async ({ taskToken, ...ref }, { pipeline }) => {

@@ -1,10 +1,12 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod.js';
 import { persistResults } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
 import { analysisTask } from '../../composition/pipeline.js';
 import { traced } from '../../shared/tracer.js';
 
-const input = analysisRefSchema.extend({ chunkResults: z.array(z.object({ chunk: chunkSchema, signalsKey: z.string().min(1), findingsKey: z.string().min(1).nullable() })) });
+const input = z.extend(analysisRefSchema, {
+  chunkResults: z.array(z.object({ chunk: chunkSchema, signalsKey: z.string().check(z.minLength(1)), findingsKey: z.nullable(z.string().check(z.minLength(1))) })),
+});
 
 export const handler = traced(
   taskHandler(input, analysisTask, ({ chunkResults, ...ref }, { pipeline }) => persistResults(pipeline, ref, chunkResults)),

@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod.js';
 import { finishBatch } from '../../domain/batches/workflow.js';
 import { presentBatchSummary } from '../../shared/batch-presenters.js';
 import { batchRefSchema, taskHandler } from '../task.js';
 import { batchTask } from '../../composition/batches.js';
 
 /** `state.failure` is there when the fan-out itself failed (the Map's Catch). */
-const input = batchRefSchema.extend({ state: z.object({ failure: z.unknown().optional() }) });
+const input = z.extend(batchRefSchema, { state: z.object({ failure: z.optional(z.unknown()) }) });
 
 /** Ends the batch; scanner_batch.completed goes into the outbox with it. */
 export const handler = taskHandler(input, batchTask, async ({ state, ...ref }, { batchWorkflow }) => {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../shared/zod.js';
 
 /** What every render workflow step is given: the render it works on. */
-export const renderRefSchema = z.object({ accountId: z.string().min(1), renderId: z.string().min(1) });
+export const renderRefSchema = z.object({ accountId: z.string().check(z.minLength(1)), renderId: z.string().check(z.minLength(1)) });
