@@ -150,3 +150,11 @@ describe('listQuerySchema', () => {
     expect(noQuerySchema.safeParse({}).success).toBe(true);
   });
 });
+
+describe('validation messages', () => {
+  // Zod Mini loads no locale: without functions/shared/zod.ts's English one, both would read "Invalid input".
+  it('name the rule that failed, in English', () => {
+    expect(listQuerySchema.safeParse({ cursor: 'x'.repeat(2049) }).error?.issues[0]?.message).toBe('Too big: expected string to have <=2048 characters');
+    expect(scannerCreateSchema.safeParse({ name: 3 }).error?.issues[0]?.message).toBe('Invalid input: expected string, received number');
+  });
+});
