@@ -34,6 +34,9 @@ export const CONTAINER_IMAGE_URI_CONTEXT = 'containerImageUri';
 /** `<account>.dkr.ecr[-fips].<region>.amazonaws.com[.cn]/<repository>[:tag | @sha256:digest]` */
 const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/((?:[a-z0-9]+(?:[._-][a-z0-9]+)*\/)*[a-z0-9]+(?:[._-][a-z0-9]+)*)(?::[\w][\w.-]{0,127}|@sha256:[a-f0-9]{64})?$/;
 
+/** esbuild's settings for a Node 24 ESM bundle, as the Lambda bundles are built (service-function.ts). */
+export const nodeEsmBundle = { bundle: true, platform: 'node', format: 'esm', target: 'node24', mainFields: ['module', 'main'] } as const satisfies BuildOptions;
+
 /**
  * Writes the build context of a container task's image into `directory` (empty): the Dockerfile
  * of layers/ffmpeg, the entrypoint bundled into task.mjs (with its source map), and the pinned
@@ -41,9 +44,6 @@ const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.c
  * binaries are the ones npm ci installed. The same inputs give the same bytes, wherever the
  * checkout is, so the image asset's hash (CDK's fingerprint of the directory) changes only with them.
  */
-/** esbuild's settings for a Node 24 ESM bundle, as the Lambda bundles are built (service-function.ts). */
-export const nodeEsmBundle = { bundle: true, platform: 'node', format: 'esm', target: 'node24', mainFields: ['module', 'main'] } as const satisfies BuildOptions;
-
 export function stageContainerImage(entrypoint: ContainerTask['entrypoint'], directory: string): void {
   // The Lambda bundles' settings (infra/constructs/service-function.ts): minified ESM for Node 24
   // with names and source maps kept, and a `require` for the CommonJS dependencies that call it at

@@ -173,8 +173,10 @@ export async function signalQuality(): Promise<SignalQualityFigure[]> {
   return figures;
 }
 
+type BenchFile = Required<Pick<SignalsBenchOptions, 'preset' | 'height'>>;
+
 /** The files of the default table: 720p and 1080p of each preset, the worst case (ultrafast) included. */
-export const benchFiles: readonly { preset: 'ultrafast' | 'veryfast'; height: number }[] = [
+const benchFiles: readonly BenchFile[] = [
   { preset: 'veryfast', height: 720 },
   { preset: 'veryfast', height: 1080 },
   { preset: 'ultrafast', height: 720 },
@@ -193,7 +195,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   });
   const preset = values.preset;
   if (preset !== undefined && preset !== 'ultrafast' && preset !== 'veryfast') throw new Error('--preset is ultrafast or veryfast');
-  const files: readonly { preset: 'ultrafast' | 'veryfast'; height: number }[] =
+  const files: readonly BenchFile[] =
     preset === undefined && values.height === undefined
       ? benchFiles
       : [{ preset: preset ?? 'ultrafast', height: Number(values.height ?? '720') }];
