@@ -17,12 +17,26 @@ export const operationsContextKeys = {
   apiThrottleBurstLimit: 'apiThrottleBurstLimit',
 } as const;
 
+/** Deployment switches and the prebuilt image, read from CDK context (README, "Deploying to AWS"). */
+export const deploymentContextKeys = {
+  /** A prebuilt image for every container task (`-c containerImageUri=<uri>`), instead of building one. */
+  containerImageUri: 'containerImageUri',
+  /** `false`: uploads are off for this deployment (SPEC 503 uploads_unavailable). */
+  uploadsEnabled: 'uploadsEnabled',
+  /** `false`: event delivery is off for this deployment (SPEC Events). */
+  eventDeliveryEnabled: 'eventDeliveryEnabled',
+} as const;
+
 /**
  * Context keys that shape what is deployed. CloudFormation keeps only what the last deploy said,
  * so a value given with `-c` alone reverts (silently) on the next deploy that omits it: they
  * belong in cdk.json.
  */
-export const persistedContextKeys: readonly string[] = [...Object.keys(engineContextKeys), ...Object.values(operationsContextKeys)];
+export const persistedContextKeys: readonly string[] = [
+  ...Object.keys(engineContextKeys),
+  ...Object.values(operationsContextKeys),
+  ...Object.values(deploymentContextKeys),
+];
 
 /** `-c confirmContextChange=true` accepts a one-off deploy of settings cdk.json does not hold (`confirmEngineChange` is the same flag). */
 export const confirmContextChangeKeys = ['confirmContextChange', 'confirmEngineChange'] as const;

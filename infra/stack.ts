@@ -14,7 +14,8 @@ import { ServiceHttpApi } from './constructs/service-http-api.js';
 import { ServiceMonitoring } from './constructs/service-monitoring.js';
 import { ServiceTable } from './constructs/service-table.js';
 import { serviceStateMachineArn, WorkflowStateMachine } from './constructs/workflow-state-machine.js';
-import { emailsContext, operationsContextKeys, positiveNumberContext } from './deployment-context.js';
+import { lambdaContractOf, units } from '../functions/runtime/contracts.js';
+import { deploymentContextKeys, emailsContext, operationsContextKeys, positiveNumberContext } from './deployment-context.js';
 
 export interface MediaScannerStackProps extends StackProps {
   /** Deployment-wide cap on observations per run (SPEC: at most 50). @default 50 */
@@ -69,7 +70,7 @@ export class MediaScannerStack extends Stack {
       POWERTOOLS_SERVICE_NAME: 'media-scanner',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       // Event delivery switched off for this deployment (SPEC Events), from context; every function reads the same switch.
-      ...(String(this.node.tryGetContext('eventDeliveryEnabled')) === 'false' ? { EVENT_DELIVERY_ENABLED: 'false' } : {}),
+      ...(String(this.node.tryGetContext(deploymentContextKeys.eventDeliveryEnabled)) === 'false' ? { EVENT_DELIVERY_ENABLED: 'false' } : {}),
     };
 
     // Terminal events (DESIGN §8), relayed from the table's outbox; the archive keeps every event for replay.
@@ -109,16 +110,14 @@ export class MediaScannerStack extends Stack {
     );
 
     const authorizer = new ServiceFunction(this, 'Authorizer', {
-      handler: 'authorizer/handler',
+      contract: lambdaContractOf(units.authorizer),
       description: 'Resolves the API key to an account for every request',
-      // It runs before every request; a slow key lookup should fail fast, not hold the client.
-      timeout: Duration.seconds(10),
       environment,
     });
     authorizer.bindTable(table, 'read');
 
     const notFound = new ServiceFunction(this, constructIdFor(notFoundHandler), {
-      handler: notFoundHandler,
+      contract: lambdaContractOf(units.fallback),
       description: 'Answers requests that match no route',
       environment,
     });
@@ -135,7 +134,7 @@ export class MediaScannerStack extends Stack {
     // One function and one route per entry of the route table; nothing here names a route.
     for (const route of routes as readonly RouteDefinition[]) {
       const id = constructIdFor(route.handler);
-      const fn = new ServiceFunction(this, id, { handler: route.handler, description: routeKey(route), environment, ffmpeg: route.ffprobe });
+      const fn = new ServiceFunction(this, id, { contract: lambdaContractOf(units.route(routeKey(route))), description: routeKey(route), environment });
       fn.bindTable(table, route.table);
       if (route.bucket) fn.bindBucket(media.bucket, route.bucket);
       if (route.events) fn.bindEventBus(eventBus);
@@ -146,7 +145,7 @@ export class MediaScannerStack extends Stack {
       if (route.wakesWebhookSender) eventDelivery.bindWakesSender(fn);
       if (route.wakesWorkflows) fn.bindTaskCallbacks(Object.keys(workflows).map((name) => serviceStateMachineArn(this, name)));
       // Uploads switched off for this deployment (SPEC 503 uploads_unavailable), from context.
-      if (route.uploads && String(this.node.tryGetContext('uploadsEnabled')) === 'false') fn.fn.addEnvironment('UPLOADS_ENABLED', 'false');
+      if (route.uploads && String(this.node.tryGetContext(deploymentContextKeys.uploadsEnabled)) === 'false') fn.fn.addEnvironment('UPLOADS_ENABLED', 'false');
       api.addRoute(id, route.method, route.path, fn.fn);
     }
 

@@ -2,7 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 import { join } from 'node:path';
-import { containerNameOf, type ContainerTask } from '../workflows/registry.js';
+import type { ContainerTask } from '../workflows/registry.js';
+import { containerNameOf } from '../runtime/contracts.js';
 import { childProcessRecording } from './aws-calls/recorder.js';
 import { spawnTied, type HostChildren } from './host-processes.js';
 

@@ -9,7 +9,7 @@ import { workflows, type WorkflowDefinition, type WorkflowName } from '../workfl
 import { LocalContainerTasks, RUN_CONTAINER_TASK } from './container-tasks.js';
 import type { HostChildren } from './host-processes.js';
 import { asUnit, recordWorkflowCall } from './aws-calls/recorder.js';
-import { units } from './aws-calls/vocabulary.js';
+import { units } from '../runtime/contracts.js';
 
 type TaskHandler = (input: unknown) => Promise<unknown>;
 /** Runs a task state's work (`run`); it may do something before or after it (a test hook). */

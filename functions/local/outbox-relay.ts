@@ -2,7 +2,7 @@ import { drainOutbox } from '../domain/outbox.js';
 import { outboxRelay } from '../composition/outbox.js';
 import { logger } from '../shared/logger.js';
 import { inUnit } from './aws-calls/recorder.js';
-import { units } from './aws-calls/vocabulary.js';
+import { units } from '../runtime/contracts.js';
 
 /** How often the local relay looks for new announcements: the local stand-in for the table's stream. */
 const POLL_MS = 100;

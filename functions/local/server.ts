@@ -10,7 +10,7 @@ import { matchRoute, notFoundHandler } from '../routes.js';
 import { handler as authorize } from '../authorizer/handler.js';
 import { lambdaContext } from './lambda-context.js';
 import { inUnit } from './aws-calls/recorder.js';
-import { units } from './aws-calls/vocabulary.js';
+import { units } from '../runtime/contracts.js';
 import type { ApiEvent, ApiResponse } from '../http/types.js';
 
 /** API Gateway HTTP APIs refuse request bodies over 10 MB; the local host does the same. */

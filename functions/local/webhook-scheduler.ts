@@ -1,6 +1,6 @@
 import type { DeliveryScheduler, WebhookDeliveryStore } from '../domain/webhooks/ports.js';
 import { asUnit } from './aws-calls/recorder.js';
-import { units } from './aws-calls/vocabulary.js';
+import { units } from '../runtime/contracts.js';
 
 export interface LocalSchedulerOptions {
   deliveries: Pick<WebhookDeliveryStore, 'listDue'>;

@@ -20,6 +20,8 @@ export interface WorkflowTask {
   /** Seconds; signal extraction of a long chunk needs the most. */
   readonly timeoutSeconds: number;
   readonly memoryMb: number;
+  /** Lambda's /tmp (ephemeral storage) in MiB, for tasks that write files; 512 otherwise. */
+  readonly scratchMiB?: number;
 }
 
 /**
@@ -36,12 +38,9 @@ export interface ContainerTask {
   /** Fargate CPU units (1024 = one vCPU) and memory; x86_64 (the pinned ffmpeg build). */
   readonly cpu: number;
   readonly memoryMb: number;
-  /** Task storage (21-200 GiB) mounted at /tmp, for tasks that download whole files. */
+  /** Task storage (21-200 GiB) behind the task's /tmp, for tasks that download whole files; 20 GiB otherwise. */
   readonly scratchGiB?: number;
 }
-
-/** The name of a container task's one container, which the state's ContainerOverrides address. */
-export const containerNameOf = (task: ContainerTask): string => task.entrypoint.slice(task.entrypoint.lastIndexOf('/') + 1);
 
 /**
  * Where every container task runs: the placeholders its state names for the cluster and network,

@@ -6,6 +6,7 @@ import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { lambdaContractOf, units } from '../../functions/runtime/contracts.js';
 import { Construct } from 'constructs';
 import { EVENT_SOURCE } from '../../functions/adapters/events/eventbridge-publisher.js';
 import { OUTBOX_ENTITY } from '../../functions/adapters/table/outbox.js';
@@ -49,9 +50,8 @@ export class EventDelivery extends Construct {
     super(scope, id);
 
     this.relay = new ServiceFunction(this, 'OutboxRelay', {
-      handler: 'events/relay-outbox',
+      contract: lambdaContractOf(units.outboxRelay),
       description: 'Publishes the terminal events written to the table outbox',
-      timeout: Duration.seconds(60),
       environment: props.environment,
     });
     // Reads the announced records, deletes the outbox item.
@@ -75,7 +75,8 @@ export class EventDelivery extends Construct {
 
     const failedMessages = deadLetterQueue(this, 'FailedWebhookMessages');
     Validations.of(failedMessages).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This is the dead-letter queue of the webhook delivery queue and of the rule that feeds it.' });
-    const senderTimeout = Duration.seconds(60);
+    const senderContract = lambdaContractOf(units.webhookSender);
+    const senderTimeout = Duration.seconds(senderContract.timeoutSeconds);
     this.deliveryQueue = new Queue(this, 'WebhookDeliveries', {
       enforceSSL: true,
       encryption: QueueEncryption.SQS_MANAGED,
@@ -99,9 +100,8 @@ export class EventDelivery extends Construct {
     this.deliveryQueue.grantSendMessages(schedulerRole);
 
     this.sender = new ServiceFunction(this, 'WebhookSender', {
-      handler: 'webhooks/sender',
+      contract: senderContract,
       description: 'Fans events out to webhook endpoints and attempts each delivery',
-      timeout: senderTimeout,
       environment: {
         ...props.environment,
         WEBHOOK_QUEUE_ARN: this.deliveryQueue.queueArn,

@@ -7,15 +7,10 @@ import { AssetHashType, DockerImage, Stack, type ILocalBundling } from 'aws-cdk-
 import { Architecture, Code, LayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 
+import { ffmpegLayerPaths } from '../../functions/runtime/contracts.js';
+
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const layerDir = fileURLToPath(new URL('../../layers/ffmpeg/', import.meta.url));
-
-/**
- * Where the binaries are on AWS: Lambda mounts the layer's bin/ at /opt/bin, and the container
- * image copies them to the same place (layers/ffmpeg/Dockerfile). The functions and the container
- * entrypoint find them through these variables (functions/config.ts).
- */
-export const ffmpegPaths = { FFMPEG_PATH: '/opt/bin/ffmpeg', FFPROBE_PATH: '/opt/bin/ffprobe' } as const;
 
 /** The architecture of the pinned build, and so of every function that carries the layer and of the container tasks. */
 export const ffmpegArchitecture = Architecture.X86_64;
@@ -139,7 +134,8 @@ export function stageFfmpegBuild(directory: string, root: string = repoRoot): vo
     chmodSync(target, 0o755);
   }
   const manifest = installed.map(({ binary, name, version, integrity, build, license }) => ({
-    path: binary === 'ffmpeg' ? ffmpegPaths.FFMPEG_PATH : ffmpegPaths.FFPROBE_PATH,
+    // Lambda mounts the layer's bin/ at /opt/bin; the image copies it to the same place.
+    path: ffmpegLayerPaths[binary],
     name,
     version,
     integrity,

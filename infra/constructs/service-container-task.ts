@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync, type BuildOptions } from 'esbuild';
 import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
-import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { Repository } from 'aws-cdk-lib/aws-ecr';
 import { ContainerImage, CpuArchitecture, type ContainerDefinition, FargateTaskDefinition, LogDrivers, OperatingSystemFamily } from 'aws-cdk-lib/aws-ecs';
 import { Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -12,13 +12,14 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { DISABLE_ASSET_STAGING_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { Construct, type IConstruct } from 'constructs';
-import { containerNameOf, type ContainerTask } from '../../functions/workflows/registry.js';
+import { imageTaskPath, runtimeContracts, type ContainerContract } from '../../functions/runtime/contracts.js';
 import type { ContainerCluster } from './container-cluster.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
 import { stageFfmpegBuild } from './ffmpeg-layer.js';
 import { bundledFontsDir } from '../../functions/adapters/renders/caption-burn-in.js';
 import { FONTS } from '../../functions/domain/renders/presets.js';
 import { FACE_DETECTOR_FILES, resolveFaceDetectorFiles } from '../../functions/adapters/renders/face-detector.js';
+import { deploymentContextKeys } from '../deployment-context.js';
 import type { ServiceTable } from './service-table.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,7 +30,7 @@ const imageDir = fileURLToPath(new URL('../../layers/ffmpeg/', import.meta.url))
 const imagePlatform = Platform.LINUX_AMD64;
 
 /** CDK context: a prebuilt image for every container task (`cdk deploy -c containerImageUri=<uri>`), instead of building one. */
-export const CONTAINER_IMAGE_URI_CONTEXT = 'containerImageUri';
+const CONTAINER_IMAGE_URI_CONTEXT = deploymentContextKeys.containerImageUri;
 
 /** `<account>.dkr.ecr[-fips].<region>.amazonaws.com[.cn]/<repository>[:tag | @sha256:digest]` */
 const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/((?:[a-z0-9]+(?:[._-][a-z0-9]+)*\/)*[a-z0-9]+(?:[._-][a-z0-9]+)*)(?::[\w][\w.-]{0,127}|@sha256:[a-f0-9]{64})?$/;
@@ -38,39 +39,48 @@ const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.c
 export const nodeEsmBundle = { bundle: true, platform: 'node', format: 'esm', target: 'node24', mainFields: ['module', 'main'] } as const satisfies BuildOptions;
 
 /**
- * Writes the build context of a container task's image into `directory` (empty): the Dockerfile
- * of layers/ffmpeg, the entrypoint bundled into task.mjs (with its source map), and the pinned
- * ffmpeg build in bin/ with its manifest ffmpeg.json. No docker, no network: esbuild and the
- * binaries are the ones npm ci installed. The same inputs give the same bytes, wherever the
- * checkout is, so the image asset's hash (CDK's fingerprint of the directory) changes only with them.
+ * Writes the build context of the container tasks' one image into `directory` (empty): the
+ * Dockerfile of layers/ffmpeg, every container task's entrypoint bundled into `<name>.mjs` (with its
+ * source map; a task definition chooses its program by command), and the pinned ffmpeg build in
+ * bin/ with its manifest ffmpeg.json. No docker, no network: esbuild and the binaries are the ones
+ * npm ci installed. The same inputs give the same bytes, wherever the checkout is, so the image
+ * asset's hash (CDK's fingerprint of the directory) changes only with them.
  */
-export function stageContainerImage(entrypoint: ContainerTask['entrypoint'], directory: string): void {
-  // The Lambda bundles' settings (infra/constructs/service-function.ts): minified ESM for Node 24
-  // with names and source maps kept, and a `require` for the CommonJS dependencies that call it at
-  // run time. Everything is bundled, the AWS SDK included: a container has no runtime-provided SDK.
-  const { outputFiles } = buildSync({
-    entryPoints: [join(repoRoot, 'functions', `${entrypoint}.ts`)],
-    absWorkingDir: repoRoot,
-    // Never written (write: false): the source map's paths are relative to it, so they do not
-    // depend on where the files are staged.
-    outfile: join(repoRoot, 'task.mjs'),
-    write: false,
-    ...nodeEsmBundle,
-    minify: true,
-    keepNames: true,
-    sourcemap: true,
-    // __filename/__dirname too: the TensorFlow.js WASM loader (render framing) reads them in Node.
-    banner: {
-      js: "import { createRequire } from 'node:module'; import { fileURLToPath as __bannerPath } from 'node:url'; const require = createRequire(import.meta.url); const __filename = __bannerPath(import.meta.url); const __dirname = __bannerPath(new URL('.', import.meta.url));",
-    },
-    logLevel: 'warning',
-  });
-  for (const file of outputFiles) writeFileSync(join(directory, basename(file.path)), file.contents);
+export function stageContainerImage(directory: string, tasks: readonly ContainerContract[] = allContainerContracts()): void {
+  const taskDir = join(directory, 'task');
+  mkdirSync(taskDir, { recursive: true });
+  for (const task of tasks) {
+    // The Lambda bundles' settings (infra/constructs/service-function.ts): minified ESM for Node 24
+    // with names and source maps kept, and a `require` for the CommonJS dependencies that call it at
+    // run time. Everything is bundled, the AWS SDK included: a container has no runtime-provided SDK.
+    const { outputFiles } = buildSync({
+      entryPoints: [join(repoRoot, 'functions', `${task.entrypoint}.ts`)],
+      absWorkingDir: repoRoot,
+      // Never written (write: false): the source map's paths are relative to it, so they do not
+      // depend on where the files are staged.
+      outfile: join(repoRoot, basename(imageTaskPath(task))),
+      write: false,
+      ...nodeEsmBundle,
+      minify: true,
+      keepNames: true,
+      sourcemap: true,
+      // __filename/__dirname too: the TensorFlow.js WASM loader (render framing) reads them in Node.
+      banner: {
+        js: "import { createRequire } from 'node:module'; import { fileURLToPath as __bannerPath } from 'node:url'; const require = createRequire(import.meta.url); const __filename = __bannerPath(import.meta.url); const __dirname = __bannerPath(new URL('.', import.meta.url));",
+      },
+      logLevel: 'warning',
+    });
+    for (const file of outputFiles) writeFileSync(join(taskDir, basename(file.path)), file.contents);
+  }
   stageFfmpegBuild(directory);
   stageCaptionFonts(join(directory, 'fonts'));
   stageFaceDetector(join(directory, 'detector'));
   copyFileSync(join(imageDir, 'Dockerfile'), join(directory, 'Dockerfile'));
 }
+
+/** Every container task of the workflow table, each by its contract. */
+const allContainerContracts = (): ContainerContract[] =>
+  [...runtimeContracts().values()].filter((contract): contract is ContainerContract => contract.kind === 'container');
 
 /**
  * The caption fonts (presets.ts FONTS) and their licence, from the pinned npm package, into the
@@ -97,52 +107,66 @@ function stageFaceDetector(directory: string): void {
   for (const file of FACE_DETECTOR_FILES.wasm) copyFileSync(join(wasmDir, file), join(directory, file));
 }
 
+interface StackImage {
+  readonly image: ContainerImage;
+  readonly grantPull?: (grantee: IGrantable) => void;
+}
+
 /**
- * The image of a container task: the prebuilt one the context names (ECR: the execution role may
- * pull it), else an asset staged from a temporary directory (stageContainerImage) that CDK copies
- * into the cloud assembly and `cdk deploy` builds with docker. `dispose` removes that directory
- * once the container has bound the image, which is when CDK copies it.
+ * The container tasks' one image, made once per stack: the prebuilt one the context names (ECR: the
+ * execution roles may pull it), else an asset staged from a temporary directory
+ * (stageContainerImage) that CDK copies into the cloud assembly and `cdk deploy` builds with docker.
  */
-function containerImage(scope: Construct, task: ContainerTask): { image: ContainerImage; grantPull?: (grantee: IGrantable) => void; dispose: () => void } {
-  const uri: unknown = scope.node.tryGetContext(CONTAINER_IMAGE_URI_CONTEXT);
+function stackImage(scope: Construct): StackImage {
+  const stack = Stack.of(scope);
+  const existing = imagesByStack.get(stack);
+  if (existing) return existing;
+  const made = makeImage(stack);
+  imagesByStack.set(stack, made);
+  return made;
+}
+const imagesByStack = new WeakMap<Stack, StackImage>();
+
+function makeImage(stack: Stack): StackImage {
+  const uri: unknown = stack.node.tryGetContext(CONTAINER_IMAGE_URI_CONTEXT);
   if (uri !== undefined) {
     if (typeof uri !== 'string' || !/^[^\s]+$/.test(uri)) throw new Error(`Invalid CDK context: ${CONTAINER_IMAGE_URI_CONTEXT} must be an image URI, got ${JSON.stringify(uri)}`);
     const ecr = ECR_IMAGE_URI.exec(uri);
     if (!ecr && uri.includes('.dkr.ecr.')) throw new Error(`Invalid CDK context: ${CONTAINER_IMAGE_URI_CONTEXT}=${uri} is not an ECR image URI (<account>.dkr.ecr.<region>.amazonaws.com/<repository>[:tag|@sha256:digest])`);
     const image = ContainerImage.fromRegistry(uri);
-    if (!ecr) return { image, dispose: () => undefined };
+    if (!ecr) return { image };
     const [, account, region, repositoryName] = ecr as unknown as [string, string, string, string];
-    const stack = Stack.of(scope);
-    const repository = Repository.fromRepositoryAttributes(scope, 'ImageRepository', {
+    const repository = Repository.fromRepositoryAttributes(stack, 'ContainerImageRepository', {
       repositoryName,
       repositoryArn: stack.formatArn({ service: 'ecr', account, region, resource: 'repository', resourceName: repositoryName }),
     });
-    return { image, grantPull: (grantee) => repository.grantPull(grantee), dispose: () => undefined };
+    return { image, grantPull: (grantee) => repository.grantPull(grantee) };
   }
   // `cdk synth` with bundling skipped for this stack (`cdk ls`, or a deploy of other stacks with
   // --exclusively): like CDK's own bundled assets, the source directory stands in, unbuilt.
-  if (!Stack.of(scope).bundlingRequired) {
-    return { image: ContainerImage.fromAsset(imageDir, { platform: imagePlatform, extraHash: task.entrypoint }), dispose: () => undefined };
-  }
+  if (!stack.bundlingRequired) return { image: imageAsset(stack, imageDir) };
   const directory = mkdtempSync(join(tmpdir(), 'media-scanner-image-'));
   try {
-    stageContainerImage(task.entrypoint, directory);
+    stageContainerImage(directory);
+    // The asset copies the context into the assembly as it is made (asset staging); with staging
+    // disabled (SAM) the assembly points at the source directory, which must then stay.
+    const image = imageAsset(stack, directory);
+    const disabled: unknown = stack.node.tryGetContext(DISABLE_ASSET_STAGING_CONTEXT);
+    if (disabled !== true && disabled !== 'true') rmSync(directory, { recursive: true, force: true });
+    return { image };
   } catch (error) {
     rmSync(directory, { recursive: true, force: true });
     throw error;
   }
-  // With asset staging disabled (SAM), the assembly points at the source directory: keep it.
-  const disabled: unknown = scope.node.tryGetContext(DISABLE_ASSET_STAGING_CONTEXT);
-  const keep = disabled === true || disabled === 'true';
-  return {
-    image: ContainerImage.fromAsset(directory, { platform: imagePlatform }),
-    dispose: () => (keep ? undefined : rmSync(directory, { recursive: true, force: true })),
-  };
 }
 
+/** One image asset for the stack (every task definition binds the same one). */
+const imageAsset = (stack: Stack, directory: string): ContainerImage =>
+  ContainerImage.fromDockerImageAsset(new DockerImageAsset(stack, 'ContainerImage', { directory, platform: imagePlatform }));
+
 export interface ServiceContainerTaskProps {
-  /** The container task's entry in the workflow table. */
-  readonly task: ContainerTask;
+  /** The container task's run-time contract (its entry in the workflow table, and what the image gives it). */
+  readonly contract: ContainerContract;
   readonly cluster: ContainerCluster;
   /** The configuration every function validates at start-up; the entrypoint reads it the same way. */
   readonly environment: Readonly<Record<string, string>>;
@@ -164,20 +188,22 @@ export class ServiceContainerTask extends Construct {
 
   public constructor(scope: Construct, id: string, props: ServiceContainerTaskProps) {
     super(scope, id);
-    const { task } = props;
+    const { contract } = props;
     this.cluster = props.cluster;
 
     this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
-      cpu: task.cpu,
-      memoryLimitMiB: task.memoryMb,
-      ...(task.scratchGiB ? { ephemeralStorageGiB: task.scratchGiB } : {}),
+      cpu: contract.cpu,
+      memoryLimitMiB: contract.memoryMb,
+      // 20 GiB come with every task; only more is asked for (and paid).
+      ...(contract.scratchGiB ? { ephemeralStorageGiB: contract.ephemeralStorageGiB } : {}),
       runtimePlatform: { cpuArchitecture: CpuArchitecture.X86_64, operatingSystemFamily: OperatingSystemFamily.LINUX },
     });
-    const containerName = containerNameOf(task);
-    const image = containerImage(this, task);
-    this.container = this.taskDefinition.addContainer(containerName, {
-      containerName,
+    const image = stackImage(this);
+    this.container = this.taskDefinition.addContainer(contract.containerName, {
+      containerName: contract.containerName,
       image: image.image,
+      // One image for every container task: the task's program is its command (ENTRYPOINT is node).
+      command: [...contract.command],
       environment: {
         ...props.environment,
         // Lambda sets it for the functions; the SDK clients and config() read it.
@@ -185,22 +211,20 @@ export class ServiceContainerTask extends Construct {
         TABLE_NAME: props.table.tableName,
         MEDIA_BUCKET: props.bucket.bucketName,
       },
-      logging: LogDrivers.awsLogs({ logGroup: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }), streamPrefix: containerName }),
-      // Nothing writes to the image: ffmpeg streams through pipes, and a task that needs scratch
-      // space (scratchGiB) gets a task-storage volume at /tmp.
+      logging: LogDrivers.awsLogs({ logGroup: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }), streamPrefix: contract.containerName }),
+      // Nothing writes to the image; the contract's writable paths are bind mounts of task storage.
       readonlyRootFilesystem: true,
     });
-    if (task.scratchGiB) {
-      this.taskDefinition.addVolume({ name: 'scratch' });
-      this.container.addMountPoints({ containerPath: '/tmp', sourceVolume: 'scratch', readOnly: false });
-    }
-    // The container has bound the image: CDK has copied a staged build context into the assembly.
-    image.dispose();
+    contract.writable.forEach((path, index) => {
+      const sourceVolume = `scratch${index}`;
+      this.taskDefinition.addVolume({ name: sourceVolume });
+      this.container.addMountPoints({ containerPath: path.path, sourceVolume, readOnly: false });
+    });
     image.grantPull?.(this.taskDefinition.obtainExecutionRole());
 
     const role = this.taskDefinition.taskRole;
-    grantTableAccess(this, role, props.table, task.table);
-    if (task.bucket) grantBucketAccess(this, role, props.bucket, task.bucket);
+    grantTableAccess(this, role, props.table, contract.table);
+    if (contract.bucket) grantBucketAccess(this, role, props.bucket, contract.bucket);
 
     Validations.of(this.taskDefinition).acknowledge({
       id: 'AwsSolutions-ECS2',
@@ -214,13 +238,24 @@ export class ServiceContainerTask extends Construct {
   }
 
   /**
+   * What a state machine's RunTask names: the task definition's family, never a revision, so that a
+   * deploy that registers a new revision (and deregisters the old) breaks no execution in flight.
+   */
+  public get taskDefinitionFamily(): string {
+    return this.taskDefinition.family;
+  }
+
+  /**
    * What a state machine needs to run this task with `ecs:runTask.sync` (Step Functions' IAM
    * policy for Amazon ECS, "Run a Job"): RunTask on this task definition, Stop/DescribeTasks on
    * the cluster's tasks, PassRole of the task and execution roles to ECS, and the managed
    * EventBridge rule through which Step Functions learns that the task stopped.
    */
   public grantRunSync(grantee: IGrantable & IConstruct): void {
-    Grant.addToPrincipal({ grantee, actions: ['ecs:RunTask'], resourceArns: [this.taskDefinition.taskDefinitionArn] });
+    // Every revision of the family: the state machine names the family (taskDefinitionFamily), so an
+    // execution that began before a deploy runs its next task on the revision that deploy registered.
+    const family = Stack.of(this).formatArn({ service: 'ecs', resource: 'task-definition', resourceName: `${this.taskDefinition.family}:*` });
+    Grant.addToPrincipal({ grantee, actions: ['ecs:RunTask'], resourceArns: [family] });
     Grant.addToPrincipal({ grantee, actions: ['ecs:StopTask', 'ecs:DescribeTasks'], resourceArns: [this.cluster.cluster.arnForTasks('*')] });
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({

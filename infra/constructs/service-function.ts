@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -11,26 +11,21 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { DataAccess } from '../../functions/routes.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
-import { ffmpegArchitecture, ffmpegPaths, FfmpegLayer } from './ffmpeg-layer.js';
+import { FfmpegLayer } from './ffmpeg-layer.js';
+import { LAMBDA_DEFAULT_TMP_MIB, type LambdaContract } from '../../functions/runtime/contracts.js';
 import type { ServiceTable } from './service-table.js';
 
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
 
 export interface ServiceFunctionProps {
-  /** Entry module under functions/ without extension, e.g. `api/scanners/create`; it exports `handler`. */
-  readonly handler: string;
-  readonly description?: string;
-  /** @default 29 seconds: just under the HTTP API integration limit of 30 seconds. */
-  readonly timeout?: Duration;
-  /** @default 512 MiB */
-  readonly memorySize?: number;
-  readonly environment?: Readonly<Record<string, string>>;
   /**
-   * The function runs ffmpeg or ffprobe: it carries the stack's ffmpeg layer (layers/ffmpeg), with
-   * FFMPEG_PATH and FFPROBE_PATH pointing at its binaries, and runs on x86_64, the pinned build's
-   * architecture. @default false: no layer, arm64
+   * The unit's run-time contract (functions/runtime/contracts.ts): its entry module (which exports
+   * `handler`), memory, timeout, /tmp size and whether it carries the ffmpeg layer (then it runs on
+   * x86_64, the pinned build's architecture, with FFMPEG_PATH and FFPROBE_PATH pointing at the layer).
    */
-  readonly ffmpeg?: boolean;
+  readonly contract: LambdaContract;
+  readonly description?: string;
+  readonly environment?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -62,20 +57,23 @@ export class ServiceFunction extends Construct {
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(role);
 
+    const { contract } = props;
+    const scratch = contract.writable.find((path) => path.path === '/tmp');
     this.fn = new NodejsFunction(this, 'Function', {
-      entry: `${functionsDir}${props.handler}.ts`,
+      entry: `${functionsDir}${contract.module}.ts`,
       handler: 'handler',
-      description: props.description ?? props.handler,
+      description: props.description ?? contract.module,
       runtime: Runtime.NODEJS_24_X,
-      architecture: props.ffmpeg ? ffmpegArchitecture : Architecture.ARM_64,
-      ...(props.ffmpeg ? { layers: [FfmpegLayer.of(this).layer] } : {}),
-      memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(29),
+      architecture: contract.architecture === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64,
+      ...(contract.ffmpegLayer ? { layers: [FfmpegLayer.of(this).layer] } : {}),
+      memorySize: contract.memoryMb,
+      timeout: Duration.seconds(contract.timeoutSeconds),
+      ...(scratch && scratch.sizeMiB !== LAMBDA_DEFAULT_TMP_MIB ? { ephemeralStorageSize: Size.mebibytes(scratch.sizeMiB) } : {}),
       role,
       logGroup,
       // Active X-Ray tracing (Powertools Tracer); CDK grants the role xray:PutTraceSegments/PutTelemetryRecords.
       tracing: Tracing.ACTIVE,
-      environment: { ...props.environment, ...(props.ffmpeg ? ffmpegPaths : {}) },
+      environment: { ...props.environment, ...contract.environment },
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,

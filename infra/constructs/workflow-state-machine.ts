@@ -8,6 +8,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType, type CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { containerContractOf, lambdaContractOf, units } from '../../functions/runtime/contracts.js';
 import { Construct } from 'constructs';
 import { workflows as workflowTable, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
 import type { ContainerCluster } from './container-cluster.js';
@@ -154,14 +155,11 @@ export class WorkflowStateMachine extends Construct {
 
     const stateMachineName = serviceStateMachineName(this, props.name);
 
-    const taskFunction = (id: string, task: WorkflowTask): ServiceFunction => {
+    const taskFunction = (id: string, task: WorkflowTask, unit: string): ServiceFunction => {
       const fn = new ServiceFunction(this, id, {
-        handler: task.handler,
+        contract: lambdaContractOf(unit),
         description: `${props.name} workflow: ${id} (${task.handler})`,
-        timeout: Duration.seconds(task.timeoutSeconds),
-        memorySize: task.memoryMb,
         environment: props.environment,
-        ffmpeg: task.ffmpeg,
       });
       fn.bindTable(props.table, task.table);
       if (task.bucket) fn.bindBucket(props.bucket, task.bucket);
@@ -173,13 +171,13 @@ export class WorkflowStateMachine extends Construct {
       }
       return fn;
     };
-    const tasks = Object.fromEntries(Object.entries(workflow.tasks).map(([placeholder, task]) => [placeholder, taskFunction(placeholder, task)]));
+    const tasks = Object.fromEntries(Object.entries(workflow.tasks).map(([placeholder, task]) => [placeholder, taskFunction(placeholder, task, units.task(props.name, placeholder))]));
     this.tasks = tasks;
     const containerTasks = Object.fromEntries(
-      containerEntries.map(([placeholder, task]) => [
+      containerEntries.map(([placeholder]) => [
         placeholder,
         new ServiceContainerTask(this, placeholder, {
-          task,
+          contract: containerContractOf(units.container(props.name, placeholder)),
           cluster: props.containerCluster(),
           environment: props.environment,
           table: props.table,
@@ -206,7 +204,7 @@ export class WorkflowStateMachine extends Construct {
       definitionBody: DefinitionBody.fromString(JSON.stringify(JSON.parse(asl))),
       definitionSubstitutions: {
         ...Object.fromEntries(Object.entries(tasks).map(([placeholder, fn]) => [placeholder, fn.fn.functionArn])),
-        ...Object.fromEntries(Object.entries(containerTasks).map(([placeholder, task]) => [placeholder, task.taskDefinition.taskDefinitionArn])),
+        ...Object.fromEntries(Object.entries(containerTasks).map(([placeholder, task]) => [placeholder, task.taskDefinitionFamily])),
         ...placement,
       },
       // State data holds ids, chunk bounds, artifact keys and failure causes: signed source URLs
@@ -228,7 +226,7 @@ export class WorkflowStateMachine extends Construct {
     // Ends the workflow's own Catch cannot see (a timed-out or aborted execution) get the same
     // cleanup: the run fails with one refund and its slot goes back.
     if (workflow.onExecutionEnded) {
-      const settle = taskFunction('SettleEndedExecution', workflow.onExecutionEnded);
+      const settle = taskFunction('SettleEndedExecution', workflow.onExecutionEnded, units.executionEnded(props.name));
       new Rule(this, 'ExecutionEnded', {
         description: `${props.name} workflow: executions that ended FAILED, TIMED_OUT or ABORTED`,
         eventPattern: {

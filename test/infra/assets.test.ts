@@ -11,14 +11,12 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { workflows, type ContainerTask } from '../../functions/workflows/registry.js';
 import { installedFfmpegBuild, pinnedFfmpegBuild } from '../../infra/constructs/ffmpeg-layer.js';
 import { stageContainerImage } from '../../infra/constructs/service-container-task.js';
 import { offlineEnvironment } from './offline.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
-const signalsTask: ContainerTask = workflows.analysis.containerTasks.SignalsTaskDefinitionArn;
 
 const temporaryDirectories: string[] = [];
 const temporaryDirectory = (prefix: string): string => {
@@ -129,7 +127,7 @@ describe('the container image', () => {
     // Staged again elsewhere: the same files, and the bundle byte for byte (esbuild is deterministic,
     // and the source map's paths do not depend on where it is staged).
     const again = temporaryDirectory('media-scanner-image-again-');
-    stageContainerImage(signalsTask.entrypoint, again);
+    stageContainerImage(again);
     expect(listing(again)).toEqual(listing(staged));
     expect(listing(staged)).toEqual([
       'Dockerfile',
@@ -146,10 +144,14 @@ describe('the container image', () => {
       'fonts/DejaVuSansMono-Bold.ttf',
       'fonts/DejaVuSerif-Bold.ttf',
       'fonts/LICENSE',
-      'task.mjs',
-      'task.mjs.map',
+      'task/acquire-source.mjs',
+      'task/acquire-source.mjs.map',
+      'task/extract-signals.mjs',
+      'task/extract-signals.mjs.map',
+      'task/render-moment.mjs',
+      'task/render-moment.mjs.map',
     ]);
-    for (const file of ['Dockerfile', 'ffmpeg.json', 'task.mjs', 'task.mjs.map']) expect(sha256(join(again, file)), file).toBe(sha256(join(staged, file)));
+    for (const file of ['Dockerfile', 'ffmpeg.json', 'task/extract-signals.mjs', 'task/render-moment.mjs.map']) expect(sha256(join(again, file)), file).toBe(sha256(join(staged, file)));
     // The binaries: the installed files (the layer's copies are compared byte for byte in validation.test.ts).
     for (const { binary, path } of installedFfmpegBuild()) expect(statSync(join(staged, 'bin', binary)).size, binary).toBe(statSync(path).size);
   }, SHARED_ASSEMBLY_TIMEOUT_MS);

@@ -6,13 +6,14 @@ import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { notFoundHandler } from '../../functions/routes.js';
+import { containerContractOf, lambdaContractOf, units } from '../../functions/runtime/contracts.js';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import type { CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { workflows, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
 import { ContainerCluster } from '../../infra/constructs/container-cluster.js';
 import { MediaBucket } from '../../infra/constructs/media-bucket.js';
-import { CONTAINER_IMAGE_URI_CONTEXT, ServiceContainerTask } from '../../infra/constructs/service-container-task.js';
+import { ServiceContainerTask } from '../../infra/constructs/service-container-task.js';
+import { deploymentContextKeys } from '../../infra/deployment-context.js';
 import { ServiceFunction } from '../../infra/constructs/service-function.js';
 import { ServiceTable } from '../../infra/constructs/service-table.js';
 import { checkWorkflowDefinition, substitutionErrors, WorkflowStateMachine } from '../../infra/constructs/workflow-state-machine.js';
@@ -50,7 +51,7 @@ describe('ServiceTable with a global secondary index', () => {
   it('creates the index and lets bound functions query it without unacknowledged cdk-nag errors', () => {
     const { template, nagErrors } = build((stack) => {
       const table = new ServiceTable(stack, 'Table');
-      new ServiceFunction(stack, 'Fn', { handler: notFoundHandler }).bindTable(table, 'read');
+      new ServiceFunction(stack, 'Fn', { contract: lambdaContractOf(units.fallback) }).bindTable(table, 'read');
     });
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: [
@@ -84,7 +85,7 @@ describe('ServiceFunction.bindBucket', () => {
   ] as const)('grants %s object access, ListBucket and MEDIA_BUCKET', (access, objectActions) => {
     const { template, nagErrors } = build((stack) => {
       const media = new MediaBucket(stack, 'Media');
-      new ServiceFunction(stack, 'Fn', { handler: notFoundHandler }).bindBucket(media.bucket, access);
+      new ServiceFunction(stack, 'Fn', { contract: lambdaContractOf(units.fallback) }).bindBucket(media.bucket, access);
     });
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
@@ -159,7 +160,7 @@ function containerTaskStack(context: Record<string, unknown>) {
     const stack = new Stack(app, 'Test');
     const media = new MediaBucket(stack, 'Media');
     const { taskDefinition } = new ServiceContainerTask(stack, 'Signals', {
-      task: workflows.analysis.containerTasks.SignalsTaskDefinitionArn,
+      contract: containerContractOf(units.container('analysis', 'SignalsTaskDefinitionArn')),
       cluster: new ContainerCluster(stack, 'Containers'),
       environment: {},
       table: new ServiceTable(stack, 'Table'),
@@ -184,7 +185,7 @@ describe('ServiceContainerTask with -c containerImageUri', () => {
 
   it('runs that ECR image instead of a staged one, which the execution role may pull; nothing is staged or built', () => {
     const uri = '210987654321.dkr.ecr.us-east-1.amazonaws.com/media-scanner/signals@sha256:' + 'a'.repeat(64);
-    const { image, executionRole, dockerImages, nagErrors } = containerTaskStack({ [CONTAINER_IMAGE_URI_CONTEXT]: uri });
+    const { image, executionRole, dockerImages, nagErrors } = containerTaskStack({ [deploymentContextKeys.containerImageUri]: uri });
     expect(image).toBe(uri);
     expect(dockerImages).toEqual({});
     const pull = executionRole.find((s) => ecrPull.every((action) => [s.Action].flat().includes(action)));
@@ -193,12 +194,12 @@ describe('ServiceContainerTask with -c containerImageUri', () => {
   });
 
   it('runs an image of another registry with no ECR repository access, and refuses a malformed ECR URI', () => {
-    const { image, executionRole, dockerImages, nagErrors } = containerTaskStack({ [CONTAINER_IMAGE_URI_CONTEXT]: 'ghcr.io/example/media-scanner-signals:1.2.3' });
+    const { image, executionRole, dockerImages, nagErrors } = containerTaskStack({ [deploymentContextKeys.containerImageUri]: 'ghcr.io/example/media-scanner-signals:1.2.3' });
     expect(image).toBe('ghcr.io/example/media-scanner-signals:1.2.3');
     expect(dockerImages).toEqual({});
     expect(actions(executionRole).filter((action) => ecrPull.includes(action))).toEqual([]);
     expect(nagErrors).toEqual([]);
-    expect(() => containerTaskStack({ [CONTAINER_IMAGE_URI_CONTEXT]: '1234.dkr.ecr.us-east-1.amazonaws.com/signals' })).toThrow('is not an ECR image URI');
+    expect(() => containerTaskStack({ [deploymentContextKeys.containerImageUri]: '1234.dkr.ecr.us-east-1.amazonaws.com/signals' })).toThrow('is not an ECR image URI');
   });
 });
 

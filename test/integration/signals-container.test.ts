@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { LocalContainerTasks } from '../../functions/local/container-tasks.js';
-import { units } from '../../functions/local/aws-calls/vocabulary.js';
+import { units } from '../../functions/runtime/contracts.js';
 import { workflows } from '../../functions/workflows/registry.js';
 import { api, createScanner } from '../helpers/api.js';
 import { startHost, type HostProcess } from '../helpers/host-process.js';

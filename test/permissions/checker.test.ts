@@ -7,7 +7,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../functions/local/aws-calls/recorder.js';
 import { iamRequestsOf } from '../../functions/local/aws-calls/iam-mapping.js';
-import { arns, ResourceNames, symbol, units } from '../../functions/local/aws-calls/vocabulary.js';
+import { arns, ResourceNames, symbol } from '../../functions/local/aws-calls/vocabulary.js';
+import { units } from '../../functions/runtime/contracts.js';
 import { checkPermissions, formatViolations, unitRoles, type PolicyStatement, type TemplateJson } from '../helpers/iam-policy.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS } from '../infra/shared-assembly.js';
 import { templateForCheck } from './template.js';

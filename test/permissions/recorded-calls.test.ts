@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, inject, it } from 'vitest';
-import { units } from '../../functions/local/aws-calls/vocabulary.js';
+import { units } from '../../functions/runtime/contracts.js';
 import { permissionsOutputDir } from '../helpers/aws-call-log.js';
 import { checkPermissions, formatUnusedGrants, formatViolations, readRecording } from '../helpers/iam-policy.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS } from '../infra/shared-assembly.js';

@@ -22,7 +22,8 @@ import { pathToFileURL } from 'node:url';
 import { installAwsCallHooks, type StandInCall } from '../../adapters/aws-call-hooks.js';
 import { workflows } from '../../workflows/registry.js';
 import { iamRequestsOf, TASK_TOKEN_STATE_MACHINE, type IamRequest, type SdkCall } from './iam-mapping.js';
-import { arns, ResourceNames, symbol, units } from './vocabulary.js';
+import { arns, ResourceNames, symbol } from './vocabulary.js';
+import { units } from '../../runtime/contracts.js';
 
 /** One line of the recording. */
 export interface RecordedCall {

@@ -23,28 +23,6 @@ export const PARTITION = 'aws';
 export const REGION = '<Region>';
 export const ACCOUNT = '<Account>';
 
-/** Deployed units: what runs with a role of its own on AWS. */
-export const units = {
-  /** A route's function, by route key (`POST /v1/uploads/{upload_id}/complete`). */
-  route: (routeKey: string) => `route:${routeKey}`,
-  /** The HTTP API's Lambda authorizer. */
-  authorizer: 'authorizer',
-  /** The function answering requests that match no route. */
-  fallback: 'fallback',
-  /** A Task state's function: the workflow table's workflow and placeholder. */
-  task: (workflow: string, placeholder: string) => `task:${workflow}/${placeholder}`,
-  /** A container task (a Fargate task role on AWS, a child process locally). */
-  container: (workflow: string, placeholder: string) => `container:${workflow}/${placeholder}`,
-  /** The outbox relay (the table stream's function on AWS). */
-  outboxRelay: 'outbox-relay',
-  /** The webhook sender (the delivery queue's function on AWS). */
-  webhookSender: 'webhook-sender',
-  /** A workflow's onExecutionEnded function. */
-  executionEnded: (workflow: string) => `ended:${workflow}`,
-  /** The local host itself (start-up reconciliation, seeding): no deployed unit, never checked. */
-  host: 'host',
-} as const;
-
 /** The service's resources by the configuration variable that names them, and their symbols. */
 export const resourceVariables = {
   TABLE_NAME: 'Table',

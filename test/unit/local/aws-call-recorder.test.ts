@@ -15,7 +15,8 @@ import { localEventBus } from '../../../functions/adapters/events/local-event-bu
 import { s3MediaStore } from '../../../functions/adapters/media/s3-media-store.js';
 import { parseConfig } from '../../../functions/config.js';
 import { childProcessRecording, inUnit, recordCursorSecretRead, recordWorkflowCall, startCallRecording, type RecordedCall } from '../../../functions/local/aws-calls/recorder.js';
-import { arns, units } from '../../../functions/local/aws-calls/vocabulary.js';
+import { arns } from '../../../functions/local/aws-calls/vocabulary.js';
+import { units } from '../../../functions/runtime/contracts.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'mss-aws-calls-'));
 const file = join(directory, 'calls.ndjson');
