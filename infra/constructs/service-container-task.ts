@@ -20,6 +20,7 @@ import { bundledFontsDir } from '../../functions/adapters/renders/caption-burn-i
 import { FONTS } from '../../functions/domain/renders/presets.js';
 import { FACE_DETECTOR_FILES, resolveFaceDetectorFiles } from '../../functions/adapters/renders/face-detector.js';
 import { deploymentContextKeys } from '../deployment-context.js';
+import { markUnit } from './unit-metadata.js';
 import type { ServiceTable } from './service-table.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -221,6 +222,7 @@ export class ServiceContainerTask extends Construct {
       this.container.addMountPoints({ containerPath: path.path, sourceVolume, readOnly: false });
     });
     image.grantPull?.(this.taskDefinition.obtainExecutionRole());
+    markUnit(this.taskDefinition, contract);
 
     const role = this.taskDefinition.taskRole;
     grantTableAccess(this, role, props.table, contract.table);
@@ -256,6 +258,10 @@ export class ServiceContainerTask extends Construct {
     // execution that began before a deploy runs its next task on the revision that deploy registered.
     const family = Stack.of(this).formatArn({ service: 'ecs', resource: 'task-definition', resourceName: `${this.taskDefinition.family}:*` });
     Grant.addToPrincipal({ grantee, actions: ['ecs:RunTask'], resourceArns: [family] });
+    Validations.of(grantee).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task-definition/${this.taskDefinition.family}:*]`,
+      reason: 'Every revision of this one task definition family: executions started before a deploy run their next task on the revision the deploy registered.',
+    });
     Grant.addToPrincipal({ grantee, actions: ['ecs:StopTask', 'ecs:DescribeTasks'], resourceArns: [this.cluster.cluster.arnForTasks('*')] });
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({

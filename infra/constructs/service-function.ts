@@ -13,6 +13,7 @@ import type { DataAccess } from '../../functions/routes.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
 import { FfmpegLayer } from './ffmpeg-layer.js';
 import { LAMBDA_DEFAULT_TMP_MIB, type LambdaContract } from '../../functions/runtime/contracts.js';
+import { markUnit } from './unit-metadata.js';
 import type { ServiceTable } from './service-table.js';
 
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
@@ -92,6 +93,7 @@ export class ServiceFunction extends Construct {
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
+    markUnit(this.fn, contract);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'Only the X-Ray actions active tracing adds (PutTraceSegments, PutTelemetryRecords), which support no resource-level permissions.',

@@ -123,15 +123,13 @@ describe('task definition', () => {
     const manifest = JSON.parse(readFileSync(join(synthesized.assemblyDirectory, `${synthesized.stackArtifactId}.assets.json`), 'utf8')) as {
       dockerImages: Record<string, { source: { directory: string; dockerFile?: string; dockerBuildArgs?: Record<string, string>; platform: string } }>;
     };
-    // One image per container task, each staged the same way; this one carries the signals entrypoint.
+    // One image for every container task: each task's entrypoint is a bundle of its own in task/.
     const images = Object.values(manifest.dockerImages);
-    expect(images).toHaveLength(allContainerTaskCount);
+    expect(images).toHaveLength(1);
     for (const { source } of images) expect(source).toEqual({ directory: expect.stringMatching(/^asset\.[0-9a-f]{64}$/) as unknown, platform: 'linux/amd64' });
-    const stagedOf = (directory: string) => join(synthesized.assemblyDirectory, directory);
-    const mapOf = (directory: string) => JSON.parse(readFileSync(join(stagedOf(directory), 'task.mjs.map'), 'utf8')) as { sources: string[] };
-    const signalsImage = images.find(({ source }) => mapOf(source.directory).sources.includes(`functions/${signalsTask.entrypoint}.ts`));
-    const staged = stagedOf(signalsImage!.source.directory);
-    expect(readdirSync(staged).sort()).toEqual(['Dockerfile', 'bin', 'detector', 'ffmpeg.json', 'fonts', 'task.mjs', 'task.mjs.map']);
+    const staged = join(synthesized.assemblyDirectory, images[0]!.source.directory);
+    expect(readdirSync(staged).sort()).toEqual(['Dockerfile', 'bin', 'detector', 'ffmpeg.json', 'fonts', 'task']);
+    expect(readdirSync(join(staged, 'task')).length).toBe(2 * allContainerTaskCount);
     expect(readdirSync(join(staged, 'bin')).sort()).toEqual(['ffmpeg', 'ffprobe']);
     for (const binary of ['ffmpeg', 'ffprobe']) expect(statSync(join(staged, 'bin', binary)).mode & 0o777, binary).toBe(0o755);
     expect(readFileSync(join(staged, 'Dockerfile'), 'utf8')).toBe(readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8'));
@@ -139,17 +137,18 @@ describe('task definition', () => {
     // The task's entrypoint, bundled whole: the AWS SDK and every other package inside, only Node's
     // own modules imported (a container has no runtime-provided SDK and no node_modules). esbuild
     // lists the bundle's imports.
-    const { metafile } = buildSync({ entryPoints: [join(staged, 'task.mjs')], bundle: true, packages: 'external', platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const bundleFile = join(staged, 'task', `${containerNameOf(signalsTask)}.mjs`);
+    const { metafile } = buildSync({ entryPoints: [bundleFile], bundle: true, packages: 'external', platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
     const imported = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((i) => i.kind !== 'require-call').map((i) => i.path));
     expect(imported.length).toBeGreaterThan(0);
     expect(imported.filter((specifier) => !isBuiltin(specifier))).toEqual([]);
-    const bundle = readFileSync(join(staged, 'task.mjs'), 'utf8');
+    const bundle = readFileSync(bundleFile, 'utf8');
     // CommonJS dependencies call require(), and TensorFlow.js's WASM loader reads __dirname: ESM defines neither.
     expect(bundle.startsWith("import { createRequire } from 'node:module';")).toBe(true);
     expect(bundle.split('\n', 1)[0]).toContain('const require = createRequire(import.meta.url); const __filename = ');
     expect(bundle.split('\n', 1)[0]).toContain('const __dirname = ');
-    expect(bundle.trimEnd().endsWith('//# sourceMappingURL=task.mjs.map')).toBe(true);
-    const map = JSON.parse(readFileSync(join(staged, 'task.mjs.map'), 'utf8')) as { sources: string[] };
+    expect(bundle.trimEnd().endsWith(`//# sourceMappingURL=${containerNameOf(signalsTask)}.mjs.map`)).toBe(true);
+    const map = JSON.parse(readFileSync(`${bundleFile}.map`, 'utf8')) as { sources: string[] };
     expect(map.sources).toContain(`functions/${signalsTask.entrypoint}.ts`);
   });
 
@@ -160,9 +159,10 @@ describe('task definition', () => {
       .filter((line) => line.trim() && !line.startsWith('#'))
       .join('\n')
       .replaceAll(/\\\n\s*/g, '');
-    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'USER', 'ENTRYPOINT']);
+    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'VOLUME', 'USER', 'ENTRYPOINT']);
     expect(instructions).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates && rm -rf \/var\/lib\/apt\/lists\/\*$/m);
-    expect(instructions).toMatch(/^FROM node:24-bookworm-slim$/m);
+    // The base pinned by digest: the same bytes on every build.
+    expect(instructions).toMatch(/^FROM node:24-bookworm-slim@sha256:[0-9a-f]{64}$/m);
     expect(instructions).toMatch(/FFMPEG_PATH=\/opt\/bin\/ffmpeg/);
     expect(instructions).toMatch(/FFPROBE_PATH=\/opt\/bin\/ffprobe/);
     expect(instructions).toMatch(/^COPY bin\/ \/opt\/bin\/$/m);
@@ -173,7 +173,11 @@ describe('task definition', () => {
     expect(instructions).toMatch(/^COPY detector\/ \/opt\/detector\/$/m);
     expect(instructions).toMatch(/FACE_MODEL_DIR=\/opt\/detector/);
     expect(instructions).toMatch(/^USER node$/m);
-    expect(instructions).toMatch(/^ENTRYPOINT \["node", "\/task\/task\.mjs"\]$/m);
+    // Scratch space at /tmp starts as the image has it (1777), not as a root-owned 0755 bind mount.
+    expect(instructions).toMatch(/^VOLUME \["\/tmp"\]$/m);
+    // The task definition's command names the program: one image serves every task.
+    expect(instructions).toMatch(/^ENTRYPOINT \["node"\]$/m);
+    expect(instructions).toMatch(/^COPY task\/ \/task\/$/m);
   });
 });
 
@@ -199,16 +203,18 @@ describe('the analysis state machine', () => {
     expect(containerStates[0]!.Retry).toEqual([expect.objectContaining({ ErrorEquals: ['States.TaskFailed'] })]);
 
     const substitutions = machine().resource.Properties.DefinitionSubstitutions as Record<string, unknown>;
-    expect(substitutions.SignalsTaskDefinitionArn).toEqual({ Ref: taskDefinitionId() });
+    expect(substitutions.SignalsTaskDefinitionArn).toEqual(taskDefinition().Family);
     expect(substitutions[containerPlacement.cluster]).toEqual({ 'Fn::GetAtt': [onlyId('AWS::ECS::Cluster'), 'Arn'] });
     expect(containerPlacement.subnets.map((p) => substitutions[p])).toEqual(Object.keys(q.find('AWS::EC2::Subnet')).map((id) => ({ Ref: id })));
     expect(substitutions[containerPlacement.securityGroup]).toEqual({ 'Fn::GetAtt': [onlyId('AWS::EC2::SecurityGroup'), 'GroupId'] });
   });
 
-  it('may run exactly that task definition, stop and describe only its cluster’s tasks, pass only its roles to ECS, and manage the .sync events rule', () => {
+  it('may run every revision of exactly those task definition families, stop and describe only its cluster’s tasks, pass only its roles to ECS, and manage the .sync events rule', () => {
     const roleId = (machine().resource.Properties.RoleArn as FnGetAtt)['Fn::GetAtt'][0];
     const statements = q.statementsOfRole(roleId);
-    expect(q.resourcesGranted(statements, 'ecs:RunTask')).toEqual(expect.arrayContaining(Object.values(machine().taskDefinitionIds).map((id) => ({ Ref: id }))));
+    const families = Object.values(machine().taskDefinitionIds).map((id) => q.resource(id).Properties.Family as string);
+    const familyArn = (family: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ecs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:task-definition/${family}:*`]] });
+    expect(q.resourcesGranted(statements, 'ecs:RunTask')).toEqual(expect.arrayContaining(families.map(familyArn)));
     expect(q.resourcesGranted(statements, 'ecs:RunTask')).toHaveLength(containerTaskCount);
     const clusterTasks = ['arn:', { Ref: 'AWS::Partition' }, ':ecs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':task/', { Ref: onlyId('AWS::ECS::Cluster') }, '/*'];
     for (const action of ['ecs:StopTask', 'ecs:DescribeTasks']) {
@@ -249,12 +255,12 @@ describe('the source-acquisition task', () => {
   it('has task storage for whole downloads, mounted at /tmp under a read-only root file system', () => {
     const definition = q.resource(machine().taskDefinitionIds.AcquireSourceTaskDefinitionArn!).Properties;
     expect(definition).toMatchObject({ Cpu: String(acquireTask.cpu), Memory: String(acquireTask.memoryMb), EphemeralStorage: { SizeInGiB: acquireTask.scratchGiB } });
-    expect(definition.Volumes).toEqual([{ Name: 'scratch' }]);
+    expect(definition.Volumes).toEqual([{ Name: 'scratch0' }]);
     const [container] = definition.ContainerDefinitions as Record<string, unknown>[];
     expect(container).toMatchObject({
       Name: containerNameOf(acquireTask),
       ReadonlyRootFilesystem: true,
-      MountPoints: [{ ContainerPath: '/tmp', SourceVolume: 'scratch', ReadOnly: false }],
+      MountPoints: [{ ContainerPath: '/tmp', SourceVolume: 'scratch0', ReadOnly: false }],
     });
   });
 

@@ -118,11 +118,13 @@ export function stateMachineDeploying(q: TemplateQueries, aslText: string): Depl
   const matches = Object.entries(q.find('AWS::StepFunctions::StateMachine', { DefinitionString: deployedDefinition(aslText) }));
   if (matches.length !== 1) throw new Error(`Expected one state machine deploying the definition, found ${matches.length}`);
   const [[id, resource]] = matches as [[string, Resource]];
-  const substitutions = (resource.Properties.DefinitionSubstitutions ?? {}) as Record<string, Partial<FnGetAtt> & { Ref?: string }>;
+  const substitutions = (resource.Properties.DefinitionSubstitutions ?? {}) as Record<string, (Partial<FnGetAtt> & { Ref?: string }) | string>;
+  // A task definition is named by its family (a string), never by a revision (infra/constructs/service-container-task.ts).
+  const familyIds = Object.fromEntries(Object.entries(q.find('AWS::ECS::TaskDefinition')).map(([logicalId, definition]) => [definition.Properties.Family as string, logicalId]));
   const substitutedOfType = (type: string): Record<string, string> =>
     Object.fromEntries(
       Object.entries(substitutions).flatMap(([key, value]) => {
-        const logicalId = value['Fn::GetAtt']?.[0] ?? value.Ref;
+        const logicalId = typeof value === 'string' ? familyIds[value] : (value['Fn::GetAtt']?.[0] ?? value.Ref);
         return logicalId !== undefined && q.resources[logicalId]?.Type === type ? [[key, logicalId]] : [];
       }),
     );
