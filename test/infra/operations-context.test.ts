@@ -70,7 +70,15 @@ describe('settings that must persist between deploys', () => {
     expect(check(bedrock, { ...bedrock, analyzer: null })).toThrow(/analyzer=unset \(cdk\.json: "bedrock"\)/);
   });
 
-  it.each([['alarmEmail', 'ops@example.com'], ['apiThrottleRateLimit', '500'], ['apiThrottleBurstLimit', '900'], ...Object.keys(engineContextKeys).map((key) => [key, 'x'])])(
+  it.each([
+    ['alarmEmail', 'ops@example.com'],
+    ['apiThrottleRateLimit', '500'],
+    ['apiThrottleBurstLimit', '900'],
+    ['containerImageUri', '111111111111.dkr.ecr.us-east-1.amazonaws.com/media-scanner@sha256:' + 'a'.repeat(64)],
+    ['uploadsEnabled', 'false'],
+    ['eventDeliveryEnabled', 'false'],
+    ...Object.keys(engineContextKeys).map((key) => [key, 'x']),
+  ])(
     'cover %s',
     (key, value) => {
       expect(check({}, { [key]: value })).toThrow(new RegExp(`${key}="${value}" \\(cdk\\.json: unset\\)`));
