@@ -79,15 +79,9 @@ export interface LambdaContract extends ContractBase {
   readonly ffmpegLayer: boolean;
 }
 
-export interface ContainerContract extends ContainerTask {
+export interface ContainerContract extends ContractBase, ContainerTask {
   readonly kind: 'container';
-  readonly unit: string;
   readonly module: ContainerTask['entrypoint'];
-  readonly user: UnixUser;
-  readonly writable: readonly WritablePath[];
-  readonly binaries: Readonly<Partial<Record<ShippedBinary, string>>>;
-  readonly files: Readonly<Partial<Record<ShippedFiles, string>>>;
-  readonly environment: Readonly<Record<string, string>>;
   /** The one container's name, which the state's ContainerOverrides address. */
   readonly containerName: string;
   /** The image is shared by every container task: the task chooses its program by command. */
