@@ -118,11 +118,13 @@ export function stateMachineDeploying(q: TemplateQueries, aslText: string): Depl
   const matches = Object.entries(q.find('AWS::StepFunctions::StateMachine', { DefinitionString: deployedDefinition(aslText) }));
   if (matches.length !== 1) throw new Error(`Expected one state machine deploying the definition, found ${matches.length}`);
   const [[id, resource]] = matches as [[string, Resource]];
-  const substitutions = (resource.Properties.DefinitionSubstitutions ?? {}) as Record<string, Partial<FnGetAtt> & { Ref?: string }>;
+  const substitutions = (resource.Properties.DefinitionSubstitutions ?? {}) as Record<string, string | (Partial<FnGetAtt> & { Ref?: string })>;
+  // Task definitions are substituted by family (a name), never by revision (a Ref).
+  const families = new Map(Object.entries(q.find('AWS::ECS::TaskDefinition')).map(([taskDefinitionId, taskDefinition]) => [taskDefinition.Properties.Family, taskDefinitionId]));
   const substitutedOfType = (type: string): Record<string, string> =>
     Object.fromEntries(
       Object.entries(substitutions).flatMap(([key, value]) => {
-        const logicalId = value['Fn::GetAtt']?.[0] ?? value.Ref;
+        const logicalId = typeof value === 'string' ? families.get(value) : (value['Fn::GetAtt']?.[0] ?? value.Ref);
         return logicalId !== undefined && q.resources[logicalId]?.Type === type ? [[key, logicalId]] : [];
       }),
     );
