@@ -8,7 +8,7 @@ import type { RenderWorkflowStarter } from '../domain/renders/model.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../workflows/registry.js';
 import { LocalContainerTasks, RUN_CONTAINER_TASK } from './container-tasks.js';
 import type { HostChildren } from './host-processes.js';
-import { asUnit, recordWorkflowCall } from './aws-calls/recorder.js';
+import { asUnit, invokedBy, recordWorkflowCall, runBy } from './aws-calls/recorder.js';
 import { units } from '../runtime/contracts.js';
 
 type TaskHandler = (input: unknown) => Promise<unknown>;
@@ -98,13 +98,14 @@ export class LocalWorkflows implements WorkflowStarter, RenderWorkflowStarter, T
           if (runsContainer) {
             const containerTask = containerTasks[placeholder];
             if (!containerTask) throw new Error(`${workflow.definitionFile}: no container task in the workflow table for \${${placeholder}}`);
-            handlers[stateName] = this.containers.handler(containerTask, units.container(name, placeholder));
+            const unit = units.container(name, placeholder);
+            handlers[stateName] = runBy(name, unit, this.containers.handler(containerTask, unit));
             continue;
           }
           const task = tasks[placeholder];
           if (!task) throw new Error(`${workflow.definitionFile}: no task in the workflow table for \${${placeholder}}`);
           const module = (await import(pathToFileURL(join(functionsDir, `${task.handler}.ts`)).href)) as { handler: TaskHandler };
-          const handler = asUnit(units.task(name, placeholder), module.handler);
+          const handler = invokedBy(name, placeholder, asUnit(units.task(name, placeholder), module.handler));
           handlers[stateName] = waitsForToken ? this.waitingForToken(name, handler) : handler;
         }
         const around = this.aroundTask;

@@ -1,5 +1,5 @@
 import type { DeliveryScheduler, WebhookDeliveryStore } from '../domain/webhooks/ports.js';
-import { asUnit } from './aws-calls/recorder.js';
+import { asUnit, recordDeliveryWakeUp, recordScheduledWakeUp } from './aws-calls/recorder.js';
 import { units } from '../runtime/contracts.js';
 
 export interface LocalSchedulerOptions {
@@ -12,6 +12,8 @@ export interface LocalSchedulerOptions {
   concurrency?: number;
   warn: (message: string, error?: unknown) => void;
   now?: () => number;
+  /** How much the host compresses delays (WEBHOOK_RETRY_SCALE): d here waits d / scale on AWS, which decides how AWS is asked to wait. */
+  retryScale?: () => number;
 }
 
 const DEFAULT_SWEEP_INTERVAL_MS = 15_000;
@@ -30,6 +32,8 @@ const STOP_WAIT_MS = 5_000;
 interface Job {
   accountId: string;
   deliveryId: string;
+  /** Whether AWS would wake it with an EventBridge Scheduler schedule (recorded as Scheduler's send when due). */
+  scheduled?: Promise<boolean>;
 }
 
 /**
@@ -63,8 +67,10 @@ export class LocalDeliveryScheduler implements DeliveryScheduler {
   }
 
   schedule(accountId: string, deliveryId: string, at: Date): Promise<void> {
-    this.arm({ accountId, deliveryId }, at.getTime());
-    return Promise.resolve();
+    // What the calling unit asks of AWS for it (recorder.ts); nothing when not recording.
+    const scheduled = recordDeliveryWakeUp(accountId, deliveryId, (at.getTime() - this.now()) / (this.options.retryScale?.() ?? 1));
+    this.arm({ accountId, deliveryId, scheduled }, at.getTime());
+    return scheduled.then(() => undefined);
   }
 
   /** Resumes what is pending (returns how many deliveries were armed), then sweeps periodically. */
@@ -115,6 +121,8 @@ export class LocalDeliveryScheduler implements DeliveryScheduler {
     const timer = setTimeout(
       asUnit(units.host, () => {
         this.timers.delete(job.deliveryId);
+        // A failed recording was the schedule() caller's error already.
+        job.scheduled?.then((viaScheduler) => viaScheduler && recordScheduledWakeUp(), () => undefined);
         this.enqueue(job);
       }),
       delay,

@@ -25,6 +25,7 @@ export function localWebhookSender(bus: LocalEventBus, deps: () => DeliveryDeps,
     deliveries: { listDue: (at, limit) => deps().deliveries.listDue(at, limit) },
     // The sender Lambda's work on AWS: recorded as that unit's calls, checked against its role.
     attempt: asUnit(units.webhookSender, (accountId: string, deliveryId: string) => attemptDelivery(deps(), accountId, deliveryId)),
+    retryScale: () => deps().retryScale,
     warn,
   });
   // The sender's work (a Lambda of its own on AWS), never that of the route or relay that published.

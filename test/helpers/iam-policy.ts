@@ -5,6 +5,9 @@
  * - Units -> roles through the route and workflow tables (the function behind each route key,
  *   the authorizer's function, the functions and task definitions each workflow's state machine
  *   substitutes for its placeholders, the onExecutionEnded rule's target): no logical id is named.
+ *   So are the roles AWS services assume (vocabulary.ts `principals`): each workflow's state
+ *   machine role, each task definition's execution role, and the role the webhook sender gives
+ *   EventBridge Scheduler (WEBHOOK_SCHEDULER_ROLE_ARN).
  * - A role's statements: the AWS::IAM::Policy and AWS::IAM::ManagedPolicy resources attached to
  *   it and its inline Policies. Managed policy ARNs and permissions boundaries are not evaluated
  *   (none exist today; they are reported if they appear). Resource-based policies (bucket, key,
@@ -19,15 +22,30 @@
  *   evaluated where every key is known (the call's own, e.g. dynamodb:EnclosingOperation, and
  *   aws:SecureTransport); an Allow whose condition cannot be evaluated grants nothing, a Deny whose
  *   condition cannot be evaluated applies, and both are said in the result.
+ * - A call the IAM mapping does not know (resource `<unmapped>`) is a violation whatever the role
+ *   grants: its resources are unknown, so no grant can be shown to cover it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
+import { UNMAPPED } from '../../functions/local/aws-calls/iam-mapping.js';
 import type { RecordedCall } from '../../functions/local/aws-calls/recorder.js';
-import { ACCOUNT, arns, PARTITION, REGION, resourceVariables, stateMachineVariable, symbol } from '../../functions/local/aws-calls/vocabulary.js';
+import {
+  ACCOUNT,
+  arns,
+  CONTAINER_CLUSTER,
+  CONTAINER_IMAGE_REPOSITORY,
+  PARTITION,
+  principals,
+  REGION,
+  resourceVariables,
+  stateMachineVariable,
+  symbol,
+  unitSymbols,
+} from '../../functions/local/aws-calls/vocabulary.js';
 import { units } from '../../functions/runtime/contracts.js';
 import { routeKey, routes, type RouteDefinition } from '../../functions/routes.js';
-import { workflows, type WorkflowDefinition } from '../../functions/workflows/registry.js';
+import { containerPlacement, workflows, type WorkflowDefinition } from '../../functions/workflows/registry.js';
 import { settleFunctionOf, stateMachineDeploying, TemplateQueries, type Resource } from '../infra/template.js';
 import { repoRoot } from './processes.js';
 
@@ -68,12 +86,40 @@ function getAttTargets(value: unknown): string[] {
   return [...own, ...Object.values(record).flatMap(getAttTargets)];
 }
 
-/** Each deployed unit's role, found through the route and workflow tables. */
+/** The one logical id a value refers to with Fn::GetAtt or Ref (a role's ARN, a queue's URL), if any. */
+const referencedId = (value: unknown): string | undefined => getAttTargets(value)[0] ?? ((value as { Ref?: unknown } | null)?.Ref as string | undefined);
+
+/** A task definition's resources by what they are to its unit (unitSymbols). */
+function taskDefinitionParts(taskDefinition: Resource): { taskRole?: string; executionRole?: string; logGroup?: string; image?: unknown } {
+  const [container] = (taskDefinition.Properties.ContainerDefinitions as { Image?: unknown; LogConfiguration?: { Options?: Record<string, unknown> } }[] | undefined) ?? [];
+  const parts = {
+    taskRole: referencedId(taskDefinition.Properties.TaskRoleArn),
+    executionRole: referencedId(taskDefinition.Properties.ExecutionRoleArn),
+    logGroup: referencedId(container?.LogConfiguration?.Options?.['awslogs-group']),
+    image: container?.Image,
+  };
+  return Object.fromEntries(Object.entries(parts).filter(([, value]) => value !== undefined));
+}
+
+/** Logical ids of what the webhook sender hands EventBridge Scheduler: the role, and the group of its schedules. */
+function schedulerOf(q: TemplateQueries): { roleId: string; groupId: string | undefined } | undefined {
+  for (const functionId of q.functionsOnQueues()) {
+    const environment = q.environmentOf(functionId);
+    const roleId = referencedId(environment.WEBHOOK_SCHEDULER_ROLE_ARN);
+    if (roleId) return { roleId, groupId: referencedId(environment.WEBHOOK_SCHEDULE_GROUP) };
+  }
+  return undefined;
+}
+
+/** Each deployed unit's role, and each service principal's, found through the route and workflow tables. */
 export function unitRoles(template: TemplateJson): Map<string, UnitRole> {
   const q = new TemplateQueries(Template.fromJSON(template));
   const resources = template.Resources;
   const roles = new Map<string, UnitRole>();
-  const addFunction = (unit: string, functionId: string) => roles.set(unit, { unit, roleId: roleOfFunction(resources, functionId), runner: functionId });
+  const add = (unit: string, roleId: string | undefined, runner: string) => {
+    if (roleId) roles.set(unit, { unit, roleId, runner });
+  };
+  const addFunction = (unit: string, functionId: string) => add(unit, roleOfFunction(resources, functionId), functionId);
 
   for (const route of routes as readonly RouteDefinition[]) addFunction(units.route(routeKey(route)), q.functionBehindRoute(routeKey(route)));
   addFunction(units.fallback, q.functionBehindRoute('$default'));
@@ -90,13 +136,20 @@ export function unitRoles(template: TemplateJson): Map<string, UnitRole> {
     }
     for (const placeholder of Object.keys(workflow.containerTasks ?? {})) {
       const taskDefinitionId = deployed.taskDefinitionIds[placeholder];
-      const roleId = taskDefinitionId && getAttTargets(resources[taskDefinitionId]?.Properties.TaskRoleArn)[0];
-      if (taskDefinitionId && roleId) roles.set(units.container(name, placeholder), { unit: units.container(name, placeholder), roleId, runner: taskDefinitionId });
+      const taskDefinition = taskDefinitionId && resources[taskDefinitionId];
+      if (!taskDefinition) continue;
+      const unit = units.container(name, placeholder);
+      const { taskRole, executionRole } = taskDefinitionParts(taskDefinition);
+      add(unit, taskRole, taskDefinitionId);
+      add(principals.ecsExecution(unit), executionRole, taskDefinitionId);
     }
+    add(principals.stateMachine(name), referencedId(deployed.resource.Properties.RoleArn), deployed.id);
     if (workflow.onExecutionEnded) addFunction(units.executionEnded(name), settleFunctionOf(q, deployed.id));
   }
   for (const functionId of q.functionsOnTableStream()) addFunction(units.outboxRelay, functionId);
   for (const functionId of q.functionsOnQueues()) addFunction(units.webhookSender, functionId);
+  const scheduler = schedulerOf(q);
+  if (scheduler) add(principals.scheduler, scheduler.roleId, scheduler.groupId ?? scheduler.roleId);
   return roles;
 }
 
@@ -104,10 +157,13 @@ export function unitRoles(template: TemplateJson): Map<string, UnitRole> {
 
 /** The names the check gives the template's resources: the vocabulary's symbols, or `<LogicalId>`. */
 export class TemplateNames {
-  /** Logical id -> symbol (`<Table>`, `<analysis>`). */
+  /** Logical id -> symbol (`<Table>`, `<analysis>`, `<task:analysis/PlanChunksFunction>`). */
   readonly symbols = new Map<string, string>();
-  /** Physical state machine name -> symbol: ARNs built from names (the task grants) resolve to the same. */
-  readonly stateMachineNames = new Map<string, string>();
+  /**
+   * Physical names inside ARNs built from them -> symbols: state machine names (the task grants),
+   * task definition families (RunTask grants), the image's repository (ECR pull grants).
+   */
+  readonly physicalNames: { readonly before: string; readonly name: string; readonly symbol: string }[] = [];
 
   constructor(readonly template: TemplateJson) {
     const resources = template.Resources;
@@ -129,17 +185,40 @@ export class TemplateNames {
     }
     for (const [variable, value] of bindings) {
       const name = variables.get(variable);
-      const ref = (value as { Ref?: unknown } | null)?.Ref;
-      if (name && typeof ref === 'string' && resources[ref]) this.symbols.set(ref, name);
+      const id = referencedId(value);
+      if (name && id && resources[id]) this.symbols.set(id, name);
     }
-    // State machines: by the ASL each deploys (robust to the variable being a built ARN).
+    // State machines by the ASL each deploys (robust to the variable being a built ARN), and what
+    // each names: its task functions, task definitions and cluster, by the units they are.
     const q = new TemplateQueries(Template.fromJSON(template));
+    const unbuilt = new TemplateResolver(this, false);
     for (const [name, workflow] of Object.entries(workflows as Readonly<Record<string, WorkflowDefinition>>)) {
-      const { id, resource } = stateMachineDeploying(q, readFileSync(join(repoRoot, workflow.definitionFile), 'utf8'));
-      this.symbols.set(id, symbol(name));
-      const physical = resource.Properties.StateMachineName;
-      if (physical !== undefined) this.stateMachineNames.set(new TemplateResolver(this, false).resolve(physical), symbol(name));
+      const deployed = stateMachineDeploying(q, readFileSync(join(repoRoot, workflow.definitionFile), 'utf8'));
+      this.symbols.set(deployed.id, symbol(name));
+      const physical = deployed.resource.Properties.StateMachineName;
+      if (physical !== undefined) {
+        const stateMachine = unbuilt.resolve(physical);
+        this.physicalNames.push({ before: ':stateMachine:', name: stateMachine, symbol: symbol(name) }, { before: ':execution:', name: stateMachine, symbol: symbol(name) });
+      }
+      for (const [placeholder, functionId] of Object.entries(deployed.taskFunctionIds)) this.symbols.set(functionId, unitSymbols.runner(units.task(name, placeholder)));
+      for (const [placeholder, taskDefinitionId] of Object.entries(deployed.taskDefinitionIds)) this.nameTaskDefinition(units.container(name, placeholder), taskDefinitionId, unbuilt);
+      const cluster = referencedId((deployed.resource.Properties.DefinitionSubstitutions as Record<string, unknown> | undefined)?.[containerPlacement.cluster]);
+      if (cluster) this.symbols.set(cluster, CONTAINER_CLUSTER);
     }
+  }
+
+  private nameTaskDefinition(unit: string, taskDefinitionId: string, unbuilt: TemplateResolver): void {
+    const taskDefinition = this.template.Resources[taskDefinitionId]!;
+    const parts = taskDefinitionParts(taskDefinition);
+    this.symbols.set(taskDefinitionId, unitSymbols.runner(unit));
+    const family = taskDefinition.Properties.Family;
+    if (typeof family === 'string') this.physicalNames.push({ before: ':task-definition/', name: family, symbol: unitSymbols.runner(unit) });
+    if (parts.taskRole) this.symbols.set(parts.taskRole, unitSymbols.taskRole(unit));
+    if (parts.executionRole) this.symbols.set(parts.executionRole, unitSymbols.executionRole(unit));
+    if (parts.logGroup) this.symbols.set(parts.logGroup, unitSymbols.logGroup(unit));
+    // `<account>.dkr.ecr.<region>.<suffix>/<repository>:<tag>`: only an ECR image has a repository to pull from.
+    const repository = parts.image === undefined ? undefined : /^[^/]+\.dkr\.ecr\.[^/]+\/([^:@]+)/.exec(unbuilt.resolve(parts.image))?.[1];
+    if (repository) this.physicalNames.push({ before: ':repository/', name: repository, symbol: CONTAINER_IMAGE_REPOSITORY });
   }
 
   nameOf(logicalId: string): string {
@@ -155,7 +234,7 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 export class TemplateResolver {
   constructor(
     private readonly names: TemplateNames,
-    private readonly renameStateMachines = true,
+    private readonly renamePhysicalNames = true,
   ) {}
 
   private get resources(): Record<string, Resource> {
@@ -181,7 +260,7 @@ export class TemplateResolver {
       case 'AWS::StepFunctions::StateMachine':
         return arns.stateMachine(name);
       case 'AWS::ECS::TaskDefinition':
-        return `arn:${PARTITION}:ecs:${REGION}:${ACCOUNT}:task-definition/${name}`;
+        return arns.taskDefinition(name);
       default:
         // Tables, buckets, event buses, functions, roles, log groups: the name.
         return name;
@@ -203,13 +282,15 @@ export class TemplateResolver {
       case 'AWS::StepFunctions::StateMachine':
         return arns.stateMachine(name);
       case 'AWS::Lambda::Function':
-        return `arn:${PARTITION}:lambda:${REGION}:${ACCOUNT}:function:${name}`;
+        return arns.function(name);
       case 'AWS::IAM::Role':
-        return `arn:${PARTITION}:iam::${ACCOUNT}:role/${name}`;
+        return arns.role(name);
       case 'AWS::Logs::LogGroup':
-        return `arn:${PARTITION}:logs:${REGION}:${ACCOUNT}:log-group:${name}:*`;
+        return arns.logGroup(name);
       case 'AWS::SQS::Queue':
-        return `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT}:${name}`;
+        return arns.queue(name);
+      case 'AWS::ECS::Cluster':
+        return arns.cluster(name);
       default:
         return `<${id}.Arn>`;
     }
@@ -263,14 +344,13 @@ export class TemplateResolver {
     }
   }
 
-  /** Physical state machine names (`MediaScanner-analysis` in a built ARN) become their symbols. */
+  /** Physical names in a built ARN (`:stateMachine:MediaScanner-analysis`) become their symbols. */
   private canonical(text: string): string {
-    if (!this.renameStateMachines) return text;
-    let result = text;
-    for (const [physical, name] of this.names.stateMachineNames) {
-      result = result.replace(new RegExp(`(:stateMachine:|:execution:)${escapeRegExp(physical)}(?=$|:)`, 'g'), `$1${name}`);
-    }
-    return result;
+    if (!this.renamePhysicalNames) return text;
+    return this.names.physicalNames.reduce(
+      (result, { before, name, symbol: renamed }) => result.replace(new RegExp(`${escapeRegExp(before)}${escapeRegExp(name)}(?=$|:)`, 'g'), `${before}${renamed}`),
+      text,
+    );
   }
 }
 
@@ -524,6 +604,10 @@ export function checkPermissions(template: TemplateJson, calls: readonly Recorde
     };
     if (!role) {
       violations.set(key, violationOf('(none)', 'the template has no role for this unit'));
+      continue;
+    }
+    if (call.resource.startsWith(UNMAPPED)) {
+      violations.set(key, violationOf(role.roleId, 'functions/local/aws-calls/iam-mapping.ts has no entry for this call, so what it needs is unknown'));
       continue;
     }
     const decision = decide(statementsOf(role.roleId), call);

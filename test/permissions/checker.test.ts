@@ -2,12 +2,14 @@
  * The permission check on calls written here, against the real synthesized template: it finds
  * the grant mismatches issue 10 found (each shown against the template as it shipped, with the
  * grant taken out again), names unit, action and resource, passes calls that are granted, and
- * fails once a grant is taken away.
+ * fails once a grant is taken away; the roles AWS services assume (state machines, EventBridge
+ * Scheduler, ECS execution) are checked the same way, and a call the IAM mapping does not know fails.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../functions/local/aws-calls/recorder.js';
 import { iamRequestsOf } from '../../functions/local/aws-calls/iam-mapping.js';
-import { arns, ResourceNames, symbol } from '../../functions/local/aws-calls/vocabulary.js';
+import { arns, CONTAINER_CLUSTER, CONTAINER_IMAGE_REPOSITORY, principals, ResourceNames, symbol, unitSymbols } from '../../functions/local/aws-calls/vocabulary.js';
+import { workflows } from '../../functions/workflows/registry.js';
 import { units } from '../../functions/runtime/contracts.js';
 import { checkPermissions, formatViolations, unitRoles, type PolicyStatement, type TemplateJson } from '../helpers/iam-policy.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS } from '../infra/shared-assembly.js';
@@ -28,6 +30,12 @@ const analyzeChunk = units.task('analysis', 'AnalyzeChunkFunction');
 
 const call = (unit: string, action: string, resource: string, via: RecordedCall['via'] = 'sdk'): RecordedCall => ({ unit, action, resource, call: action, via });
 const check = (calls: RecordedCall[], against: TemplateJson = template) => checkPermissions(against, calls);
+
+/** Names as the local host has them: its own table and bucket, and none for what only AWS has (`${VARIABLE}`). */
+const localNames = new ResourceNames({ TABLE_NAME: 'local-table', MEDIA_BUCKET: 'local-bucket' }, Object.keys(workflows));
+/** An SDK call (or the call AWS makes for a service), recorded as `unit` through the IAM mapping. */
+const asRecorded = (unit: string, clientName: string, commandName: string, input: Record<string, unknown>): RecordedCall[] =>
+  iamRequestsOf({ clientName, commandName, input }, localNames).map((request) => ({ unit, ...request, call: commandName, via: 'sdk' }));
 
 describe('the three mismatches of issue 10', () => {
   it('the authorizer reading the cursor secret (as getServices did at cold start) has no grant on it', () => {
@@ -59,9 +67,6 @@ describe('the three mismatches of issue 10', () => {
   });
 
   it('finds them from the SDK calls themselves, through the command mapping', () => {
-    const names = new ResourceNames({ TABLE_NAME: 'local-table', MEDIA_BUCKET: 'local-bucket' }, ['analysis', 'batch']);
-    const asRecorded = (unit: string, clientName: string, commandName: string, input: Record<string, unknown>): RecordedCall[] =>
-      iamRequestsOf({ clientName, commandName, input }, names).map((request) => ({ unit, ...request, call: commandName, via: 'sdk' }));
     const calls = [
       ...asRecorded(completeUpload, 'S3Client', 'ListPartsCommand', { Bucket: 'local-bucket', Key: 'accounts/a/u/source', UploadId: 'x' }),
       ...asRecorded(planChunks, 'DynamoDBClient', 'TransactWriteItemsCommand', { TransactItems: [{ ConditionCheck: { TableName: 'local-table' } }, { Update: { TableName: 'local-table' } }] }),
@@ -102,6 +107,78 @@ describe('granted calls', () => {
       ['route:POST /v1/scanner-batches', 'no statement of the role allows it'],
       ['route:GET /v1/account', 'no statement of the role allows it'],
       ['route:GET /v1/nowhere', 'the template has no role for this unit'],
+    ]);
+  });
+});
+
+describe('the roles AWS services assume', () => {
+  const render = units.container('render', 'RenderTaskDefinitionArn');
+  const sender = units.webhookSender;
+  const managedRule = { Name: 'StepFunctionsGetEventsForECSTaskRule' };
+  const passedToEcs = (role: string): RecordedCall => ({ ...call(principals.stateMachine('render'), 'iam:PassRole', arns.role(role), 'stand-in'), context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+  const logStream = { logGroupName: unitSymbols.logGroup(render), logStreamName: 'render-moment/render-moment/<TaskId>' };
+  /** What recorder.ts records for a render task, a task invocation and a webhook retry scheduled 30 minutes ahead. */
+  const serviceCalls = (): RecordedCall[] => [
+    ...asRecorded(principals.stateMachine('analysis'), 'LambdaClient', 'InvokeCommand', { FunctionName: unitSymbols.runner(planChunks) }),
+    ...asRecorded(principals.stateMachine('render'), 'ECSClient', 'RunTaskCommand', { cluster: CONTAINER_CLUSTER, taskDefinition: unitSymbols.runner(render) }),
+    passedToEcs(unitSymbols.taskRole(render)),
+    passedToEcs(unitSymbols.executionRole(render)),
+    ...['PutRuleCommand', 'DescribeRuleCommand'].flatMap((command) => asRecorded(principals.stateMachine('render'), 'EventBridgeClient', command, managedRule)),
+    ...asRecorded(principals.stateMachine('render'), 'EventBridgeClient', 'PutTargetsCommand', { Rule: managedRule.Name }),
+    ...asRecorded(principals.stateMachine('render'), 'ECSClient', 'DescribeTasksCommand', { cluster: CONTAINER_CLUSTER, tasks: ['<TaskId>'] }),
+    ...asRecorded(principals.ecsExecution(render), 'ECRClient', 'GetAuthorizationTokenCommand', {}),
+    ...['BatchGetImageCommand', 'GetDownloadUrlForLayerCommand'].flatMap((command) => asRecorded(principals.ecsExecution(render), 'ECRClient', command, { repositoryName: CONTAINER_IMAGE_REPOSITORY })),
+    ...['CreateLogStreamCommand', 'PutLogEventsCommand'].flatMap((command) => asRecorded(principals.ecsExecution(render), 'CloudWatchLogsClient', command, logStream)),
+    ...asRecorded(sender, 'SchedulerClient', 'CreateScheduleCommand', {
+      Name: 'dlv_1-20260101T000000',
+      GroupName: '${WEBHOOK_SCHEDULE_GROUP}',
+      Target: { Arn: '${WEBHOOK_QUEUE_ARN}', RoleArn: '${WEBHOOK_SCHEDULER_ROLE_ARN}' },
+    }),
+    ...asRecorded(sender, 'SQSClient', 'SendMessageCommand', { QueueUrl: '${WEBHOOK_QUEUE_URL}' }),
+    ...asRecorded(principals.scheduler, 'SQSClient', 'SendMessageCommand', { QueueUrl: '${WEBHOOK_QUEUE_URL}' }),
+  ];
+
+  it('finds the role of each: state machine, task execution role, the scheduler role the sender passes', () => {
+    const roles = unitRoles(template);
+    for (const principal of [principals.stateMachine('analysis'), principals.stateMachine('batch'), principals.stateMachine('render'), principals.ecsExecution(render), principals.scheduler]) {
+      expect(roles.get(principal)?.roleId, principal).toMatch(/Role/);
+    }
+    expect(roles.get(principals.ecsExecution(render))!.roleId).not.toBe(roles.get(render)!.roleId);
+  });
+
+  it('allows what they do on AWS: invoke, RunTask on the family, PassRole to ECS, the managed rule, image pull, logs, the scheduled send', () => {
+    expect(formatViolations(check(serviceCalls()).violations)).toBe('Every recorded AWS call is allowed by its unit’s role.');
+  });
+
+  it('reports a missing grant: RunTask on the task definition family, the scheduler’s SendMessage, the image pull', () => {
+    const withoutGrants = withoutAction([principals.ecsExecution(render)], 'ecr:BatchGetImage', withoutAction([principals.scheduler], 'sqs:SendMessage', withoutAction([principals.stateMachine('render')], 'ecs:RunTask')));
+    expect(check(serviceCalls(), withoutGrants).violations.map((v) => [v.unit, v.action, v.resource, v.reason])).toEqual([
+      [principals.stateMachine('render'), 'ecs:RunTask', arns.taskDefinition(`${unitSymbols.runner(render)}:<Revision>`), 'no statement of the role allows it'],
+      [principals.ecsExecution(render), 'ecr:BatchGetImage', arns.repository(CONTAINER_IMAGE_REPOSITORY), 'no statement of the role allows it'],
+      [principals.scheduler, 'sqs:SendMessage', arns.queue('<WebhookQueue>'), 'no statement of the role allows it'],
+    ]);
+  });
+
+  it('reports RunTask granted on one revision only: naming the family runs whichever revision is latest', () => {
+    const oneRevision = withStatementsOf(principals.stateMachine('render'), (statement) =>
+      statement.Action === 'ecs:RunTask' ? [{ ...statement, Resource: JSON.parse(JSON.stringify(statement.Resource).replace(':*"', ':1"')) as unknown }] : [statement],
+    );
+    expect(check(serviceCalls(), oneRevision).violations.map((v) => v.action)).toEqual(['ecs:RunTask']);
+  });
+
+  it('allows PassRole only to the service its condition names', () => {
+    const toLambda = { ...passedToEcs(unitSymbols.taskRole(render)), context: { 'iam:PassedToService': 'lambda.amazonaws.com' } };
+    expect(check([toLambda]).violations[0]?.reason).toBe('its only matching Allow statements have conditions that do not hold');
+  });
+});
+
+describe('calls the IAM mapping does not know', () => {
+  it('fail, even where the role grants the action on every resource', () => {
+    // Task roles grant xray:PutTraceSegments on `*` (tracing): an unmapped call must still not pass.
+    const unmapped = asRecorded(planChunks, 'XRayClient', 'PutTraceSegmentsCommand', {});
+    expect(unmapped).toEqual([expect.objectContaining({ action: 'xray:PutTraceSegments', resource: '<unmapped>' })]);
+    expect(check(unmapped).violations.map((v) => [v.unit, v.action, v.reason])).toEqual([
+      [planChunks, 'xray:PutTraceSegments', 'functions/local/aws-calls/iam-mapping.ts has no entry for this call, so what it needs is unknown'],
     ]);
   });
 });

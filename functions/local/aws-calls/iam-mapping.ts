@@ -6,10 +6,12 @@
  *
  * Sources: the Service Authorization Reference's "API operations" tables and the services' IAM
  * guides (DynamoDB "Using IAM with DynamoDB transactions"; S3 "Required permissions for Amazon S3
- * API operations"). A command not listed here maps to `<service>:<Operation>` on resource
- * `<unmapped>`, which no grant covers: the check then names it, and this table needs an entry.
+ * API operations"; "Amazon ECS task execution IAM role"; CloudWatch Logs "Overview of managing
+ * access permissions"). A command not listed here maps to `<service>:<Operation>` on resource
+ * `<unmapped>`, which the check reports as unmapped whatever the role grants: this table then
+ * needs an entry.
  */
-import { arns, canonicalArn, SECRET_SUFFIX, symbol, type ResourceNames } from './vocabulary.js';
+import { arns, canonicalArn, LATEST_REVISION, SECRET_SUFFIX, symbol, type ResourceNames } from './vocabulary.js';
 
 /** One SDK call as the middleware sees it. */
 export interface SdkCall {
@@ -178,8 +180,11 @@ function eventBusArn(names: ResourceNames, bus: string): string {
 }
 
 const eventBridge: Mapper = (operation, input, names) => {
-  if (operation !== 'PutEvents') return undefined;
-  return records(input.Entries).map((entry) => ({ action: 'events:PutEvents', resource: eventBusArn(names, text(entry.EventBusName)) }));
+  if (operation === 'PutEvents') return records(input.Entries).map((entry) => ({ action: 'events:PutEvents', resource: eventBusArn(names, text(entry.EventBusName)) }));
+  // Rules, on the bus they belong to: PutTargets names its rule `Rule`, the others `Name`.
+  if (!['PutRule', 'PutTargets', 'DescribeRule', 'DeleteRule', 'RemoveTargets'].includes(operation)) return undefined;
+  const bus = text(input.EventBusName);
+  return [{ action: `events:${operation}`, resource: arns.rule(bus ? names.nameOf(bus) : 'default', text(input.Name ?? input.Rule)) }];
 };
 
 function stateMachineArn(names: ResourceNames, arn: string): string {
@@ -239,6 +244,108 @@ const transcribe: Mapper = (operation, input, names) => {
   return requests;
 };
 
+// ---- SQS, EventBridge Scheduler, IAM PassRole ----
+
+/** A queue by URL (`https://sqs.<region>.amazonaws.com/<account>/<name>`), ARN or name. */
+function queueArn(names: ResourceNames, queue: string): string {
+  const known = names.symbolOf(queue);
+  if (known) return arns.queue(known);
+  if (queue.startsWith('arn:')) return canonicalArn(queue);
+  return arns.queue(/\/\d{12}\/([^/?]+)$/.exec(queue)?.[1] ?? queue);
+}
+
+/** Queue operations, by the action they need: the batch ones need the single message's. */
+const sqsQueueActions: Readonly<Record<string, string>> = {
+  SendMessage: 'SendMessage',
+  SendMessageBatch: 'SendMessage',
+  ReceiveMessage: 'ReceiveMessage',
+  DeleteMessage: 'DeleteMessage',
+  DeleteMessageBatch: 'DeleteMessage',
+  ChangeMessageVisibility: 'ChangeMessageVisibility',
+  ChangeMessageVisibilityBatch: 'ChangeMessageVisibility',
+  GetQueueAttributes: 'GetQueueAttributes',
+  SetQueueAttributes: 'SetQueueAttributes',
+  PurgeQueue: 'PurgeQueue',
+  DeleteQueue: 'DeleteQueue',
+};
+
+const sqs: Mapper = (operation, input, names) => {
+  const action = sqsQueueActions[operation];
+  if (action) return [{ action: `sqs:${action}`, resource: queueArn(names, text(input.QueueUrl)) }];
+  if (operation === 'GetQueueUrl') return [{ action: 'sqs:GetQueueUrl', resource: queueArn(names, text(input.QueueName)) }];
+  return undefined;
+};
+
+/** A role handed to a service, which IAM authorises as iam:PassRole on it, with the receiving service as context. */
+function passRole(names: ResourceNames, role: string, service: string): IamRequest {
+  const known = names.symbolOf(role);
+  const resource = known ? arns.role(known) : role.startsWith('arn:') ? canonicalArn(role) : arns.role(role);
+  return { action: 'iam:PassRole', resource, context: { 'iam:PassedToService': service } };
+}
+
+const scheduler: Mapper = (operation, input, names) => {
+  if (!['CreateSchedule', 'UpdateSchedule', 'GetSchedule', 'DeleteSchedule'].includes(operation)) return undefined;
+  const group = names.nameOf(text(input.GroupName) || 'default');
+  const requests: IamRequest[] = [{ action: `scheduler:${operation}`, resource: arns.schedule(group, text(input.Name)) }];
+  // The schedule's target is called with the role it names.
+  const role = text((input.Target as Input | undefined)?.RoleArn);
+  if (role && (operation === 'CreateSchedule' || operation === 'UpdateSchedule')) requests.push(passRole(names, role, 'scheduler.amazonaws.com'));
+  return requests;
+};
+
+// ---- What AWS services do with the roles they assume: Lambda, ECS, EventBridge rules, ECR, CloudWatch Logs ----
+
+/** `name`, `name:qualifier`, or an ARN; `Qualifier` adds a version or alias. */
+function functionArn(names: ResourceNames, name: string, qualifier: unknown): string {
+  const arn = name.startsWith('arn:') ? canonicalArn(name) : arns.function(names.nameOf(name));
+  return qualifier ? `${arn}:${text(qualifier)}` : arn;
+}
+
+const lambda: Mapper = (operation, input, names) => {
+  if (!['Invoke', 'InvokeAsync', 'InvokeWithResponseStream'].includes(operation)) return undefined;
+  return [{ action: 'lambda:InvokeFunction', resource: functionArn(names, text(input.FunctionName), input.Qualifier) }];
+};
+
+/** A task definition by family (its latest ACTIVE revision), `family:revision`, or ARN. */
+function taskDefinitionArn(names: ResourceNames, taskDefinition: string): string {
+  if (taskDefinition.startsWith('arn:')) return canonicalArn(taskDefinition);
+  const [family = '', revision = LATEST_REVISION] = taskDefinition.split(/:(?=\d+$)/);
+  return arns.taskDefinition(`${names.nameOf(family)}:${revision}`);
+}
+
+/** A task by ARN, or by id in the cluster named (a name or ARN). */
+function ecsTaskArn(names: ResourceNames, cluster: string, task: string): string {
+  if (task.startsWith('arn:')) return canonicalArn(task);
+  const clusterName = names.symbolOf(cluster) ?? (cluster.startsWith('arn:') ? cluster.split('cluster/')[1] : cluster);
+  return arns.ecsTask(clusterName || 'default', task);
+}
+
+const ecs: Mapper = (operation, input, names) => {
+  if (operation === 'RunTask') {
+    // PassRole of the task definition's own roles depends on the definition, not on the input:
+    // whoever records a RunTask records those too (recorder.ts). Overrides name roles here.
+    const overrides = (input.overrides as Input | undefined) ?? {};
+    const roles = [overrides.taskRoleArn, overrides.executionRoleArn].map(text).filter(Boolean);
+    return [{ action: 'ecs:RunTask', resource: taskDefinitionArn(names, text(input.taskDefinition)) }, ...roles.map((role) => passRole(names, role, 'ecs-tasks.amazonaws.com'))];
+  }
+  if (operation === 'StopTask') return [{ action: 'ecs:StopTask', resource: ecsTaskArn(names, text(input.cluster), text(input.task)) }];
+  if (operation === 'DescribeTasks') {
+    return (Array.isArray(input.tasks) ? input.tasks.map(text) : []).map((task) => ({ action: 'ecs:DescribeTasks', resource: ecsTaskArn(names, text(input.cluster), task) }));
+  }
+  return undefined;
+};
+
+const ecr: Mapper = (operation, input, names) => {
+  if (operation === 'GetAuthorizationToken') return [{ action: 'ecr:GetAuthorizationToken', resource: '*' }];
+  if (!['BatchGetImage', 'GetDownloadUrlForLayer', 'BatchCheckLayerAvailability'].includes(operation)) return undefined;
+  return [{ action: `ecr:${operation}`, resource: arns.repository(names.nameOf(text(input.repositoryName))) }];
+};
+
+const cloudWatchLogs: Mapper = (operation, input, names) => {
+  if (operation !== 'CreateLogStream' && operation !== 'PutLogEvents') return undefined;
+  return [{ action: `logs:${operation}`, resource: arns.logStream(names.nameOf(text(input.logGroupName)), text(input.logStreamName)) }];
+};
+
 const mappers: Readonly<Record<string, [service: string, mapper: Mapper]>> = {
   DynamoDBClient: ['dynamodb', dynamoDb],
   S3Client: ['s3', s3],
@@ -247,6 +354,12 @@ const mappers: Readonly<Record<string, [service: string, mapper: Mapper]>> = {
   SFNClient: ['states', stepFunctions],
   BedrockRuntimeClient: ['bedrock', bedrock],
   TranscribeClient: ['transcribe', transcribe],
+  SQSClient: ['sqs', sqs],
+  SchedulerClient: ['scheduler', scheduler],
+  LambdaClient: ['lambda', lambda],
+  ECSClient: ['ecs', ecs],
+  ECRClient: ['ecr', ecr],
+  CloudWatchLogsClient: ['logs', cloudWatchLogs],
 };
 
 /** The IAM authorisations one SDK call needs. */

@@ -6,8 +6,12 @@
  * it needs on AWS. SDK calls are seen by a middleware on every client the service builds
  * (presigned URLs included: the presigner runs the client's middleware); the calls the local host
  * answers in-process (starting a workflow, waking a task token, publishing an event, reading the
- * cursor key) are reported by those stand-ins. test/helpers/iam-policy.ts checks the file against
- * the roles of the synthesized template.
+ * cursor key) are reported by those stand-ins. What AWS services do with the roles they assume
+ * (vocabulary.ts `principals`) is recorded where the local host does the same thing: the workflow
+ * runner invoking a task or running a container task (a state machine's role; a task's execution
+ * role), the delivery scheduler waking a delivery (EventBridge Scheduler's role). Each is described
+ * as the SDK call AWS makes and goes through the same IAM mapping. test/helpers/iam-policy.ts
+ * checks the file against the roles of the synthesized template.
  *
  * Which unit is calling is the AsyncLocalStorage context the local host sets where it dispatches
  * (server.ts: the authorizer and routes; local-workflows.ts: tasks), or, in a container task's
@@ -19,11 +23,14 @@ import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { installAwsCallHooks, type StandInCall } from '../../adapters/aws-call-hooks.js';
+import { awsDeliveryScheduler, type AwsSchedulerSettings } from '../../adapters/webhooks/aws-scheduler.js';
 import { workflows } from '../../workflows/registry.js';
-import { iamRequestsOf, TASK_TOKEN_STATE_MACHINE, type IamRequest, type SdkCall } from './iam-mapping.js';
-import { arns, ResourceNames, symbol } from './vocabulary.js';
-import { units } from '../../runtime/contracts.js';
+import { iamRequestsOf, TASK_TOKEN_STATE_MACHINE, UNMAPPED, type IamRequest, type SdkCall } from './iam-mapping.js';
+import { arns, CONTAINER_CLUSTER, CONTAINER_IMAGE_REPOSITORY, principals, ResourceNames, symbol, unitSymbols } from './vocabulary.js';
+import { containerContractOf, units } from '../../runtime/contracts.js';
 
 /** One line of the recording. */
 export interface RecordedCall {
@@ -79,7 +86,7 @@ function record(call: SdkCall, via: RecordedCall['via']): void {
   try {
     requests = iamRequestsOf(call, recording.names);
   } catch (error) {
-    requests = [{ action: callName(call), resource: `<mapping failed: ${(error as Error).message}>` }];
+    requests = [{ action: callName(call), resource: `${UNMAPPED} (the mapping failed: ${(error as Error).message})` }];
   }
   for (const request of requests) write(request, callName(call), via);
 }
@@ -101,6 +108,104 @@ export function recordWorkflowCall(operation: 'StartExecution' | 'SendTaskSucces
 export function recordCursorSecretRead(): void {
   if (!recording) return;
   write({ action: 'secretsmanager:GetSecretValue', resource: arns.secret(symbol('CursorSecret')) }, 'SecretsManager.GetSecretValue', 'stand-in');
+}
+
+/** Calls AWS makes as `principal`, the role a service assumes, each described as the SDK call it is. */
+function recordAs(principal: string, calls: readonly StandInCall[]): void {
+  if (recording) inUnit(principal, () => calls.forEach(recordStandIn));
+}
+
+/** A Task state's function, invoked as its state machine invokes it on AWS: with the state machine's role. */
+export function invokedBy<A extends unknown[], R>(workflow: string, placeholder: string, handler: (...args: A) => R): (...args: A) => R {
+  const invoke: StandInCall = { clientName: 'LambdaClient', commandName: 'InvokeCommand', input: { FunctionName: unitSymbols.runner(units.task(workflow, placeholder)) } };
+  return (...args) => {
+    recordAs(principals.stateMachine(workflow), [invoke]);
+    return handler(...args);
+  };
+}
+
+/** The rule Step Functions keeps, with the state machine's role, to learn that a `.sync` task stopped. */
+const STEP_FUNCTIONS_ECS_RULE = 'StepFunctionsGetEventsForECSTaskRule';
+/** ECS gives a task its id; one symbol stands for all the local host's. */
+const ECS_TASK_ID = '<TaskId>';
+
+/**
+ * A container task, run as an `ecs:runTask.sync` state runs it on AWS: the state machine's role
+ * runs the task definition's family, passes the task its two roles, and keeps the managed rule
+ * through which it learns the task stopped; the task's execution role pulls the image and writes
+ * the container's log stream (awslogs: `<prefix>/<container>/<task id>`); once the task stopped,
+ * the state machine describes it.
+ */
+export function runBy<P, R>(workflow: string, containerUnit: string, run: (parameters: P) => Promise<R>): (parameters: P) => Promise<R> {
+  const stateMachine = principals.stateMachine(workflow);
+  const call = (clientName: string, commandName: string, input: Record<string, unknown>): StandInCall => ({ clientName, commandName, input });
+  const family = unitSymbols.runner(containerUnit);
+  return async (parameters) => {
+    if (recording) {
+      recordAs(stateMachine, [
+        call('ECSClient', 'RunTaskCommand', { cluster: CONTAINER_CLUSTER, taskDefinition: family, launchType: 'FARGATE' }),
+        call('EventBridgeClient', 'PutRuleCommand', { Name: STEP_FUNCTIONS_ECS_RULE }),
+        call('EventBridgeClient', 'PutTargetsCommand', { Rule: STEP_FUNCTIONS_ECS_RULE }),
+        call('EventBridgeClient', 'DescribeRuleCommand', { Name: STEP_FUNCTIONS_ECS_RULE }),
+      ]);
+      // RunTask passes the roles the task definition names, which its input does not show.
+      inUnit(stateMachine, () => {
+        for (const role of [unitSymbols.taskRole(containerUnit), unitSymbols.executionRole(containerUnit)]) {
+          write({ action: 'iam:PassRole', resource: arns.role(role), context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } }, 'ECS.RunTask', 'stand-in');
+        }
+      });
+      const { containerName } = containerContractOf(containerUnit);
+      const logStream = { logGroupName: unitSymbols.logGroup(containerUnit), logStreamName: `${containerName}/${containerName}/${ECS_TASK_ID}` };
+      recordAs(principals.ecsExecution(containerUnit), [
+        call('ECRClient', 'GetAuthorizationTokenCommand', {}),
+        call('ECRClient', 'BatchGetImageCommand', { repositoryName: CONTAINER_IMAGE_REPOSITORY }),
+        call('ECRClient', 'GetDownloadUrlForLayerCommand', { repositoryName: CONTAINER_IMAGE_REPOSITORY }),
+        call('CloudWatchLogsClient', 'CreateLogStreamCommand', logStream),
+        call('CloudWatchLogsClient', 'PutLogEventsCommand', logStream),
+      ]);
+    }
+    try {
+      return await run(parameters);
+    } finally {
+      recordAs(stateMachine, [call('ECSClient', 'DescribeTasksCommand', { cluster: CONTAINER_CLUSTER, tasks: [ECS_TASK_ID] })]);
+    }
+  };
+}
+
+/** The delivery queue, scheduler role and schedule group, by the variables that name them on AWS (the local host sets none). */
+const deliverySettings: AwsSchedulerSettings = {
+  queueUrl: '${WEBHOOK_QUEUE_URL}',
+  queueArn: '${WEBHOOK_QUEUE_ARN}',
+  schedulerRoleArn: '${WEBHOOK_SCHEDULER_ROLE_ARN}',
+  scheduleGroup: '${WEBHOOK_SCHEDULE_GROUP}',
+};
+
+/**
+ * Arming a delivery's wake-up `delayMs` ahead (as AWS would wait: before the local host's
+ * compression), as the calling unit: the AWS adapter itself (aws-scheduler.ts) asks clients that
+ * only record what they are sent, an SQS message or an EventBridge Scheduler schedule. Resolves
+ * to whether it made a schedule, whose wake-up Scheduler later sends (recordScheduledWakeUp).
+ */
+export async function recordDeliveryWakeUp(accountId: string, deliveryId: string, delayMs: number): Promise<boolean> {
+  if (!recording) return false;
+  let scheduled = false;
+  const recordingClient = <T>(clientName: string): Promise<T> =>
+    Promise.resolve({
+      send: (command: { input: Record<string, unknown> }) => {
+        scheduled ||= clientName === 'SchedulerClient';
+        recordStandIn({ clientName, commandName: command.constructor.name, input: command.input });
+        return Promise.resolve({});
+      },
+    } as unknown as T);
+  const now = new Date();
+  const scheduler = awsDeliveryScheduler({ sqs: () => recordingClient<SQSClient>('SQSClient'), scheduler: () => recordingClient<SchedulerClient>('SchedulerClient') }, deliverySettings, () => now);
+  await scheduler.schedule(accountId, deliveryId, new Date(now.getTime() + delayMs));
+  return scheduled;
+}
+
+/** A schedule's wake-up falling due: EventBridge Scheduler sends it to the delivery queue with its role. */
+export function recordScheduledWakeUp(): void {
+  recordAs(principals.scheduler, [{ clientName: 'SQSClient', commandName: 'SendMessageCommand', input: { QueueUrl: deliverySettings.queueUrl } }]);
 }
 
 /** The part of an SDK v3 client the middleware goes on. */

@@ -13,6 +13,8 @@
  *   arn:aws:secretsmanager:<Region>:<Account>:secret:<CursorSecret>
  *   arn:aws:events:<Region>:<Account>:event-bus/<EventBus>
  *   arn:aws:states:<Region>:<Account>:stateMachine:<analysis>    (the workflow table's names)
+ *   arn:aws:lambda:<Region>:<Account>:function:<task:analysis/PlanChunksFunction>   (a unit's own resources:
+ *   arn:aws:ecs:<Region>:<Account>:task-definition/<container:render/...>:<Revision>   by the unit, unitSymbols)
  *
  * A resource is recognised by the configuration variable through which the code learns it
  * (functions/config.ts; CDK sets each to the resource's Ref): the recorder reads the local host's
@@ -29,7 +31,38 @@ export const resourceVariables = {
   MEDIA_BUCKET: 'MediaBucket',
   CURSOR_SECRET_ARN: 'CursorSecret',
   EVENT_BUS_NAME: 'EventBus',
+  WEBHOOK_QUEUE_URL: 'WebhookQueue',
+  WEBHOOK_QUEUE_ARN: 'WebhookQueue',
+  WEBHOOK_SCHEDULER_ROLE_ARN: 'WebhookSchedulerRole',
+  WEBHOOK_SCHEDULE_GROUP: 'WebhookScheduleGroup',
 } as const;
+
+/**
+ * Who calls AWS besides the deployed units (functions/runtime/contracts.ts `units`): the roles AWS
+ * services assume on the service's behalf. Each is checked against its own role in the template.
+ */
+export const principals = {
+  /** A workflow's state machine: invokes its task functions, runs its container tasks (`.sync`). */
+  stateMachine: (workflow: string) => `states:${workflow}`,
+  /** EventBridge Scheduler: sends due webhook retries to the delivery queue. */
+  scheduler: 'scheduler',
+  /** ECS, for a container task (`container:...`): pulls its image and writes its logs. */
+  ecsExecution: (containerUnit: string) => `ecs-execution:${containerUnit}`,
+} as const;
+
+/** A deployed unit's own resources by its name: its function or task definition (family), and a container task's roles and log group. */
+export const unitSymbols = {
+  runner: (unit: string) => symbol(unit),
+  taskRole: (unit: string) => symbol(`${unit} task role`),
+  executionRole: (unit: string) => symbol(`${unit} execution role`),
+  logGroup: (unit: string) => symbol(`${unit} log group`),
+};
+
+/** The cluster the container tasks run in, and the repository of their one image. */
+export const CONTAINER_CLUSTER = '<ContainerCluster>';
+export const CONTAINER_IMAGE_REPOSITORY = '<ContainerImageRepository>';
+/** RunTask naming a family runs its latest ACTIVE revision, and IAM authorises that revision's ARN. */
+export const LATEST_REVISION = '<Revision>';
 
 /** `analysis` -> `ANALYSIS_STATE_MACHINE_ARN` (as infra/stack.ts names it; test/unit checks they agree). */
 export const stateMachineVariable = (workflow: string): string =>
@@ -53,6 +86,18 @@ export const arns = {
   foundationModel: (modelId: string, region: string = REGION) => `arn:${PARTITION}:bedrock:${region}::foundation-model/${modelId}`,
   inferenceProfile: (profileId: string) => `arn:${PARTITION}:bedrock:${REGION}:${ACCOUNT}:inference-profile/${profileId}`,
   transcriptionJob: (name: string) => `arn:${PARTITION}:transcribe:${REGION}:${ACCOUNT}:transcription-job/${name}`,
+  queue: (name: string) => `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT}:${name}`,
+  schedule: (group: string, name: string) => `arn:${PARTITION}:scheduler:${REGION}:${ACCOUNT}:schedule/${group}/${name}`,
+  role: (name: string) => `arn:${PARTITION}:iam::${ACCOUNT}:role/${name}`,
+  function: (name: string) => `arn:${PARTITION}:lambda:${REGION}:${ACCOUNT}:function:${name}`,
+  taskDefinition: (familyAndRevision: string) => `arn:${PARTITION}:ecs:${REGION}:${ACCOUNT}:task-definition/${familyAndRevision}`,
+  cluster: (name: string) => `arn:${PARTITION}:ecs:${REGION}:${ACCOUNT}:cluster/${name}`,
+  ecsTask: (cluster: string, taskId: string) => `arn:${PARTITION}:ecs:${REGION}:${ACCOUNT}:task/${cluster}/${taskId}`,
+  /** On the default bus a rule's ARN has no bus name. */
+  rule: (bus: string, name: string) => `arn:${PARTITION}:events:${REGION}:${ACCOUNT}:rule/${bus === 'default' ? '' : `${bus}/`}${name}`,
+  logGroup: (name: string) => `arn:${PARTITION}:logs:${REGION}:${ACCOUNT}:log-group:${name}:*`,
+  logStream: (group: string, stream: string) => `arn:${PARTITION}:logs:${REGION}:${ACCOUNT}:log-group:${group}:log-stream:${stream}`,
+  repository: (name: string) => `arn:${PARTITION}:ecr:${REGION}:${ACCOUNT}:repository/${name}`,
 };
 
 /**

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { iamRequestsOf, UNMAPPED, type IamRequest } from '../../../functions/local/aws-calls/iam-mapping.js';
 import { arns, canonicalArn, ResourceNames, stateMachineVariable, symbol } from '../../../functions/local/aws-calls/vocabulary.js';
@@ -143,10 +145,80 @@ describe('other services', () => {
     ]);
   });
 
-  it('maps a command it does not know to a resource no grant covers', () => {
+  it('authorises SQS calls on the queue, by URL or ARN, the batch ones as the single message’s action', () => {
+    const queue = [{ action: 'sqs:SendMessage', resource: arns.queue('<WebhookQueue>') }];
+    expect(map('SQSClient', 'SendMessageCommand', { QueueUrl: '${WEBHOOK_QUEUE_URL}', MessageBody: '{}' })).toEqual(queue);
+    expect(map('SQSClient', 'SendMessageBatchCommand', { QueueUrl: '${WEBHOOK_QUEUE_URL}', Entries: [] })).toEqual(queue);
+    expect(map('SQSClient', 'DeleteMessageCommand', { QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/other' })).toEqual([{ action: 'sqs:DeleteMessage', resource: arns.queue('other') }]);
+  });
+
+  it('authorises a schedule in its group, and passing its target’s role to EventBridge Scheduler', () => {
+    expect(
+      map('SchedulerClient', 'CreateScheduleCommand', {
+        Name: 'dlv_1-20260101T000000',
+        GroupName: '${WEBHOOK_SCHEDULE_GROUP}',
+        Target: { Arn: '${WEBHOOK_QUEUE_ARN}', RoleArn: '${WEBHOOK_SCHEDULER_ROLE_ARN}' },
+      }),
+    ).toEqual([
+      { action: 'scheduler:CreateSchedule', resource: arns.schedule('<WebhookScheduleGroup>', 'dlv_1-20260101T000000') },
+      { action: 'iam:PassRole', resource: arns.role('<WebhookSchedulerRole>'), context: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+    ]);
+  });
+
+  it('authorises what Step Functions does for a state machine: Invoke, RunTask on a family’s latest revision, DescribeTasks, the .sync rule', () => {
+    expect(map('LambdaClient', 'InvokeCommand', { FunctionName: 'arn:aws:lambda:eu-west-1:123456789012:function:f', Qualifier: 'live' })).toEqual([
+      { action: 'lambda:InvokeFunction', resource: `${arns.function('f')}:live` },
+    ]);
+    expect(map('ECSClient', 'RunTaskCommand', { taskDefinition: 'family' })).toEqual([{ action: 'ecs:RunTask', resource: arns.taskDefinition('family:<Revision>') }]);
+    expect(map('ECSClient', 'RunTaskCommand', { taskDefinition: 'family:7', overrides: { taskRoleArn: 'arn:aws:iam::123456789012:role/r' } })).toEqual([
+      { action: 'ecs:RunTask', resource: arns.taskDefinition('family:7') },
+      { action: 'iam:PassRole', resource: arns.role('r'), context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+    ]);
+    expect(map('ECSClient', 'DescribeTasksCommand', { cluster: 'arn:aws:ecs:eu-west-1:123456789012:cluster/c', tasks: ['t1', 'arn:aws:ecs:eu-west-1:123456789012:task/c/t2'] })).toEqual([
+      { action: 'ecs:DescribeTasks', resource: arns.ecsTask('c', 't1') },
+      { action: 'ecs:DescribeTasks', resource: arns.ecsTask('c', 't2') },
+    ]);
+    expect(map('EventBridgeClient', 'PutTargetsCommand', { Rule: 'StepFunctionsGetEventsForECSTaskRule', Targets: [] })).toEqual([
+      { action: 'events:PutTargets', resource: 'arn:aws:events:<Region>:<Account>:rule/StepFunctionsGetEventsForECSTaskRule' },
+    ]);
+  });
+
+  it('authorises what ECS does for a task’s execution role: the image pull on its repository, the log stream in its group', () => {
+    expect(map('ECRClient', 'GetAuthorizationTokenCommand', {})).toEqual([{ action: 'ecr:GetAuthorizationToken', resource: '*' }]);
+    expect(map('ECRClient', 'BatchGetImageCommand', { repositoryName: 'images' })).toEqual([{ action: 'ecr:BatchGetImage', resource: arns.repository('images') }]);
+    expect(map('CloudWatchLogsClient', 'PutLogEventsCommand', { logGroupName: 'g', logStreamName: 'p/c/t' })).toEqual([
+      { action: 'logs:PutLogEvents', resource: 'arn:aws:logs:<Region>:<Account>:log-group:g:log-stream:p/c/t' },
+    ]);
+  });
+
+  it('maps a command it does not know to a resource the check reports as unmapped', () => {
     expect(map('S3Client', 'SelectObjectContentCommand', { Bucket: 'b', Key: 'k' })).toEqual([{ action: 's3:SelectObjectContent', resource: UNMAPPED }]);
     expect(map('KinesisClient', 'PutRecordCommand', {})).toEqual([{ action: 'kinesis:PutRecord', resource: UNMAPPED }]);
   });
+});
+
+describe('the service’s own SDK calls', () => {
+  /** Every `...Command` a module under functions/ names from an `@aws-sdk/client-*` package it imports, by client. */
+  async function commandsSent(): Promise<[client: string, command: string][]> {
+    const root = join(import.meta.dirname, '..', '..', '..', 'functions');
+    const sent = new Set<string>();
+    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'))) {
+      const source = readFileSync(join(root, file), 'utf8');
+      const names = new Set(Array.from(source.matchAll(/\b([A-Z]\w*Command)\b/g), (m) => m[1]!));
+      for (const packageName of new Set(Array.from(source.matchAll(/'(@aws-sdk\/client-[a-z-]+)'/g), (m) => m[1]!))) {
+        const exports = (await import(packageName)) as Record<string, unknown>;
+        const client = Object.keys(exports).find((name) => name.endsWith('Client') && name !== '__Client')!;
+        for (const name of names) if (name in exports) sent.add(`${client} ${name}`);
+      }
+    }
+    return [...sent].sort().map((entry) => entry.split(' ') as [string, string]);
+  }
+
+  it('each has an entry in the mapping', async () => {
+    const commands = await commandsSent();
+    expect(commands).toEqual(expect.arrayContaining([['SQSClient', 'SendMessageCommand'], ['SchedulerClient', 'CreateScheduleCommand'], ['BedrockRuntimeClient', 'ConverseCommand']]));
+    expect(commands.filter(([client, command]) => map(client, command, {}).some((request) => request.resource === UNMAPPED))).toEqual([]);
+  }, 30_000);
 });
 
 describe('vocabulary', () => {

@@ -7,15 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbClients } from '../../../functions/adapters/dynamodb-clients.js';
 import { createS3Client } from '../../../functions/adapters/s3-client.js';
 import { installAwsCallHooks } from '../../../functions/adapters/aws-call-hooks.js';
 import { localEventBus } from '../../../functions/adapters/events/local-event-bus.js';
 import { s3MediaStore } from '../../../functions/adapters/media/s3-media-store.js';
 import { parseConfig } from '../../../functions/config.js';
-import { childProcessRecording, inUnit, recordCursorSecretRead, recordWorkflowCall, startCallRecording, type RecordedCall } from '../../../functions/local/aws-calls/recorder.js';
-import { arns } from '../../../functions/local/aws-calls/vocabulary.js';
+import { childProcessRecording, inUnit, invokedBy, recordCursorSecretRead, recordWorkflowCall, runBy, startCallRecording, type RecordedCall } from '../../../functions/local/aws-calls/recorder.js';
+import { arns, principals } from '../../../functions/local/aws-calls/vocabulary.js';
+import { LocalDeliveryScheduler } from '../../../functions/local/webhook-scheduler.js';
 import { units } from '../../../functions/runtime/contracts.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'mss-aws-calls-'));
@@ -122,4 +123,57 @@ describe('stand-ins', () => {
     expect(child.execArgv[1]).toMatch(/^file:.*aws-call-recorder-\d+\.mjs$/);
     rmSync(fileURLToPath(child.execArgv[1]!), { force: true });
   }, 30_000);
+});
+
+describe('the roles AWS services assume', () => {
+  const actionsOf = (unit: string) => recordedFor(unit).map(({ action, resource }) => [action, resource]);
+
+  it('a Task state’s function is invoked with its state machine’s role, then runs as its own unit', async () => {
+    const handler = invokedBy('batch', 'PlanBatchFunction', (input: number) => Promise.resolve(input + 1));
+    await expect(handler(1)).resolves.toBe(2);
+    expect(actionsOf(principals.stateMachine('batch'))).toEqual([['lambda:InvokeFunction', arns.function('<task:batch/PlanBatchFunction>')]]);
+  });
+
+  it('a container task is run, passed its roles and described by the state machine, its image pulled and logs written by its execution role, also when it fails', async () => {
+    const unit = units.container('render', 'RenderTaskDefinitionArn');
+    const run = runBy('render', unit, () => Promise.reject(new Error('exit 1')));
+    await expect(run({})).rejects.toThrow('exit 1');
+    const logStream = arns.logStream(`<${unit} log group>`, 'render-moment/render-moment/<TaskId>');
+    expect(recordedFor(principals.stateMachine('render')).map(({ action, resource, context }) => [action, resource, context])).toEqual([
+      ['ecs:RunTask', arns.taskDefinition(`<${unit}>:<Revision>`), undefined],
+      ['events:PutRule', 'arn:aws:events:<Region>:<Account>:rule/StepFunctionsGetEventsForECSTaskRule', undefined],
+      ['events:PutTargets', 'arn:aws:events:<Region>:<Account>:rule/StepFunctionsGetEventsForECSTaskRule', undefined],
+      ['events:DescribeRule', 'arn:aws:events:<Region>:<Account>:rule/StepFunctionsGetEventsForECSTaskRule', undefined],
+      ['iam:PassRole', arns.role(`<${unit} task role>`), { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' }],
+      ['iam:PassRole', arns.role(`<${unit} execution role>`), { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' }],
+      ['ecs:DescribeTasks', arns.ecsTask('<ContainerCluster>', '<TaskId>'), undefined],
+    ]);
+    expect(actionsOf(principals.ecsExecution(unit))).toEqual([
+      ['ecr:GetAuthorizationToken', '*'],
+      ['ecr:BatchGetImage', arns.repository('<ContainerImageRepository>')],
+      ['ecr:GetDownloadUrlForLayer', arns.repository('<ContainerImageRepository>')],
+      ['logs:CreateLogStream', logStream],
+      ['logs:PutLogEvents', logStream],
+    ]);
+  });
+
+  it('a delivery woken within 15 minutes on AWS is an SQS message of the caller; later, a schedule whose send is the Scheduler’s when due', async () => {
+    const attempted: string[] = [];
+    // The integration suite's compression: 30 minutes on AWS are 0.18 s here.
+    const scheduler = new LocalDeliveryScheduler({ deliveries: { listDue: () => Promise.resolve([]) }, attempt: (_, id) => Promise.resolve(attempted.push(id)), warn: () => undefined, retryScale: () => 0.0001 });
+    const sender = units.webhookSender;
+    await inUnit(sender, async () => {
+      await scheduler.schedule('acct_1', 'dlv_soon', new Date(Date.now() + 50)); // 500 s on AWS
+      expect(actionsOf(sender)).toEqual([['sqs:SendMessage', arns.queue('<WebhookQueue>')]]);
+      await scheduler.schedule('acct_1', 'dlv_later', new Date(Date.now() + 180)); // 30 min on AWS
+    });
+    await vi.waitFor(() => expect(attempted).toEqual(['dlv_soon', 'dlv_later']));
+    await scheduler.stop();
+    expect(recordedFor(sender).map(({ action, resource, context }) => [action, resource.replace(/dlv_later-\d{8}T\d{6}$/, 'dlv_later-<at>'), context])).toEqual([
+      ['sqs:SendMessage', arns.queue('<WebhookQueue>'), undefined],
+      ['scheduler:CreateSchedule', arns.schedule('<WebhookScheduleGroup>', 'dlv_later-<at>'), undefined],
+      ['iam:PassRole', arns.role('<WebhookSchedulerRole>'), { 'iam:PassedToService': 'scheduler.amazonaws.com' }],
+    ]);
+    expect(actionsOf(principals.scheduler)).toEqual([['sqs:SendMessage', arns.queue('<WebhookQueue>')]]);
+  });
 });
