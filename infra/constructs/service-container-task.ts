@@ -275,10 +275,6 @@ export class ServiceContainerTask extends Construct {
       actions: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
       resourceArns: [Stack.of(this).formatArn({ service: 'events', resource: 'rule', resourceName: 'StepFunctionsGetEventsForECSTaskRule' })],
     });
-    Validations.of(grantee).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task-definition/${this.taskDefinition.family}:*]`,
-      reason: 'Every revision of this one task definition family: the state machine names the family, so an execution in flight runs its next task on the revision the last deploy registered.',
-    });
     const clusterId = Stack.of(this).getLogicalId(this.cluster.cluster.node.defaultChild as CfnElement);
     Validations.of(grantee).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task/<${clusterId}>/*]`,

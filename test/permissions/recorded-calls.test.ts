@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, inject, it } from 'vitest';
+import { principals } from '../../functions/local/aws-calls/vocabulary.js';
 import { units } from '../../functions/runtime/contracts.js';
 import { permissionsOutputDir } from '../helpers/aws-call-log.js';
 import { checkPermissions, formatUnusedGrants, formatViolations, readRecording } from '../helpers/iam-policy.js';
@@ -31,6 +32,10 @@ it('allows every AWS call the integration suite made on the local host, in the r
   expect(calls.some((call) => call.unit === units.authorizer)).toBe(true);
   expect(calls.some((call) => call.unit.startsWith('route:'))).toBe(true);
   expect(calls.some((call) => call.unit.startsWith('task:'))).toBe(true);
+  // ... and so would one without the roles AWS services assume: state machines, ECS execution roles, EventBridge Scheduler.
+  expect(calls.some((call) => call.unit === principals.stateMachine('analysis') && call.action === 'ecs:RunTask')).toBe(true);
+  expect(calls.some((call) => call.unit.startsWith(principals.ecsExecution('')) && call.action === 'ecr:BatchGetImage')).toBe(true);
+  expect(calls.some((call) => call.unit === principals.scheduler && call.action === 'sqs:SendMessage')).toBe(true);
 
   const { template, source } = await templateForCheck();
   const report = checkPermissions(template, calls);
