@@ -14,7 +14,8 @@ import { installAwsCallHooks } from '../../../functions/adapters/aws-call-hooks.
 import { localEventBus } from '../../../functions/adapters/events/local-event-bus.js';
 import { s3MediaStore } from '../../../functions/adapters/media/s3-media-store.js';
 import { parseConfig } from '../../../functions/config.js';
-import { childProcessRecording, inUnit, recordCursorSecretRead, recordWorkflowCall, startCallRecording, type RecordedCall } from '../../../functions/local/aws-calls/recorder.js';
+import { inUnit } from '../../../functions/local/unit-context.js';
+import { childProcessRecording, recordCursorSecretRead, recordWorkflowCall, startCallRecording, type RecordedCall } from '../../../functions/local/aws-calls/recorder.js';
 import { arns } from '../../../functions/local/aws-calls/vocabulary.js';
 import { units } from '../../../functions/runtime/contracts.js';
 
