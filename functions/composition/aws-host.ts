@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { requiredSetting, type Config } from '../config.js';
 import { instrumentClient } from '../adapters/aws-call-hooks.js';
 import { disabledEventPublisher } from '../adapters/events/disabled-publisher.js';
@@ -17,6 +18,7 @@ import { once } from '../shared/memo.js';
  */
 export function awsHost(cfg: Config): Host {
   return {
+    launch: spawn,
     cursorSecret: once(async () => {
       const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
       return readSecretString(instrumentClient(new SecretsManagerClient({ region: cfg.AWS_REGION })), requiredSetting(cfg.CURSOR_SECRET_ARN, 'CURSOR_SECRET_ARN'));

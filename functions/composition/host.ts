@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { config } from '../config.js';
 import type { EventPublisher } from '../domain/ports.js';
 import type { BatchWorkflowStarter } from '../domain/batches/ports.js';
@@ -8,6 +9,9 @@ import { awsHost } from './aws-host.js';
 
 /** What runs workflows: starts them and wakes executions waiting on a task token. */
 export type WorkflowHost = WorkflowStarter & BatchWorkflowStarter & RenderWorkflowStarter & TaskTokenCallbacks;
+
+/** Starts a child process (ffmpeg, ffprobe, yt-dlp, a transcriber) as node's spawn does. */
+export type Launch = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 
 /**
  * Everything that differs between the AWS host and the local host (DESIGN §2); all other code is
@@ -24,6 +28,12 @@ export interface Host {
   events(): Promise<EventPublisher>;
   /** What wakes the webhook sender when a delivery falls due: SQS and EventBridge Scheduler on AWS, timers locally. */
   deliveryScheduler(): Promise<DeliveryScheduler>;
+  /**
+   * How a unit starts a child process: node's spawn on AWS (Lambda and Fargate already confine
+   * it); locally, inside the sandbox of the unit running (functions/local/sandbox), so a binary
+   * the unit does not ship fails to start as it does on AWS.
+   */
+  readonly launch: Launch;
 }
 
 let installed: Host | undefined;
@@ -43,3 +53,10 @@ export function currentHost(): Host {
   inUse = true;
   return (installed ??= awsHost(config()));
 }
+
+/**
+ * Starts a child process with the launcher of this process's host. Without an installed host it is
+ * the AWS host's launcher, node's spawn, taken without reading the configuration the rest of the
+ * AWS host needs (adapters' own tests run with none).
+ */
+export const launch: Launch = (command, args, options) => (installed?.launch ?? spawn)(command, args, options);

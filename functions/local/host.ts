@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +28,7 @@ import { recordCursorSecretRead, startCallRecording } from './aws-calls/recorder
 import { localWebhookSender } from './webhook-sender.js';
 import { webhookDelivery } from '../composition/webhooks.js';
 import { logger } from '../shared/logger.js';
+import { bubblewrapWorks, Sandbox } from './sandbox/sandbox.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
 export const LOCAL_BUCKET = 'media-scanner-local-media';
@@ -50,6 +52,8 @@ export interface LocalHost {
   apiKey: string;
   accountId: string;
   dataDir: string;
+  /** Whether units run inside their run-time contracts (bubblewrap works here) or unconfined. */
+  sandboxed: boolean;
   stop: () => Promise<void>;
 }
 
@@ -156,9 +160,11 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     delete process.env.AWS_PROFILE;
     // AWS_CALL_LOG=<file>: record the AWS calls of every unit (functions/local/aws-calls/recorder.ts).
     startCallRecording(process.env.AWS_CALL_LOG);
+    // Every unit that starts binaries or writes files runs inside its run-time contract (DESIGN §11), when bubblewrap can.
+    const sandbox = bubblewrapWorks() ? await Sandbox.create() : undefined;
     // Workflows run in this process from the same ASL files Step Functions runs on AWS.
     // LOCAL_CRASH_AFTER: the crash tests' moments to be killed at (crash-hooks.ts); none by default.
-    const workflows = new LocalWorkflows(children, crashAfterTask());
+    const workflows = new LocalWorkflows(children, crashAfterTask(), sandbox);
     const handlerWorkflows = crashAfterReservation(workflows);
     // What differs from AWS (DESIGN §2), installed before any handler is loaded. Terminal events
     // are appended to <dataDir>/events.ndjson by the in-process bus.
@@ -174,6 +180,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       workflows: () => Promise.resolve(handlerWorkflows),
       events: () => Promise.resolve(events),
       deliveryScheduler: () => Promise.resolve(webhooks.scheduler),
+      launch: sandbox?.launch ?? spawn,
     });
     started.push({ endpoint: 'workflows', stop: () => Promise.resolve(workflows.abortAll()) });
 
@@ -233,6 +240,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       apiKey,
       accountId,
       dataDir,
+      sandboxed: sandbox !== undefined,
       stop: async () => {
         await rm(runningFile(dataDir), { force: true });
         await stopAll();

@@ -8,7 +8,11 @@ import type { RenderWorkflowStarter } from '../domain/renders/model.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../workflows/registry.js';
 import { LocalContainerTasks, RUN_CONTAINER_TASK } from './container-tasks.js';
 import type { HostChildren } from './host-processes.js';
-import { asUnit, invokedBy, recordWorkflowCall, runBy } from './aws-calls/recorder.js';
+import type { Sandbox } from './sandbox/sandbox.js';
+import { taskInChild } from './task-children.js';
+import { UnitProcesses } from './unit-processes.js';
+import { invokedBy, recordWorkflowCall, runBy } from './aws-calls/recorder.js';
+import { asUnit } from './unit-context.js';
 import { units } from '../runtime/contracts.js';
 
 type TaskHandler = (input: unknown) => Promise<unknown>;
@@ -56,12 +60,14 @@ function taskStates(states: Record<string, AslState>): BoundTask[] {
 /**
  * Runs the same ASL files as Step Functions, in-process with aws-local-stepfunctions: each Task
  * state is bound to the handler the workflow table names for its placeholder, the very module
- * CDK deploys as that task's Lambda, and each container task state to the same entrypoint the
- * Fargate image runs, as a child process.
+ * CDK deploys as that task's Lambda (in-process, or in a sandboxed process of its own when it
+ * starts binaries), and each container task state to the same entrypoint the Fargate image runs,
+ * as a child process.
  */
 export class LocalWorkflows implements WorkflowStarter, RenderWorkflowStarter, TaskTokenCallbacks {
   private readonly running = new Map<string, { abort: () => void; done: Promise<unknown> }>();
   private readonly waiting = new Map<string, (output: unknown) => void>();
+  private readonly processes: UnitProcesses;
   private readonly containers: LocalContainerTasks;
   private readonly machines = new Map<WorkflowName, Promise<{ machine: StateMachine; handlers: Record<string, TaskHandler> }>>();
   /** Billable state transitions per execution name (see countTransitions). */
@@ -70,12 +76,15 @@ export class LocalWorkflows implements WorkflowStarter, RenderWorkflowStarter, T
   /**
    * hostChildren: where the host records the container tasks it runs as child processes.
    * aroundTask: runs around every task state (the local host's crash hooks, crash-hooks.ts).
+   * sandbox: where container tasks, and the tasks whose contract ships binaries, run (unconfined without one).
    */
   constructor(
     hostChildren?: HostChildren,
     private readonly aroundTask?: TaskWrapper,
+    private readonly sandbox?: Sandbox,
   ) {
-    this.containers = new LocalContainerTasks(hostChildren);
+    this.processes = new UnitProcesses(sandbox, hostChildren);
+    this.containers = new LocalContainerTasks(this.processes);
   }
 
   private load(name: WorkflowName) {
@@ -104,8 +113,15 @@ export class LocalWorkflows implements WorkflowStarter, RenderWorkflowStarter, T
           }
           const task = tasks[placeholder];
           if (!task) throw new Error(`${workflow.definitionFile}: no task in the workflow table for \${${placeholder}}`);
-          const module = (await import(pathToFileURL(join(functionsDir, `${task.handler}.ts`)).href)) as { handler: TaskHandler };
-          const handler = invokedBy(name, placeholder, asUnit(units.task(name, placeholder), module.handler));
+          const unit = units.task(name, placeholder);
+          // A task that starts binaries (its contract ships them) runs in its own sandboxed process.
+          const handler = invokedBy(
+            name,
+            placeholder,
+            this.sandbox && Object.keys(this.sandbox.contractOf(unit).binaries).length
+              ? taskInChild(this.processes, unit, task.handler)
+              : asUnit(unit, ((await import(pathToFileURL(join(functionsDir, `${task.handler}.ts`)).href)) as { handler: TaskHandler }).handler),
+          );
           handlers[stateName] = waitsForToken ? this.waitingForToken(name, handler) : handler;
         }
         const around = this.aroundTask;
@@ -204,6 +220,6 @@ export class LocalWorkflows implements WorkflowStarter, RenderWorkflowStarter, T
 
   abortAll(): void {
     for (const execution of this.running.values()) execution.abort();
-    this.containers.stopAll();
+    this.processes.stopAll();
   }
 }

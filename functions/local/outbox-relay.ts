@@ -1,7 +1,7 @@
 import { drainOutbox } from '../domain/outbox.js';
 import { outboxRelay } from '../composition/outbox.js';
 import { logger } from '../shared/logger.js';
-import { inUnit } from './aws-calls/recorder.js';
+import { inUnit } from './unit-context.js';
 import { units } from '../runtime/contracts.js';
 
 /** How often the local relay looks for new announcements: the local stand-in for the table's stream. */

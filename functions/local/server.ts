@@ -9,7 +9,7 @@ import { errorResponse } from '../http/responses.js';
 import { matchRoute, notFoundHandler } from '../routes.js';
 import { handler as authorize } from '../authorizer/handler.js';
 import { lambdaContext } from './lambda-context.js';
-import { inUnit } from './aws-calls/recorder.js';
+import { inUnit } from './unit-context.js';
 import { units } from '../runtime/contracts.js';
 import type { ApiEvent, ApiResponse } from '../http/types.js';
 

@@ -2,6 +2,7 @@ import * as z from '../shared/zod.js';
 import { startLocalHost } from './host.js';
 import { defaultServerLimits } from './server.js';
 import { chooseLocalTranscriber } from './transcriber-default.js';
+import { BUBBLEWRAP_INSTALL } from './sandbox/sandbox.js';
 
 /** `npm start`: the embedded local host. Settings come from the environment, checked here. */
 const settings = z
@@ -47,6 +48,8 @@ try {
   console.log(`Default account: ${host.accountId}`);
   console.log(`API key: ${host.apiKey}`);
   console.log(transcriberLine);
+  if (host.sandboxed) console.log('Sandbox: every unit runs inside its AWS run-time contract (bubblewrap): its writable paths, user and binaries only.');
+  else console.warn(`WARNING: bubblewrap is missing, so units run unconfined, not inside their AWS run-time contracts; install it (${BUBBLEWRAP_INSTALL}) and run npm start again.`);
   console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
   if (process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1') {
     // DESIGN §9: said loudly, since it opens outbound fetches (sources, webhooks) to this machine.

@@ -1,5 +1,6 @@
 import type { DeliveryScheduler, WebhookDeliveryStore } from '../domain/webhooks/ports.js';
-import { asUnit, recordDeliveryWakeUp, recordScheduledWakeUp } from './aws-calls/recorder.js';
+import { recordDeliveryWakeUp, recordScheduledWakeUp } from './aws-calls/recorder.js';
+import { asUnit } from './unit-context.js';
 import { units } from '../runtime/contracts.js';
 
 export interface LocalSchedulerOptions {

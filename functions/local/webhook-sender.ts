@@ -1,7 +1,7 @@
 import type { LocalEventBus } from '../adapters/events/local-event-bus.js';
 import type { ServiceEvent } from '../domain/ports.js';
 import { attemptDelivery, createDeliveries, type DeliveryDeps } from '../domain/webhooks/deliveries.js';
-import { asUnit } from './aws-calls/recorder.js';
+import { asUnit } from './unit-context.js';
 import { units } from '../runtime/contracts.js';
 import { LocalDeliveryScheduler } from './webhook-scheduler.js';
 

@@ -16,9 +16,8 @@ import { imageTaskPath, runtimeContracts, type ContainerContract } from '../../f
 import type { ContainerCluster } from './container-cluster.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
 import { stageFfmpegBuild } from './ffmpeg-layer.js';
-import { bundledFontsDir } from '../../functions/adapters/renders/caption-burn-in.js';
-import { FONTS } from '../../functions/domain/renders/presets.js';
-import { FACE_DETECTOR_FILES, resolveFaceDetectorFiles } from '../../functions/adapters/renders/face-detector.js';
+import { shippedFontFiles } from '../../functions/adapters/renders/caption-burn-in.js';
+import { shippedFaceDetectorFiles } from '../../functions/adapters/renders/face-detector.js';
 import { deploymentContextKeys } from '../deployment-context.js';
 import { markUnit } from './unit-metadata.js';
 import type { ServiceTable } from './service-table.js';
@@ -90,9 +89,7 @@ const allContainerContracts = (): ContainerContract[] =>
  */
 function stageCaptionFonts(directory: string): void {
   mkdirSync(directory, { recursive: true });
-  const packageDir = join(bundledFontsDir(), '..');
-  for (const font of FONTS) copyFileSync(join(packageDir, 'ttf', font.file), join(directory, font.file));
-  copyFileSync(join(packageDir, 'LICENSE'), join(directory, 'LICENSE'));
+  for (const { name, source } of shippedFontFiles()) copyFileSync(source, join(directory, name));
 }
 
 /**
@@ -103,9 +100,7 @@ function stageCaptionFonts(directory: string): void {
  */
 function stageFaceDetector(directory: string): void {
   mkdirSync(directory, { recursive: true });
-  const { modelDir, wasmDir } = resolveFaceDetectorFiles();
-  for (const file of FACE_DETECTOR_FILES.model) copyFileSync(join(modelDir, file), join(directory, file));
-  for (const file of FACE_DETECTOR_FILES.wasm) copyFileSync(join(wasmDir, file), join(directory, file));
+  for (const { name, source } of shippedFaceDetectorFiles()) copyFileSync(source, join(directory, name));
 }
 
 interface StackImage {

@@ -86,9 +86,9 @@ export function hostsOnOwnData(prefix: string) {
   let dataDir = '';
   return {
     dataDir: () => dataDir,
-    async start(env?: Record<string, string>): Promise<HostProcess> {
+    async start(env?: Record<string, string>, timeoutMs?: number): Promise<HostProcess> {
       dataDir ||= await mkdtemp(join(tmpdir(), prefix));
-      const host = await startHost({ dataDir, ...(env ? { env } : {}) });
+      const host = await startHost({ dataDir, ...(env ? { env } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
       hosts.push(host);
       return host;
     },

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface MediaServer {
   /** `http://127.0.0.1:<port>/<token>/<name>` serving `path`. */
-  add(path: string, name?: string, options?: { ranges?: boolean; delayMs?: number }): string;
+  /** `length: false`: no Content-Length (chunked transfer) and no ranges, as a live or generated stream. */
+  add(path: string, name?: string, options?: { ranges?: boolean; delayMs?: number; length?: boolean }): string;
   /** Requests received per URL path. */
   hits(url: string): number;
   close(): Promise<void>;
@@ -22,6 +23,7 @@ interface Served {
   path: string;
   ranges: boolean;
   delayMs: number;
+  length: boolean;
 }
 
 export async function startMediaServer(): Promise<MediaServer> {
@@ -47,7 +49,7 @@ export async function startMediaServer(): Promise<MediaServer> {
       }
       res.writeHead(range ? 206 : 200, {
         'content-type': 'video/mp4',
-        'content-length': String(end - start + 1),
+        ...(served.length ? { 'content-length': String(end - start + 1) } : {}),
         ...(served.ranges ? { 'accept-ranges': 'bytes' } : {}),
         ...(range ? { 'content-range': `bytes ${start}-${end}/${size}` } : {}),
       });
@@ -61,7 +63,8 @@ export async function startMediaServer(): Promise<MediaServer> {
     origin,
     add(path, name = 'source.mp4', options = {}) {
       const pathname = `/${randomBytes(12).toString('hex')}/${name}`;
-      files.set(pathname, { path, ranges: options.ranges ?? true, delayMs: options.delayMs ?? 0 });
+      const length = options.length ?? true;
+      files.set(pathname, { path, ranges: length && (options.ranges ?? true), delayMs: options.delayMs ?? 0, length });
       return `${origin}${pathname}`;
     },
     hits: (url) => counts.get(new URL(url).pathname) ?? 0,

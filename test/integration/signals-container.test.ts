@@ -3,6 +3,8 @@
  * sources): the local host runs the ExtractChunkSignals container task as a child process per
  * chunk, the same entrypoint the Fargate image runs, and the run completes on its signals.
  */
+import { bubblewrapWorks, Sandbox } from '../../functions/local/sandbox/sandbox.js';
+import { UnitProcesses } from '../../functions/local/unit-processes.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +56,8 @@ test('a chunked source is extracted by one child process per chunk, and the run 
 }, 240_000);
 
 test('a container task that exits non-zero fails its state as Step Functions reports it (States.TaskFailed), so Retry and Catch apply', async () => {
-  const run = new LocalContainerTasks().handler(signalsTask, units.container('analysis', 'SignalsTaskDefinitionArn'));
+  const sandbox = bubblewrapWorks() ? await Sandbox.create() : undefined;
+  const run = new LocalContainerTasks(new UnitProcesses(sandbox)).handler(signalsTask, units.container('analysis', 'SignalsTaskDefinitionArn'));
   const overrides = (value: string) => ({ Overrides: { ContainerOverrides: [{ Name: 'extract-signals', Environment: [{ Name: 'TASK_INPUT', Value: value }] }] } });
   await expect(run(overrides('{"accountId":"acct_x"}'))).rejects.toMatchObject({ name: 'States.TaskFailed', message: expect.stringContaining('exited with status 1') as unknown });
   await expect(run({ Overrides: { ContainerOverrides: [] } })).rejects.toThrow('no container override for extract-signals');

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { launch } from '../../composition/host.js';
 import {
   assertTransportOk,
   assessTail,
@@ -116,7 +116,7 @@ export function spawnFfprobe(binary: () => string): FfprobeRunner {
   return async (_stage, args, timeoutMs) => {
     const path = binary();
     return new Promise<ProbeRun>((resolve, reject) => {
-      const child = spawn(path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = launch(path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       let timedOut = false;
@@ -125,11 +125,11 @@ export function spawnFfprobe(binary: () => string): FfprobeRunner {
         child.kill('SIGKILL');
       };
       const timer = setTimeout(stop, timeoutMs);
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
         if (stdout.length + chunk.length > MAX_STDOUT_CHARS) stop();
         else stdout += chunk;
       });
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
         if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.slice(0, MAX_STDERR_CHARS - stderr.length);
       });
       child.once('error', (error) => {

@@ -17,6 +17,12 @@ export function bundledFontsDir(): string {
   return join(dirname(require.resolve(`${FONT_PACKAGE}/package.json`)), 'ttf');
 }
 
+/** The files a deployment carries as its fonts directory: the fonts presets name and their licence, from the pinned package. */
+export function shippedFontFiles(): { name: string; source: string }[] {
+  const packageDir = join(bundledFontsDir(), '..');
+  return [...FONTS.map((font) => ({ name: font.file, source: join(packageDir, 'ttf', font.file) })), { name: 'LICENSE', source: join(packageDir, 'LICENSE') }];
+}
+
 /** Every font a preset can name must be in the directory: a missing one would be a silent fallback. */
 export function checkFontsDir(fontsDir: string): void {
   const missing = FONTS.filter((font) => !existsSync(join(fontsDir, font.file))).map((font) => font.file);

@@ -46,6 +46,12 @@ export function resolveFaceDetectorFiles(configured: { modelDir?: string | undef
   };
 }
 
+/** The files a deployment carries as its one detector directory (FACE_MODEL_DIR and TFJS_WASM_DIR), from the installed packages. */
+export function shippedFaceDetectorFiles(): { name: string; source: string }[] {
+  const { modelDir, wasmDir } = resolveFaceDetectorFiles();
+  return [...FACE_DETECTOR_FILES.model.map((name) => ({ name, source: join(modelDir, name) })), ...FACE_DETECTOR_FILES.wasm.map((name) => ({ name, source: join(wasmDir, name) }))];
+}
+
 type Tf = typeof TfModule;
 interface LoadedModel {
   tf: Tf;

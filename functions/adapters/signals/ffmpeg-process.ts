@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { launch } from '../../composition/host.js';
 import { SignalExtractionError } from './errors.js';
 
 export interface RunOptions {
@@ -34,7 +34,7 @@ export function runTool(binary: string, args: readonly string[], options: RunOpt
   const extraFds = Object.keys(pipes).map(Number);
   const extraSlots = Array.from({ length: Math.max(2, ...extraFds) - 2 }, (_, i) => (extraFds.includes(i + 3) ? 'pipe' : 'ignore'));
   return new Promise<RunResult>((resolve, reject) => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe', ...extraSlots], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
+    const child = launch(binary, args, { stdio: ['ignore', 'pipe', 'pipe', ...extraSlots], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
     const [, childStdout, childStderr] = child.stdio;
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError } from '../../domain/errors.js';
+import { launch } from '../../composition/host.js';
 
 /**
  * yt-dlp as a child process: argv only, a minimal environment, its own process group, bounded
@@ -59,7 +59,7 @@ export function runYtDlp(binary: string, args: readonly string[], bounds: { time
   return new Promise((resolve, reject) => {
     const home = bounds.dir ?? tmpdir();
     const inherited = Object.fromEntries(inheritedVariables.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
-    const child = spawn(binary, args, {
+    const child = launch(binary, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
       env: { ...inherited, HOME: home, TMPDIR: home, LANG: 'C.UTF-8' },
@@ -78,11 +78,11 @@ export function runYtDlp(binary: string, args: readonly string[], bounds: { time
       result.overBytes = true;
       stop();
     }), 500);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       if (result.stdout.length + chunk.length > MAX_STDOUT_CHARS) stop();
       else result.stdout += chunk;
     });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       if (result.stderr.length < MAX_STDERR_CHARS) result.stderr += chunk.slice(0, MAX_STDERR_CHARS - result.stderr.length);
     });
     const finish = () => {

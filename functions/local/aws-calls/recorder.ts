@@ -13,14 +13,11 @@
  * as the SDK call AWS makes and goes through the same IAM mapping. test/helpers/iam-policy.ts
  * checks the file against the roles of the synthesized template.
  *
- * Which unit is calling is the AsyncLocalStorage context the local host sets where it dispatches
- * (server.ts: the authorizer and routes; local-workflows.ts: tasks), or, in a container task's
- * child process, the unit it was started for. Lambda entry modules never import this module; they
+ * Which unit is calling is the unit context (../unit-context.ts): where the local host dispatches,
+ * or, in a unit's child process, the unit it was started for. Lambda entry modules never import this module; they
  * reach it only through functions/adapters/aws-call-hooks.ts, which costs a property read when off.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -31,6 +28,8 @@ import { workflows } from '../../workflows/registry.js';
 import { iamRequestsOf, TASK_TOKEN_STATE_MACHINE, UNMAPPED, type IamRequest, type SdkCall } from './iam-mapping.js';
 import { arns, CONTAINER_CLUSTER, CONTAINER_IMAGE_REPOSITORY, principals, ResourceNames, symbol, unitSymbols } from './vocabulary.js';
 import { containerContractOf, units } from '../../runtime/contracts.js';
+import { currentUnit, inUnit, setProcessUnit } from '../unit-context.js';
+import { bundleDir } from '../bundles.js';
 
 /** One line of the recording. */
 export interface RecordedCall {
@@ -47,26 +46,10 @@ export interface RecordedCall {
 interface Recording {
   readonly file: string;
   readonly names: ResourceNames;
-  /** The unit of calls made outside any dispatch context: a container task's child, or the host itself. */
-  readonly defaultUnit: string;
   readonly seen: Set<string>;
 }
 
-const unitContext = new AsyncLocalStorage<string>();
 let recording: Recording | undefined;
-
-/** The unit calls made here and now are made on behalf of. */
-export const currentUnit = (): string => unitContext.getStore() ?? recording?.defaultUnit ?? units.host;
-
-/** Runs `fn` as `unit` (only while recording: otherwise it just runs). */
-export function inUnit<T>(unit: string, fn: () => T): T {
-  return recording ? unitContext.run(unit, fn) : fn();
-}
-
-/** `fn`, each of whose calls runs as `unit`. */
-export function asUnit<A extends unknown[], R>(unit: string, fn: (...args: A) => R): (...args: A) => R {
-  return (...args) => inUnit(unit, () => fn(...args));
-}
 
 function write(request: IamRequest, call: string, via: RecordedCall['via']): void {
   if (!recording) return;
@@ -240,7 +223,8 @@ function instrument(client: object): void {
 export function startCallRecording(file: string | undefined, unit: string = units.host): void {
   if (!file || recording) return;
   mkdirSync(dirname(file), { recursive: true });
-  recording = { file, names: new ResourceNames(process.env, Object.keys(workflows)), defaultUnit: unit, seen: new Set() };
+  setProcessUnit(unit);
+  recording = { file, names: new ResourceNames(process.env, Object.keys(workflows)), seen: new Set() };
   installAwsCallHooks({ client: instrument, standIn: recordStandIn });
 }
 
@@ -254,8 +238,7 @@ function preloadBundle(): Promise<string> {
   preload ??= (async () => {
     // Loaded here only: the child processes that import this module never bundle.
     const { build } = await import('esbuild');
-    // It imports no package, so it may live outside the repository.
-    const outfile = join(tmpdir(), `mss-aws-call-recorder-${process.pid}.mjs`);
+    const outfile = join(bundleDir, `aws-call-recorder-${process.pid}.mjs`);
     await build({ entryPoints: [join(import.meta.dirname, 'child-preload.ts')], bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node24', outfile, logLevel: 'silent' });
     process.once('exit', () => rmSync(outfile, { force: true }));
     return outfile;

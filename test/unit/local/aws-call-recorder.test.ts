@@ -14,7 +14,8 @@ import { installAwsCallHooks } from '../../../functions/adapters/aws-call-hooks.
 import { localEventBus } from '../../../functions/adapters/events/local-event-bus.js';
 import { s3MediaStore } from '../../../functions/adapters/media/s3-media-store.js';
 import { parseConfig } from '../../../functions/config.js';
-import { childProcessRecording, inUnit, invokedBy, recordCursorSecretRead, recordWorkflowCall, runBy, startCallRecording, type RecordedCall } from '../../../functions/local/aws-calls/recorder.js';
+import { inUnit } from '../../../functions/local/unit-context.js';
+import { childProcessRecording, invokedBy, recordCursorSecretRead, recordWorkflowCall, runBy, startCallRecording, type RecordedCall } from '../../../functions/local/aws-calls/recorder.js';
 import { arns, principals } from '../../../functions/local/aws-calls/vocabulary.js';
 import { LocalDeliveryScheduler } from '../../../functions/local/webhook-scheduler.js';
 import { units } from '../../../functions/runtime/contracts.js';

@@ -1,0 +1,166 @@
+/**
+ * The local host's sandbox (DESIGN §11): every unit that runs a child process or touches the disk
+ * runs inside a bubblewrap view made from its run-time contract (view.ts), so a write outside its
+ * writable paths fails (EROFS) and a binary it does not ship fails to start (ENOENT), as on AWS.
+ * Container tasks and the workflow tasks that carry the ffmpeg layer run whole inside it
+ * (container-tasks.ts, task-children.ts); routes run in the host's process, and the binaries they
+ * start go through `launch`, inside the view of the unit running (unit-context.ts).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { config } from '../../config.js';
+import type { Launch } from '../../composition/host.js';
+import { resolveFfmpegPath, resolveFfprobePath } from '../../adapters/ffmpeg-binaries.js';
+import { locateYtDlp } from '../../adapters/sources/yt-dlp.js';
+import { shippedFontFiles } from '../../adapters/renders/caption-burn-in.js';
+import { shippedFaceDetectorFiles } from '../../adapters/renders/face-detector.js';
+import { DOCKERFILE, imageFacts, runtimeContracts, units, type RuntimeContract, type ShippedBinary } from '../../runtime/contracts.js';
+import { currentUnit } from '../unit-context.js';
+import { bwrapArgs, unitView, type Bind, type HostFacts, type UnitView } from './view.js';
+
+/** What to run to install bubblewrap, named where it is missing. */
+export const BUBBLEWRAP_INSTALL = 'apt-get install bubblewrap';
+
+const repoRoot = join(import.meta.dirname, '..', '..', '..');
+
+let usable: boolean | undefined;
+
+/** Whether bubblewrap is installed and can make a view here (user namespaces allowed); checked once. */
+export function bubblewrapWorks(): boolean {
+  usable ??= spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', '--', 'true'], { stdio: 'ignore' }).status === 0;
+  return usable;
+}
+
+/**
+ * Test hook, local host only: LOCAL_CONTAINER_DOCKERFILE=<file> makes the container tasks'
+ * contracts from that Dockerfile instead of layers/ffmpeg/Dockerfile (a test proves a task fails
+ * without the image's VOLUME).
+ */
+function localContracts(env: NodeJS.ProcessEnv): ReadonlyMap<string, RuntimeContract> {
+  return runtimeContracts(imageFacts(readFileSync(env.LOCAL_CONTAINER_DOCKERFILE ?? DOCKERFILE, 'utf8')));
+}
+
+/** Executables live here on Debian and in the images; PATH may name more. */
+const STANDARD_EXECUTABLE_DIRS = ['/usr/bin', '/usr/sbin', '/usr/local/bin', '/usr/local/sbin', '/usr/libexec', '/usr/games', '/bin', '/sbin', '/opt'];
+/** Where `#!/usr/bin/env <program>` finds its program in the image and on Lambda. */
+const IMAGE_PATH = ['/usr/local/bin', '/usr/bin'];
+
+/**
+ * Variables by which the local host names its own binaries (and its temp directory): inside a view
+ * the contract's environment says where they are, or nothing does, as on AWS.
+ */
+const HOST_BINARY_VARIABLES = ['FFMPEG_PATH', 'FFPROBE_PATH', 'YT_DLP_PATH', 'TMPDIR'] as const;
+
+/** The interpreter a script's first line names, bound where it names it (and env's program beside it). */
+function interpreterOf(file: string): Bind[] {
+  const fd = openSync(file, 'r');
+  const head = Buffer.alloc(256);
+  const length = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  const line = head.subarray(0, length).toString('utf8').split('\n')[0] ?? '';
+  if (!line.startsWith('#!')) return [];
+  const [interpreter = '', program] = line.slice(2).trim().split(/\s+/);
+  const bind = (path: string) => ({ source: realpathSync(path), path });
+  const found = program && interpreter.endsWith('/env') ? IMAGE_PATH.map((dir) => join(dir, program)).find(existsSync) : undefined;
+  return [bind(interpreter), ...(found ? [bind(found)] : [])];
+}
+
+const isDirectory = (path: string) => existsSync(path) && statSync(path).isDirectory();
+
+/** This machine's facts (view.ts HostFacts), read once per host. */
+async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
+  const ytDlp = await locateYtDlp({ binaryPath: env.YT_DLP_PATH, searchPath: env.PATH }).catch(() => undefined);
+  const binaries: Partial<Record<ShippedBinary, string>> = {
+    ffmpeg: resolveFfmpegPath(env.FFMPEG_PATH),
+    ffprobe: resolveFfprobePath(env.FFPROBE_PATH),
+    ...(ytDlp ? { 'yt-dlp': ytDlp } : {}),
+  };
+  const interpreters = Object.fromEntries(Object.entries(binaries).map(([binary, path]) => [binary, interpreterOf(path)]));
+  const candidates = [...STANDARD_EXECUTABLE_DIRS, ...(env.PATH ?? '').split(delimiter)].filter((dir) => dir.startsWith('/') && isDirectory(dir)).map((dir) => realpathSync(dir));
+  // Never the repository or a directory holding it: its code and node_modules stay readable.
+  const executableDirs = [...new Set(candidates)].filter((dir) => dir !== '/' && !`${repoRoot}/`.startsWith(`${dir}/`));
+  // The call recorder's log: every unit appends its AWS calls to it (aws-calls/recorder.ts).
+  const log = env.AWS_CALL_LOG;
+  if (log) closeSync(openSync(log, 'a'));
+  return {
+    binaries,
+    interpreters,
+    files: { fonts: shippedFontFiles(), detector: shippedFaceDetectorFiles() },
+    executableDirs: executableDirs.filter((dir) => !executableDirs.some((other) => dir.startsWith(`${other}/`))),
+    node: process.execPath,
+    addedWritable: log ? [log] : [],
+  };
+}
+
+/**
+ * The units that run the analysis pipeline's transcriber. Locally that can be a binary AWS never
+ * runs (pocketsphinx, whisper.cpp: the local host's transcribers), so it is added to these units'
+ * views: a local-host difference, not part of their contracts.
+ */
+const TRANSCRIBING_MODULES: readonly string[] = ['workflows/analysis/extract-chunk-signals', 'containers/extract-signals'];
+
+function localTranscriber(): string[] {
+  const cfg = config();
+  const binary = cfg.TRANSCRIBER === 'pocketsphinx' ? cfg.POCKETSPHINX_BIN : cfg.TRANSCRIBER === 'whisper-cpp' ? cfg.WHISPER_CPP_BIN : undefined;
+  return binary && existsSync(binary) ? [realpathSync(binary)] : [];
+}
+
+/** Node reports a working directory that does not exist as it reports a missing executable: ENOENT, `spawn <command>`. */
+const NO_SUCH_DIRECTORY = '/nonexistent/media-scanner-sandbox';
+
+export class Sandbox {
+  private readonly views = new Map<string, UnitView>();
+
+  private constructor(
+    private readonly facts: HostFacts,
+    private readonly contracts: ReadonlyMap<string, RuntimeContract>,
+  ) {}
+
+  /** The sandbox of this host, from the environment it runs with (after the host has set it). */
+  static async create(env: NodeJS.ProcessEnv = process.env): Promise<Sandbox> {
+    return new Sandbox(await hostFacts(env), localContracts(env));
+  }
+
+  contractOf(unit: string): RuntimeContract {
+    const contract = this.contracts.get(unit);
+    if (!contract) throw new Error(`No run-time contract for unit ${unit}`);
+    return contract;
+  }
+
+  viewOf(unit: string): UnitView {
+    let view = this.views.get(unit);
+    if (!view) {
+      const contract = this.contractOf(unit);
+      view = unitView(contract, this.facts, TRANSCRIBING_MODULES.includes(contract.module) ? localTranscriber() : []);
+      this.views.set(unit, view);
+    }
+    return view;
+  }
+
+  /**
+   * How to run a unit's whole process (`node <bundle>`) in its view: bubblewrap's command line,
+   * and the environment: `base` (the host's configuration: table, bucket, endpoints, credentials,
+   * the call recorder's variables) without the host's own binary paths, then the contract's.
+   */
+  unitProcess(unit: string, args: readonly string[], base: NodeJS.ProcessEnv): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
+    const view = this.viewOf(unit);
+    const env = { ...base };
+    for (const name of HOST_BINARY_VARIABLES) delete env[name];
+    return { file: 'bwrap', args: bwrapArgs(view, process.execPath, args, repoRoot), env: { ...env, ...view.environment } };
+  }
+
+  /**
+   * The local host's launcher (composition/host.ts Launch): a binary the running unit ships starts
+   * at its AWS path inside the unit's view; any other fails to start with ENOENT, as on AWS. The
+   * host's own children (outside any unit) start as they are.
+   */
+  readonly launch: Launch = (command, args, options) => {
+    const unit = currentUnit();
+    if (unit === units.host) return spawn(command, args, options);
+    const view = this.viewOf(unit);
+    const path = view.commands.get(command);
+    if (!path) return spawn(command, args, { ...options, cwd: NO_SUCH_DIRECTORY });
+    return spawn('bwrap', bwrapArgs(view, path, args, typeof options.cwd === 'string' ? options.cwd : repoRoot), options);
+  };
+}
