@@ -20,6 +20,8 @@ export default defineConfig({
           setupFiles: ['test/helpers/openapi-contract-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // The hosts the tests start run unsandboxed like the shared one (local-host-setup.ts); sandbox.test.ts asks for it.
+          env: { LOCAL_SANDBOX: 'off' },
         },
       },
       {

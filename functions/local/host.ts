@@ -43,6 +43,8 @@ export interface LocalHostOptions {
   apiKey?: string | undefined;
   /** What one client may hold (time to send a request, connections); defaultServerLimits otherwise. */
   limits?: Partial<ServerLimits> | undefined;
+  /** Run units inside their run-time contracts where bubblewrap can (the default); false: never. */
+  sandbox?: boolean | undefined;
 }
 
 export interface LocalHost {
@@ -161,7 +163,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     // AWS_CALL_LOG=<file>: record the AWS calls of every unit (functions/local/aws-calls/recorder.ts).
     startCallRecording(process.env.AWS_CALL_LOG);
     // Every unit that starts binaries or writes files runs inside its run-time contract (DESIGN §11), when bubblewrap can.
-    const sandbox = bubblewrapWorks() ? await Sandbox.create() : undefined;
+    const sandbox = options.sandbox !== false && bubblewrapWorks() ? await Sandbox.create() : undefined;
     // Workflows run in this process from the same ASL files Step Functions runs on AWS.
     // LOCAL_CRASH_AFTER: the crash tests' moments to be killed at (crash-hooks.ts); none by default.
     const workflows = new LocalWorkflows(children, crashAfterTask(), sandbox);

@@ -12,6 +12,8 @@ const settings = z
     LOCAL_API_KEY: z.optional(z.string()),
     LOCAL_REQUEST_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.minimum(100)), defaultServerLimits.requestTimeoutMs),
     LOCAL_MAX_CONNECTIONS_PER_CLIENT: z._default(z.coerce.number().check(z.int(), z.minimum(1)), defaultServerLimits.maxConnectionsPerClient),
+    // `off`: no sandbox even where bubblewrap runs (the integration and reliability suites' hosts; the parity suite's are sandboxed).
+    LOCAL_SANDBOX: z._default(z.enum(['auto', 'off']), 'auto'),
   })
   .parse(process.env);
 
@@ -24,6 +26,7 @@ try {
     port: settings.PORT,
     apiKey: settings.LOCAL_API_KEY,
     limits: { requestTimeoutMs: settings.LOCAL_REQUEST_TIMEOUT_MS, maxConnectionsPerClient: settings.LOCAL_MAX_CONNECTIONS_PER_CLIENT },
+    sandbox: settings.LOCAL_SANDBOX !== 'off',
   });
   // Before the banner: whoever reads it (a terminal, a test) may signal the host at once.
   let stopping = false;

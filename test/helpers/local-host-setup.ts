@@ -51,7 +51,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.AWS_CALL_LOG = awsCallLogFile;
   project.vitest.provide('awsCallLog', awsCallLogFile);
   const dataDir = await mkdtemp(join(tmpdir(), 'mss-it-'));
-  const host = await startLocalHost({ dataDir, port: 0 }).catch(async (error: unknown) => {
+  // Unsandboxed, as are the hosts its tests start (LOCAL_SANDBOX): the parity suite and sandbox.test.ts run sandboxed hosts of their own.
+  process.env.LOCAL_SANDBOX = 'off';
+  const host = await startLocalHost({ dataDir, port: 0, sandbox: false }).catch(async (error: unknown) => {
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   });

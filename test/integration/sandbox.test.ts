@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bubblewrapWorks } from '../../functions/local/sandbox/sandbox.js';
 import { DOCKERFILE, units } from '../../functions/runtime/contracts.js';
 import { expectError, type Client } from '../helpers/api.js';
@@ -34,7 +34,10 @@ const clip = () =>
   ]);
 
 describe.runIf(bubblewrapWorks())('under the sandbox', () => {
+  // Hosts of this file's own, sandboxed (the integration suite's shared host is not): one without
+  // the image's VOLUME, one with the real Dockerfile.
   const own = hostsOnOwnData('mss-sandbox-');
+  const fixed = hostsOnOwnData('mss-sandbox-fixed-');
   let server: MediaServer;
   let workDir: string;
   let dockerfile: string;
@@ -47,13 +50,16 @@ describe.runIf(bubblewrapWorks())('under the sandbox', () => {
     dockerfile = join(workDir, 'Dockerfile');
     await writeFile(dockerfile, withoutVolume(readFileSync(DOCKERFILE, 'utf8')));
     // A host start takes long on a busy machine (DynamoDB Local's JVM): room for it.
-    const withoutFix = await own.start({ LOCAL_ALLOW_LOOPBACK_TARGETS: '1', LOCAL_CONTAINER_DOCKERFILE: dockerfile }, 240_000);
-    [before, after] = await Promise.all([trustedClient(withoutFix.baseUrl, own.dataDir()), trustedClient(inject('baseUrl'), inject('dataDir'))]);
+    const [withoutFix, withFix] = await Promise.all([
+      own.start({ LOCAL_SANDBOX: 'auto', LOCAL_ALLOW_LOOPBACK_TARGETS: '1', LOCAL_CONTAINER_DOCKERFILE: dockerfile }, 240_000),
+      fixed.start({ LOCAL_SANDBOX: 'auto', LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }, 240_000),
+    ]);
+    [before, after] = await Promise.all([trustedClient(withoutFix.baseUrl, own.dataDir()), trustedClient(withFix.baseUrl, fixed.dataDir())]);
   }, 300_000);
 
   afterAll(async () => {
     await server.close();
-    await own.cleanUp();
+    await Promise.all([own.cleanUp(), fixed.cleanUp()]);
     await rm(workDir, { recursive: true, force: true });
   });
 

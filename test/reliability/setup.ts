@@ -37,6 +37,8 @@ export const reliabilityHostEnv: Record<string, string> = {
   API_KEY_CACHE_SECONDS: '0',
   // Chunk signals in-process: the files here test the API's behaviour, not the container path.
   SIGNALS_RUNNER: 'lambda',
+  // The API's behaviour, not the run-time contracts (the parity suite's): no sandbox.
+  LOCAL_SANDBOX: 'off',
 };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

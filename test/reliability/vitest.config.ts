@@ -22,5 +22,7 @@ export default defineConfig({
     hookTimeout: 240_000,
     // The shared host's clean stop, checked at teardown.
     teardownTimeout: 60_000,
+    // The crash tests' own hosts too: the API's behaviour, not the run-time contracts (the parity suite's).
+    env: { LOCAL_SANDBOX: 'off' },
   },
 });
