@@ -5,7 +5,6 @@
  * progress, moments, the analysis record and list, cancel while queued (one refund) and 409 after
  * start, the proof allowance claimed once under concurrency, idempotent replay, and refusals.
  */
-import { bubblewrapWorks } from '../../functions/local/sandbox/sandbox.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { adminOutput, clientFor, createAccount, expectError, runAdmin, type AccountOptions, type Client, type List } from '../helpers/api.js';
@@ -279,9 +278,9 @@ describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
     expect(server.hits(url)).toBe(0);
   });
 
-  // Unconfined only: in the sandbox a route ships no yt-dlp, as on AWS, and answers 503 (sandbox.test.ts)
-  // until provider pages are resolved in a unit that ships it (issue 24, item 3).
-  test.skipIf(bubblewrapWorks())('a built-in provider page URL is resolved with yt-dlp (a stand-in here), acquired in a container task and analysed', async () => {
+  // On the suite's unsandboxed host: sandboxed, a route ships no yt-dlp, as on AWS, and answers 503
+  // (sandbox.test.ts) until provider pages are resolved in a unit that ships it (issue 24, item 3).
+  test('a built-in provider page URL is resolved with yt-dlp (a stand-in here), acquired in a container task and analysed', async () => {
     const { client } = await trustedClient({ credits: 5 });
     const page = 'https://www.youtube.com/watch?v=clip';
     const preflight = await client.post<Record<string, unknown>>('/v1/sources/preflight', { source_url: page });
