@@ -27,6 +27,10 @@ import { recordCursorSecretRead, startCallRecording } from './aws-calls/recorder
 import { localWebhookSender } from './webhook-sender.js';
 import { webhookDelivery } from '../composition/webhooks.js';
 import { logger } from '../shared/logger.js';
+import { config } from '../config.js';
+import { processProviderResolver } from '../adapters/sources/process-provider-resolver.js';
+import { lambdaContractOf, units } from '../runtime/contracts.js';
+import { once } from '../shared/memo.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
 export const LOCAL_BUCKET = 'media-scanner-local-media';
@@ -104,6 +108,12 @@ async function seedDefaultAccount(store: AccountStore, previous: PersistedState 
   return { accountId: account.accountId, apiKey };
 }
 
+/** The provider-resolver function's handler as a child process, under the function's contract (its file, its timeout). */
+function localProviderResolver() {
+  const contract = lambdaContractOf(units.providerResolver);
+  return processProviderResolver({ handlerPath: join(import.meta.dirname, '..', `${contract.module}.py`), timeoutSeconds: contract.timeoutSeconds, ytDlpPath: config().YT_DLP_PATH });
+}
+
 /**
  * Starts the embedded host: DynamoDB Local and s3rver on loopback with state under dataDir,
  * the same table and bucket CDK defines, a default account, and the API on 127.0.0.1.
@@ -174,6 +184,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       workflows: () => Promise.resolve(handlerWorkflows),
       events: () => Promise.resolve(events),
       deliveryScheduler: () => Promise.resolve(webhooks.scheduler),
+      providerResolver: once(() => Promise.resolve(localProviderResolver())),
     });
     started.push({ endpoint: 'workflows', stop: () => Promise.resolve(workflows.abortAll()) });
 

@@ -203,7 +203,7 @@ export class TemplateResolver {
       case 'AWS::StepFunctions::StateMachine':
         return arns.stateMachine(name);
       case 'AWS::Lambda::Function':
-        return `arn:${PARTITION}:lambda:${REGION}:${ACCOUNT}:function:${name}`;
+        return arns.lambdaFunction(name);
       case 'AWS::IAM::Role':
         return `arn:${PARTITION}:iam::${ACCOUNT}:role/${name}`;
       case 'AWS::Logs::LogGroup':

@@ -239,6 +239,23 @@ const transcribe: Mapper = (operation, input, names) => {
   return requests;
 };
 
+// ---- Lambda ----
+
+/**
+ * Invoke is authorised as lambda:InvokeFunction on the function, qualified (`name:alias`,
+ * `arn...:function:name:3`) or not: the qualifier becomes part of the ARN IAM checks.
+ */
+function functionArn(names: ResourceNames, functionName: string): string {
+  if (functionName.startsWith('arn:')) return canonicalArn(functionName);
+  const [name = '', qualifier] = functionName.split(':');
+  return `${arns.lambdaFunction(names.nameOf(name))}${qualifier ? `:${qualifier}` : ''}`;
+}
+
+const lambda: Mapper = (operation, input, names) => {
+  if (operation !== 'Invoke' && operation !== 'InvokeWithResponseStream') return undefined;
+  return [{ action: 'lambda:InvokeFunction', resource: functionArn(names, text(input.FunctionName)) }];
+};
+
 const mappers: Readonly<Record<string, [service: string, mapper: Mapper]>> = {
   DynamoDBClient: ['dynamodb', dynamoDb],
   S3Client: ['s3', s3],
@@ -247,6 +264,7 @@ const mappers: Readonly<Record<string, [service: string, mapper: Mapper]>> = {
   SFNClient: ['states', stepFunctions],
   BedrockRuntimeClient: ['bedrock', bedrock],
   TranscribeClient: ['transcribe', transcribe],
+  LambdaClient: ['lambda', lambda],
 };
 
 /** The IAM authorisations one SDK call needs. */

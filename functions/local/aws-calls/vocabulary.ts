@@ -13,6 +13,7 @@
  *   arn:aws:secretsmanager:<Region>:<Account>:secret:<CursorSecret>
  *   arn:aws:events:<Region>:<Account>:event-bus/<EventBus>
  *   arn:aws:states:<Region>:<Account>:stateMachine:<analysis>    (the workflow table's names)
+ *   arn:aws:lambda:<Region>:<Account>:function:<ProviderResolver>
  *
  * A resource is recognised by the configuration variable through which the code learns it
  * (functions/config.ts; CDK sets each to the resource's Ref): the recorder reads the local host's
@@ -29,6 +30,7 @@ export const resourceVariables = {
   MEDIA_BUCKET: 'MediaBucket',
   CURSOR_SECRET_ARN: 'CursorSecret',
   EVENT_BUS_NAME: 'EventBus',
+  PROVIDER_RESOLVER_FUNCTION: 'ProviderResolver',
 } as const;
 
 /** `analysis` -> `ANALYSIS_STATE_MACHINE_ARN` (as infra/stack.ts names it; test/unit checks they agree). */
@@ -53,6 +55,7 @@ export const arns = {
   foundationModel: (modelId: string, region: string = REGION) => `arn:${PARTITION}:bedrock:${region}::foundation-model/${modelId}`,
   inferenceProfile: (profileId: string) => `arn:${PARTITION}:bedrock:${REGION}:${ACCOUNT}:inference-profile/${profileId}`,
   transcriptionJob: (name: string) => `arn:${PARTITION}:transcribe:${REGION}:${ACCOUNT}:transcription-job/${name}`,
+  lambdaFunction: (name: string) => `arn:${PARTITION}:lambda:${REGION}:${ACCOUNT}:function:${name}`,
 };
 
 /**
