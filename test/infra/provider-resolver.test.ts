@@ -28,8 +28,11 @@ beforeAll(async () => {
 }, SHARED_ASSEMBLY_TIMEOUT_MS);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** The cloud assembly directory a resource's asset was staged into. */
-const assetOf = (logicalId: string): string => join(assembly.assemblyDirectory, q.resource(logicalId).Metadata?.['aws:asset:path'] as string);
+/** The cloud assembly directory a function's or layer's asset was staged into (by its S3 key, the asset hash). */
+function assetOf(logicalId: string): string {
+  const { Code, Content } = q.resource(logicalId).Properties as { Code?: { S3Key: string }; Content?: { S3Key: string } };
+  return join(assembly.assemblyDirectory, `asset.${(Code ?? Content)!.S3Key.replace(/\.zip$/, '')}`);
+}
 
 describe('the provider-resolver function', () => {
   it('is the Python function of its run-time contract, with the yt-dlp layer', () => {
