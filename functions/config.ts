@@ -142,8 +142,10 @@ const configSchema = z
       /** Render framing's face detector: folders of its model and of the TensorFlow.js WASM binaries; absent: the installed npm packages' own (the render image copies them to /opt/detector). */
       FACE_MODEL_DIR: optionalNonEmpty,
       TFJS_WASM_DIR: optionalNonEmpty,
-      /** yt-dlp, which resolves provider page URLs of one-off analyses (DESIGN §10); absent: `yt-dlp` on PATH. */
+      /** yt-dlp, which resolves and downloads provider page URLs of one-off analyses (DESIGN §10); absent: `yt-dlp` on PATH. */
       YT_DLP_PATH: optionalNonEmpty,
+      /** The provider-resolver function's name (AWS; set on the routes that resolve provider pages, which invoke it). */
+      PROVIDER_RESOLVER_FUNCTION: optionalNonEmpty,
       /** EventBridge bus for terminal events (AWS). Absent: event delivery is off for this deployment. */
       EVENT_BUS_NAME: optionalNonEmpty,
       /**

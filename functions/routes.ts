@@ -51,6 +51,11 @@ export interface RouteDefinition {
   readonly uploads?: boolean;
   /** The route wakes the webhook sender (CDK grants sqs:SendMessage on the delivery queue and sets WEBHOOK_QUEUE_URL). */
   readonly wakesWebhookSender?: boolean;
+  /**
+   * The route describes provider pages with yt-dlp, which only the provider-resolver function carries
+   * (CDK grants lambda:InvokeFunction on exactly that function and sets PROVIDER_RESOLVER_FUNCTION).
+   */
+  readonly resolvesProviderPages?: boolean;
 }
 
 export const routes = [
@@ -88,8 +93,8 @@ export const routes = [
   { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/observations', handler: 'api/observations/list', idempotency: 'none', table: 'read', cursors: true },
   // One-off analyses (DESIGN 10): preflight and quote measure the source; nothing is stored before submission.
-  { method: 'POST', path: '/v1/sources/preflight', handler: 'api/sources/preflight', idempotency: 'none', table: 'read', ffprobe: true, outbound: true },
-  { method: 'POST', path: '/v1/analyses/quote', handler: 'api/analyses/quote', idempotency: 'none', table: 'read', ffprobe: true, outbound: true },
+  { method: 'POST', path: '/v1/sources/preflight', handler: 'api/sources/preflight', idempotency: 'none', table: 'read', ffprobe: true, outbound: true, resolvesProviderPages: true },
+  { method: 'POST', path: '/v1/analyses/quote', handler: 'api/analyses/quote', idempotency: 'none', table: 'read', ffprobe: true, outbound: true, resolvesProviderPages: true },
   {
     method: 'POST',
     path: '/v1/analyses',
@@ -98,6 +103,7 @@ export const routes = [
     table: 'readWrite',
     ffprobe: true,
     outbound: true,
+    resolvesProviderPages: true,
     workflows: ['analysis'],
   },
   { method: 'GET', path: '/v1/analyses', handler: 'api/analyses/list', idempotency: 'none', table: 'read', cursors: true },

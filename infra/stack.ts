@@ -131,6 +131,13 @@ export class MediaScannerStack extends Stack {
       },
     });
 
+    // Provider pages (DESIGN §10) are described with yt-dlp, which Node functions do not carry: one
+    // Python function with yt-dlp as a layer, invoked by the routes the route table says resolve them.
+    const providerResolver = new ServiceFunction(this, 'ProviderResolver', {
+      contract: lambdaContractOf(units.providerResolver),
+      description: 'Describes provider page URLs with yt-dlp for preflight, quote and submission',
+    });
+
     // One function and one route per entry of the route table; nothing here names a route.
     for (const route of routes as readonly RouteDefinition[]) {
       const id = constructIdFor(route.handler);
@@ -143,6 +150,7 @@ export class MediaScannerStack extends Stack {
       }
       if (route.cursors) fn.bindCursorSecret(cursorSecret);
       if (route.wakesWebhookSender) eventDelivery.bindWakesSender(fn);
+      if (route.resolvesProviderPages) fn.bindProviderResolver(providerResolver.fn);
       if (route.wakesWorkflows) fn.bindTaskCallbacks(Object.keys(workflows).map((name) => serviceStateMachineArn(this, name)));
       // Uploads switched off for this deployment (SPEC 503 uploads_unavailable), from context.
       if (route.uploads && String(this.node.tryGetContext(deploymentContextKeys.uploadsEnabled)) === 'false') fn.fn.addEnvironment('UPLOADS_ENABLED', 'false');

@@ -394,7 +394,7 @@ export const errorDescriptions: Record<ErrorCode, string> = {
   internal_error: 'something failed on our side; it has been logged',
   queue_unavailable: 'the work could not be queued (its credits were refunded); retry with backoff',
   uploads_unavailable: 'this deployment cannot run production scanners',
-  provider_unavailable: 'the provider could not be reached; retry later',
+  provider_unavailable: 'the provider page could not be resolved now (not within the time a request allows, or no yt-dlp); retry later',
   scanner_batch_service_unavailable: 'durable batch processing is not enabled; do not resubmit under new keys',
   event_delivery_unavailable: 'event delivery is off for this deployment or account; poll instead',
 };

@@ -4,6 +4,7 @@ import { instrumentClient } from '../adapters/aws-call-hooks.js';
 import { disabledEventPublisher } from '../adapters/events/disabled-publisher.js';
 import { eventBridgePublisher } from '../adapters/events/eventbridge-publisher.js';
 import { readSecretString } from '../adapters/secrets.js';
+import { lambdaProviderResolver } from '../adapters/sources/lambda-provider-resolver.js';
 import { sfnBatchWorkflowStarter, sfnRenderWorkflowStarter, sfnWorkflowStarter } from '../adapters/workflows/sfn-starter.js';
 import { sfnTaskCallbacks } from '../adapters/workflows/sfn-task-callbacks.js';
 import { awsDeliveryScheduler } from '../adapters/webhooks/aws-scheduler.js';
@@ -39,6 +40,13 @@ export function awsHost(cfg: Config): Host {
       if (!cfg.EVENT_BUS_NAME) return disabledEventPublisher;
       const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
       return eventBridgePublisher(instrumentClient(new EventBridgeClient({ region: cfg.AWS_REGION })), cfg.EVENT_BUS_NAME);
+    }),
+    providerResolver: once(async () => {
+      // Set only on the routes that resolve provider pages (the route table's resolvesProviderPages).
+      const functionName = requiredSetting(cfg.PROVIDER_RESOLVER_FUNCTION, 'PROVIDER_RESOLVER_FUNCTION');
+      const { LambdaClient } = await import('@aws-sdk/client-lambda');
+      // One attempt: the function answers within its timeout (25 s), and a retry after that would outlast the API's 29 s.
+      return lambdaProviderResolver(instrumentClient(new LambdaClient({ region: cfg.AWS_REGION, maxAttempts: 1 })), functionName);
     }),
     deliveryScheduler: once(async () => {
       // The queue is set on the sender and the retry route; the Scheduler settings on the sender only (retries beyond 15 min).

@@ -1,5 +1,6 @@
 import type { EventPublisher } from '../domain/ports.js';
 import type { DeliveryScheduler } from '../domain/webhooks/ports.js';
+import type { ProviderResolverInvoker } from '../adapters/sources/provider-resolution.js';
 import { currentHost, type WorkflowHost } from './host.js';
 
 /**
@@ -20,3 +21,5 @@ export const hostEvents: EventPublisher = {
 export const hostDeliveryScheduler: DeliveryScheduler = {
   schedule: async (accountId, deliveryId, at) => (await currentHost().deliveryScheduler()).schedule(accountId, deliveryId, at),
 };
+
+export const hostProviderResolver: ProviderResolverInvoker = async (event) => (await currentHost().providerResolver())(event);

@@ -5,6 +5,7 @@ import type { BatchWorkflowStarter } from '../domain/batches/ports.js';
 import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
 import type { DeliveryScheduler } from '../domain/webhooks/ports.js';
 import type { RenderWorkflowStarter } from '../domain/renders/model.js';
+import type { ProviderResolverInvoker } from '../adapters/sources/provider-resolution.js';
 import { awsHost } from './aws-host.js';
 
 /** What runs workflows: starts them and wakes executions waiting on a task token. */
@@ -34,6 +35,11 @@ export interface Host {
    * the unit does not ship fails to start as it does on AWS.
    */
   readonly launch: Launch;
+  /**
+   * The provider-resolver function, which carries yt-dlp for the routes that have none: invoked
+   * through Lambda on AWS, its handler run as a child process locally.
+   */
+  providerResolver(): Promise<ProviderResolverInvoker>;
 }
 
 let installed: Host | undefined;

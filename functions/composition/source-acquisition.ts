@@ -1,5 +1,7 @@
 import { s3FileWriter } from '../adapters/media/s3-file-writer.js';
+import { resolveFfmpegPath } from '../adapters/ffmpeg-binaries.js';
 import { createSourceGateway } from '../adapters/sources/source-gateway.js';
+import { ytDlp } from '../adapters/sources/yt-dlp.js';
 import { config } from '../config.js';
 import type { AcquisitionDeps } from '../domain/analyses/acquire.js';
 import { lazy } from '../shared/memo.js';
@@ -12,6 +14,11 @@ export const acquisition = lazy((): AcquisitionDeps => {
   const cfg = config();
   return {
     runs: runs(),
-    sources: createSourceGateway({ ...sourceReaderOptions(), store: s3FileWriter(s3(), cfg.MEDIA_BUCKET, { partSizeBytes: cfg.MULTIPART_PART_SIZE_BYTES }) }),
+    sources: createSourceGateway({
+      ...sourceReaderOptions(),
+      store: s3FileWriter(s3(), cfg.MEDIA_BUCKET, { partSizeBytes: cfg.MULTIPART_PART_SIZE_BYTES }),
+      // Downloads run yt-dlp where it is installed: the container image (the acquisition container task).
+      ytDlp: ytDlp({ binaryPath: cfg.YT_DLP_PATH, ffmpegPath: () => resolveFfmpegPath(cfg.FFMPEG_PATH) }),
+    }),
   };
 });

@@ -1,26 +1,27 @@
 import { config } from '../config.js';
-import { resolveFfmpegPath, resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
+import { resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
 import { ffprobeInspector, spawnFfprobe } from '../adapters/media/ffprobe-inspector.js';
 import { createOutboundClient } from '../adapters/outbound/outbound-client.js';
+import { providerPageResolver } from '../adapters/sources/provider-resolution.js';
 import { createSourceReader, type SourceReaderOptions } from '../adapters/sources/source-gateway.js';
-import { ytDlp } from '../adapters/sources/yt-dlp.js';
 import type { Account } from '../domain/ports.js';
 import { classifySourceUrl } from '../domain/sources/classify.js';
 import type { SourceReader } from '../domain/sources/ports.js';
 import { lazy } from '../shared/memo.js';
+import { hostProviderResolver } from './host-parts.js';
 
 /** A remote source is slower to probe than our own bucket: at least this long, whatever PROBE_TIMEOUT_MS says. */
 const SOURCE_PROBE_BUDGET_MS = 60_000;
 
 const PREFLIGHT_FALLBACK_MAX_BYTES = 256 * 1024 ** 2;
 
-/** How this deployment reads sources (DESIGN §10): the outbound client, the probe and yt-dlp. */
+/** How this deployment reads sources (DESIGN §10): the outbound client, the probe and the provider-resolver function. */
 export const sourceReaderOptions = lazy((): SourceReaderOptions => {
   const cfg = config();
   return {
     outbound: createOutboundClient({ allowLoopback: cfg.LOCAL_ALLOW_LOOPBACK_TARGETS }),
     inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)), Math.max(cfg.PROBE_TIMEOUT_MS, SOURCE_PROBE_BUDGET_MS)),
-    ytDlp: ytDlp({ binaryPath: cfg.YT_DLP_PATH, ffmpegPath: () => resolveFfmpegPath(cfg.FFMPEG_PATH) }),
+    providerPages: providerPageResolver(hostProviderResolver),
     // A preflight answers within an API request: a server without byte ranges is measured only
     // if the whole file is small enough to fetch in that time.
     fallbackMaxBytes: PREFLIGHT_FALLBACK_MAX_BYTES,

@@ -29,6 +29,11 @@ import { localWebhookSender } from './webhook-sender.js';
 import { webhookDelivery } from '../composition/webhooks.js';
 import { logger } from '../shared/logger.js';
 import { bubblewrapWorks, Sandbox } from './sandbox/sandbox.js';
+import { config } from '../config.js';
+import { localPython, processProviderResolver } from '../adapters/sources/process-provider-resolver.js';
+import { inUnit } from './unit-context.js';
+import { lambdaContractOf, units } from '../runtime/contracts.js';
+import { once } from '../shared/memo.js';
 
 export const LOCAL_TABLE = 'media-scanner-local';
 export const LOCAL_BUCKET = 'media-scanner-local-media';
@@ -111,6 +116,23 @@ async function seedDefaultAccount(store: AccountStore, previous: PersistedState 
 }
 
 /**
+ * The provider-resolver function's handler as a child process, under the function's contract (its
+ * file, its timeout; sandboxed, its view). A yt-dlp stand-in (YT_DLP_PATH) is handed over where
+ * the unit sees it: in its view, at the contract's path of yt-dlp.
+ */
+function localProviderResolver(sandboxed: boolean) {
+  const contract = lambdaContractOf(units.providerResolver);
+  const standIn = config().YT_DLP_PATH;
+  return processProviderResolver({
+    handlerPath: join(import.meta.dirname, '..', `${contract.module}.py`),
+    timeoutSeconds: contract.timeoutSeconds,
+    python: localPython(),
+    ytDlpPath: standIn && sandboxed ? contract.binaries['yt-dlp'] : standIn,
+    asResolverUnit: (run) => inUnit(units.providerResolver, run),
+  });
+}
+
+/**
  * Starts the embedded host: DynamoDB Local and s3rver on loopback with state under dataDir,
  * the same table and bucket CDK defines, a default account, and the API on 127.0.0.1.
  */
@@ -183,6 +205,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       events: () => Promise.resolve(events),
       deliveryScheduler: () => Promise.resolve(webhooks.scheduler),
       launch: sandbox?.launch ?? spawn,
+      providerResolver: once(() => Promise.resolve(localProviderResolver(sandbox !== undefined))),
     });
     started.push({ endpoint: 'workflows', stop: () => Promise.resolve(workflows.abortAll()) });
 

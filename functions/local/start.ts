@@ -52,6 +52,7 @@ try {
   console.log(`API key: ${host.apiKey}`);
   console.log(transcriberLine);
   if (host.sandboxed) console.log('Sandbox: every unit runs inside its AWS run-time contract (bubblewrap): its writable paths, user and binaries only.');
+  else if (settings.LOCAL_SANDBOX === 'off') console.warn('WARNING: LOCAL_SANDBOX=off: units run unconfined, not inside their AWS run-time contracts.');
   else console.warn(`WARNING: bubblewrap is missing, so units run unconfined, not inside their AWS run-time contracts; install it (${BUBBLEWRAP_INSTALL}) and run npm start again.`);
   console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
   if (process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1') {

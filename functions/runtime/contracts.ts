@@ -31,6 +31,8 @@ export const units = {
   webhookSender: 'webhook-sender',
   /** A workflow's onExecutionEnded function. */
   executionEnded: (workflow: string) => `ended:${workflow}`,
+  /** The Python function that resolves provider pages with yt-dlp for the routes (functions/provider-resolver). */
+  providerResolver: 'provider-resolver',
   /** The local host itself (start-up reconciliation, seeding): no deployed unit, never checked. */
   host: 'host',
 } as const;
@@ -57,7 +59,7 @@ export type ShippedFiles = 'fonts' | 'detector';
 
 interface ContractBase {
   readonly unit: string;
-  /** The module under functions/ (no extension) that the unit runs. */
+  /** The module under functions/ (no extension: `.ts`, or `.py` for a Python function) that the unit runs. */
   readonly module: string;
   readonly user: UnixUser;
   /** Everything else is read-only. */
@@ -72,12 +74,18 @@ interface ContractBase {
 
 export interface LambdaContract extends ContractBase {
   readonly kind: 'lambda';
+  /** The managed runtime: every function is Node but the provider resolver, which yt-dlp (Python) needs. */
+  readonly runtime: LambdaRuntime;
   /** The pinned ffmpeg build is x86-64: functions that carry its layer are too. */
   readonly architecture: 'arm64' | 'x86_64';
   readonly timeoutSeconds: number;
   /** Whether the function carries the ffmpeg layer. */
   readonly ffmpegLayer: boolean;
+  /** Whether the function carries the yt-dlp layer (Debian's yt_dlp package, pure Python: any architecture). */
+  readonly ytDlpLayer: boolean;
 }
+
+export type LambdaRuntime = 'nodejs24.x' | 'python3.12';
 
 export interface ContainerContract extends ContractBase, ContainerTask {
   readonly kind: 'container';
@@ -105,9 +113,16 @@ const LAMBDA_DEFAULT_MEMORY_MB = 512;
 const ROUTE_TIMEOUT_SECONDS = 29;
 /** Where the ffmpeg layer's binaries are (Lambda mounts layers at /opt); FFMPEG_PATH and FFPROBE_PATH point there. */
 export const ffmpegLayerPaths = { ffmpeg: '/opt/bin/ffmpeg', ffprobe: '/opt/bin/ffprobe' } as const;
+/**
+ * Where the yt-dlp layer's package is: Python functions import from /opt/python, and the resolver
+ * runs it as `python -m yt_dlp` with the function's own interpreter (no executable file of its own).
+ */
+export const ytDlpLayerPaths = { 'yt-dlp': '/opt/python/yt_dlp' } as const;
 
 interface LambdaNeeds {
   readonly module: string;
+  readonly runtime?: LambdaRuntime | undefined;
+  readonly ytDlp?: boolean | undefined;
   readonly memoryMb?: number | undefined;
   readonly timeoutSeconds?: number | undefined;
   readonly ffmpeg?: boolean | undefined;
@@ -116,19 +131,22 @@ interface LambdaNeeds {
 
 function lambdaContract(unit: string, needs: LambdaNeeds): LambdaContract {
   const ffmpeg = needs.ffmpeg ?? false;
+  const ytDlp = needs.ytDlp ?? false;
   return {
     kind: 'lambda',
     unit,
     module: needs.module,
+    runtime: needs.runtime ?? 'nodejs24.x',
     user: LAMBDA_USER,
     writable: [{ path: '/tmp', sizeMiB: needs.scratchMiB ?? LAMBDA_DEFAULT_TMP_MIB, owner: LAMBDA_USER, mode: 0o700 }],
-    binaries: ffmpeg ? ffmpegLayerPaths : {},
+    binaries: { ...(ffmpeg ? ffmpegLayerPaths : {}), ...(ytDlp ? ytDlpLayerPaths : {}) },
     files: {},
     environment: ffmpeg ? { FFMPEG_PATH: ffmpegLayerPaths.ffmpeg, FFPROBE_PATH: ffmpegLayerPaths.ffprobe } : {},
     memoryMb: needs.memoryMb ?? LAMBDA_DEFAULT_MEMORY_MB,
     timeoutSeconds: needs.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS,
     architecture: ffmpeg ? 'x86_64' : 'arm64',
     ffmpegLayer: ffmpeg,
+    ytDlpLayer: ytDlp,
   };
 }
 
@@ -138,6 +156,9 @@ export const serviceFunctions = {
   [units.fallback]: { module: 'api/not-found' },
   [units.outboxRelay]: { module: 'events/relay-outbox', timeoutSeconds: 60 },
   [units.webhookSender]: { module: 'webhooks/sender', timeoutSeconds: 60 },
+  // Invoked by preflight, quote and submission, which answer within the API's 29 s: 4 s less (25 s)
+  // leaves them time to invoke it and answer. yt-dlp parses pages with CPU: 1 GB buys a fuller vCPU.
+  [units.providerResolver]: { module: 'provider-resolver/handler', runtime: 'python3.12', ytDlp: true, memoryMb: 1024, timeoutSeconds: ROUTE_TIMEOUT_SECONDS - 4 },
 } as const satisfies Record<string, LambdaNeeds>;
 
 // ---- The container image (layers/ffmpeg/Dockerfile) ----

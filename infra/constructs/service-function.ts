@@ -1,8 +1,9 @@
+import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing, type FunctionOptions, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
@@ -12,6 +13,7 @@ import { Construct } from 'constructs';
 import type { DataAccess } from '../../functions/routes.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
 import { FfmpegLayer } from './ffmpeg-layer.js';
+import { YtDlpLayer } from './yt-dlp-layer.js';
 import { LAMBDA_DEFAULT_TMP_MIB, type LambdaContract } from '../../functions/runtime/contracts.js';
 import { markUnit } from './unit-metadata.js';
 import type { ServiceTable } from './service-table.js';
@@ -20,9 +22,9 @@ const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url))
 
 export interface ServiceFunctionProps {
   /**
-   * The unit's run-time contract (functions/runtime/contracts.ts): its entry module (which exports
-   * `handler`), memory, timeout, /tmp size and whether it carries the ffmpeg layer (then it runs on
-   * x86_64, the pinned build's architecture, with FFMPEG_PATH and FFPROBE_PATH pointing at the layer).
+   * The unit's run-time contract (functions/runtime/contracts.ts): its runtime and entry module
+   * (which exports or defines `handler`), memory, timeout, /tmp size and its layers (with ffmpeg's
+   * it runs on x86_64, the pinned build's architecture, with FFMPEG_PATH and FFPROBE_PATH pointing at it).
    */
   readonly contract: LambdaContract;
   readonly description?: string;
@@ -41,12 +43,13 @@ function functionLogs(scope: Construct): LogGroup {
 }
 
 /**
- * A Node.js Lambda function with the service's defaults: nodejs24.x on arm64 (x86_64 when it carries
- * the ffmpeg layer), an ESM bundle built by the locally installed esbuild, the stack's function log group and a
- * role that holds nothing but what the bind methods grant.
+ * A Lambda function with the service's defaults: the stack's function log group and a role that
+ * holds nothing but what the bind methods grant. Node functions run nodejs24.x on arm64 (x86_64 when
+ * they carry the ffmpeg layer) from an ESM bundle built by the locally installed esbuild; the one
+ * Python function (the provider resolver) runs its handler's directory as it is, with the yt-dlp layer.
  */
 export class ServiceFunction extends Construct {
-  public readonly fn: NodejsFunction;
+  public readonly fn: LambdaFunction;
 
   public constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -60,13 +63,11 @@ export class ServiceFunction extends Construct {
 
     const { contract } = props;
     const scratch = contract.writable.find((path) => path.path === '/tmp');
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: `${functionsDir}${contract.module}.ts`,
-      handler: 'handler',
+    const layers = [...(contract.ffmpegLayer ? [FfmpegLayer.of(this).layer] : []), ...(contract.ytDlpLayer ? [YtDlpLayer.of(this).layer] : [])];
+    const options: FunctionOptions = {
       description: props.description ?? contract.module,
-      runtime: Runtime.NODEJS_24_X,
       architecture: contract.architecture === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64,
-      ...(contract.ffmpegLayer ? { layers: [FfmpegLayer.of(this).layer] } : {}),
+      ...(layers.length ? { layers } : {}),
       memorySize: contract.memoryMb,
       timeout: Duration.seconds(contract.timeoutSeconds),
       ...(scratch && scratch.sizeMiB !== LAMBDA_DEFAULT_TMP_MIB ? { ephemeralStorageSize: Size.mebibytes(scratch.sizeMiB) } : {}),
@@ -75,6 +76,21 @@ export class ServiceFunction extends Construct {
       // Active X-Ray tracing (Powertools Tracer); CDK grants the role xray:PutTraceSegments/PutTelemetryRecords.
       tracing: Tracing.ACTIVE,
       environment: { ...props.environment, ...contract.environment },
+    };
+    this.fn = contract.runtime === 'python3.12' ? pythonFunction(this, contract, options) : this.nodeFunction(contract, options);
+    markUnit(this.fn, contract);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Only the X-Ray actions active tracing adds (PutTraceSegments, PutTelemetryRecords), which support no resource-level permissions.',
+    });
+  }
+
+  private nodeFunction(contract: LambdaContract, options: FunctionOptions): NodejsFunction {
+    return new NodejsFunction(this, 'Function', {
+      ...options,
+      entry: `${functionsDir}${contract.module}.ts`,
+      handler: 'handler',
+      runtime: Runtime.NODEJS_24_X,
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
@@ -92,11 +108,6 @@ export class ServiceFunction extends Construct {
         // Some CommonJS dependencies call require() at run time, which ESM does not define.
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
-    });
-    markUnit(this.fn, contract);
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'Only the X-Ray actions active tracing adds (PutTraceSegments, PutTelemetryRecords), which support no resource-level permissions.',
     });
   }
 
@@ -129,9 +140,37 @@ export class ServiceFunction extends Construct {
     Grant.addToPrincipal({ grantee: this.fn, actions: ['states:SendTaskSuccess'], resourceArns: stateMachineArns });
   }
 
+  /**
+   * Grants lambda:InvokeFunction on the provider-resolver function and tells the function its name.
+   * On the function's own ARN only (grantInvoke adds `:*`, every version and alias): it is invoked unqualified.
+   */
+  public bindProviderResolver(resolver: IFunction): void {
+    Grant.addToPrincipal({ grantee: this.fn, actions: ['lambda:InvokeFunction'], resourceArns: [resolver.functionArn] });
+    this.fn.addEnvironment('PROVIDER_RESOLVER_FUNCTION', resolver.functionName);
+  }
+
   /** Grants read access to the cursor HMAC key and tells the function where to find it. */
   public bindCursorSecret(secret: ISecret): void {
     secret.grantRead(this.fn);
     this.fn.addEnvironment('CURSOR_SECRET_ARN', secret.secretArn);
   }
+}
+
+/**
+ * A Python function: its handler's directory as the code (no build step), `<file>.handler` as the
+ * handler. Python 3.12, the version the pinned yt-dlp (2023.03.04) was run with here; later
+ * runtimes drop standard modules that yt-dlp release predates.
+ */
+function pythonFunction(scope: Construct, contract: LambdaContract, options: FunctionOptions): LambdaFunction {
+  const fn = new LambdaFunction(scope, 'Function', {
+    ...options,
+    runtime: Runtime.PYTHON_3_12,
+    code: Code.fromAsset(dirname(`${functionsDir}${contract.module}.py`), { exclude: ['__pycache__'] }),
+    handler: `${basename(contract.module)}.handler`,
+  });
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-L1',
+    reason: 'Python 3.12 on purpose: the layer pins Debian bookworm yt-dlp 2023.03.04, which was run on 3.12; later runtimes remove standard modules that release predates.',
+  });
+  return fn;
 }

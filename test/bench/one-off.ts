@@ -89,6 +89,8 @@ export async function benchOneOff(options: { minutes?: number } = {}): Promise<O
       inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(undefined)), 60_000),
       store: s3FileWriter(s3, running.bucket, { partSizeBytes: 512 * 1024 ** 2 }),
       ytDlp: ytDlp({ ffmpegPath: () => resolveFfmpegPath(undefined) }),
+      // Trusted-host sources only here: no provider page reaches the resolver.
+      providerPages: { describe: () => Promise.reject(new Error('no provider pages in this bench')) },
     });
     const toBucket = await stopwatch(() => plainToBucket(url, s3, running.bucket, size));
     const acquisition = await stopwatch(() =>

@@ -54,7 +54,8 @@ export function spawnHost(options: StartOptions): { child: ChildProcessWithoutNu
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
       const apiKey = /^API key: (\S+)$/m.exec(stdout)?.[1];
       const accountId = /^Default account: (\S+)$/m.exec(stdout)?.[1];
-      if (url && apiKey && accountId) {
+      // The banner's last line: the lines between (transcriber, sandbox) are there too.
+      if (url && apiKey && accountId && /^Try: curl/m.test(stdout)) {
         clearTimeout(timer);
         resolve({ child, baseUrl: url, apiKey, accountId, output, exited });
       }

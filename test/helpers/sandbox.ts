@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { LocalBundles } from '../../functions/local/bundles.js';
 import { Sandbox } from '../../functions/local/sandbox/sandbox.js';
-import { repoRoot } from './processes.js';
+import { fakeYtDlpPath, repoRoot } from './processes.js';
 
 const bundles = new LocalBundles();
 
 export async function probeInUnit(unit: string, probe: [what: 'write' | 'yt-dlp', arg: string], dockerfile?: string): Promise<Record<string, unknown>> {
-  const env = { ...process.env, ...(dockerfile ? { LOCAL_CONTAINER_DOCKERFILE: dockerfile } : {}) };
+  // yt-dlp is the stand-in unless the suite names another: no test reaches a real provider.
+  const env = { ...process.env, YT_DLP_PATH: process.env.YT_DLP_PATH ?? fakeYtDlpPath, ...(dockerfile ? { LOCAL_CONTAINER_DOCKERFILE: dockerfile } : {}) };
   const sandbox = await Sandbox.create(env);
   const bundle = await bundles.of('unit-probe', { entry: join(repoRoot, 'test', 'helpers', 'unit-probe.ts') });
   const run = sandbox.unitProcess(unit, [bundle, ...probe], env);

@@ -154,10 +154,12 @@ describe('dashboard', () => {
 });
 
 describe('tracing and metrics', () => {
-  it('traces every function actively, lets it write traces, and names the Powertools service and metrics namespace', () => {
+  it('traces every function actively, lets it write traces, and names the Powertools service and metrics namespace (Node functions: Powertools)', () => {
     for (const functionId of q.functionIds()) {
       expect(q.resource(functionId).Properties.TracingConfig, functionId).toEqual({ Mode: 'Active' });
       expect(q.actionsOf(functionId), functionId).toEqual(expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
+    }
+    for (const functionId of q.nodeFunctionIds()) {
       expect(q.environmentOf(functionId), functionId).toMatchObject({ POWERTOOLS_SERVICE_NAME: 'media-scanner', POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE });
     }
   });

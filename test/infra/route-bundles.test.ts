@@ -4,7 +4,8 @@
  * S3 client loaded without need costs its cold start 50-100 ms of import (README, "What each
  * function carries"); preflight, quote and one-off submission once carried one through the source
  * gateway's media store, which only the AcquireSource step uses. And no route imports node:http
- * as an ES module, whose namespace alone costs about 50 ms (shared/node-http.ts).
+ * as an ES module, whose namespace alone costs about 50 ms (shared/node-http.ts). The Lambda client,
+ * with which three routes invoke the provider resolver, is loaded only when one does.
  */
 import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -13,8 +14,11 @@ import { nodeEsmBundle } from '../../infra/constructs/service-container-task.js'
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
-/** What each route entry imports from outside its bundle: the runtime's AWS SDK and Node's built-in modules. */
-function externalImportsByRoute(): Map<string, Set<string>> {
+/**
+ * What each route entry imports from outside its bundle: the runtime's AWS SDK and Node's built-in
+ * modules; with `atStart`, only what it loads at import (a dynamic import is loaded at its first call).
+ */
+function externalImportsByRoute(atStart = false): Map<string, Set<string>> {
   const { metafile } = buildSync({
     entryPoints: Object.fromEntries(routes.map((route) => [route.handler, `functions/${route.handler}.ts`])),
     absWorkingDir: repoRoot,
@@ -29,7 +33,7 @@ function externalImportsByRoute(): Map<string, Set<string>> {
   for (const [file, output] of Object.entries(metafile.outputs)) {
     if (!output.entryPoint) continue;
     const handler = file.replace(/^out\//, '').replace(/\.js$/, '');
-    byRoute.set(handler, new Set(output.imports.filter((i) => i.external).map((i) => i.path)));
+    byRoute.set(handler, new Set(output.imports.filter((i) => i.external && (!atStart || i.kind !== 'dynamic-import')).map((i) => i.path)));
   }
   return byRoute;
 }
@@ -48,6 +52,11 @@ describe('route bundles', () => {
       expect(sdk.filter((path) => path.startsWith('@aws-sdk/') && path.includes('s3'))).toEqual([]);
     },
   );
+
+  it('load the Lambda client (which only invokes the provider resolver) at their first such call, never at cold start', () => {
+    const loading = [...externalImportsByRoute(true)].filter(([, paths]) => paths.has('@aws-sdk/client-lambda')).map(([handler]) => handler);
+    expect(loading).toEqual([]);
+  });
 
   it('never import node:http as an ES module (its namespace loads undici: ~50 ms of a cold start; see shared/node-http.ts)', () => {
     const importing = [...imports].filter(([, paths]) => paths.has('node:http') || paths.has('http')).map(([handler]) => handler);

@@ -111,13 +111,14 @@ describe('authorizer', () => {
 });
 
 describe('functions', () => {
-  it('has exactly one function per route, per workflow task and per workflow that settles ended executions, plus the authorizer, the not-found function, the outbox relay and the webhook sender', () => {
+  it('has exactly one function per route, per workflow task and per workflow that settles ended executions, plus the authorizer, the not-found function, the outbox relay, the webhook sender and the provider resolver', () => {
     expect(settleCount).toBeGreaterThan(0);
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + settleCount + 4);
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + settleCount + 5);
   });
 
-  it('runs every function on nodejs24.x with the shared log group and configuration, without source maps', () => {
-    for (const fn of Object.values(find('AWS::Lambda::Function'))) {
+  it('runs every function but the provider resolver (Python) on nodejs24.x with the shared log group and configuration, without source maps', () => {
+    expect(q.nodeFunctionIds()).toHaveLength(q.functionIds().length - 1);
+    for (const fn of q.nodeFunctionIds().map((id) => q.resource(id))) {
       // Parsing a bundled source map (--enable-source-maps) would cost every cold start.
       expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.NODE_OPTIONS).toBeUndefined();
       expect(fn.Properties).toMatchObject({
@@ -318,20 +319,20 @@ function declaredNeeds(): Map<string, Needs> {
 const none: Needs = { ffmpeg: false, events: false, starts: {}, wakes: false };
 
 describe('needs declared by routes and workflow tasks', () => {
-  it('covers every function but the authorizer and the not-found function', () => {
+  it('covers every function but the authorizer, the not-found function and the provider resolver', () => {
     const needs = declaredNeeds();
     expect(needs.size).toBe(routes.length + taskCount + settleCount + 2);
-    expect(q.functionIds()).toHaveLength(needs.size + 2);
+    expect(q.functionIds()).toHaveLength(needs.size + 3);
     expect(q.functionIds()).toEqual(expect.arrayContaining([...needs.keys()]));
   });
 
   it('attaches the one x86_64 ffmpeg layer only to functions that run ffprobe or ffmpeg, with both paths, and runs exactly those on x86_64, the others on arm64', () => {
-    const layers = Object.keys(find('AWS::Lambda::LayerVersion'));
+    // The other layer is yt-dlp's, for the provider resolver alone (test/infra/provider-resolver.test.ts).
+    const layers = Object.keys(find('AWS::Lambda::LayerVersion', { CompatibleArchitectures: ['x86_64'] }));
     expect(layers).toHaveLength(1);
-    template.hasResourceProperties('AWS::Lambda::LayerVersion', { CompatibleArchitectures: ['x86_64'] });
     const needs = declaredNeeds();
     expect([...needs.values()].some((n) => n.ffmpeg)).toBe(true);
-    for (const functionId of q.functionIds()) {
+    for (const functionId of q.nodeFunctionIds()) {
       const { ffmpeg } = needs.get(functionId) ?? none;
       const environment = q.environmentOf(functionId);
       expect(q.resource(functionId).Properties.Layers, functionId).toEqual(ffmpeg ? [{ Ref: layers[0] }] : undefined);

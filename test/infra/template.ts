@@ -39,6 +39,13 @@ export class TemplateQueries {
     return Object.keys(this.find('AWS::Lambda::Function'));
   }
 
+  /** Logical ids of the Node functions: every function but the provider resolver (Python, test/infra/provider-resolver.test.ts). */
+  public nodeFunctionIds(): string[] {
+    return Object.entries(this.find('AWS::Lambda::Function'))
+      .filter(([, fn]) => String(fn.Properties.Runtime).startsWith('nodejs'))
+      .map(([id]) => id);
+  }
+
   /** Logical ids of the functions the table's stream invokes (the outbox relay). */
   public functionsOnTableStream(): string[] {
     return this.functionsOnEventSources('StreamArn');

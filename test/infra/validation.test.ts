@@ -88,10 +88,13 @@ describe('CloudFormation resource schemas', () => {
 describe('bundled assets', () => {
   beforeAll(readShared, SHARED_ASSEMBLY_TIMEOUT_MS);
 
-  it('bundles every function into an ESM entry point', () => {
-    for (const functionId of q.functionIds()) {
+  it('bundles every Node function into an ESM entry point (the Python one ships its handler as it is)', () => {
+    for (const functionId of q.nodeFunctionIds()) {
       expect(existsSync(join(assetDirectory(functionId), 'index.mjs')), functionId).toBe(true);
     }
+    const python = q.functionIds().filter((id) => !q.nodeFunctionIds().includes(id));
+    expect(python).toHaveLength(1);
+    expect(existsSync(join(assetDirectory(python[0]!), 'handler.py'))).toBe(true);
   });
 
   it('stages the ffmpeg layer with the pinned build npm ci installed: static x86-64 ffmpeg and ffprobe in bin/, and their manifest', () => {

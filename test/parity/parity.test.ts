@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bubblewrapWorks } from '../../functions/local/sandbox/sandbox.js';
 import { units } from '../../functions/runtime/contracts.js';
-import { expectError, type Client } from '../helpers/api.js';
+import type { Client } from '../helpers/api.js';
 import { ffmpeg } from '../helpers/ground-truth-media.js';
 import { hostsOnOwnData } from '../helpers/host-process.js';
 import { startMediaServer, type MediaServer } from '../helpers/media-server.js';
@@ -103,9 +103,11 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
     expect(analysis.status, JSON.stringify(analysis.error)).toBe('completed');
   });
 
-  test('a provider page: routes ship no yt-dlp (503 until resolution moves to a unit that does); the acquisition container runs the stand-in', async () => {
+  test('a provider page: resolved by the provider-resolver function in its view (Python, the yt-dlp stand-in at the layer path), acquired by the container', async () => {
     const page = 'https://www.youtube.com/watch?v=clip';
-    expectError(await client.post('/v1/sources/preflight', { source_url: page }), 503, 'provider_unavailable');
+    const preflight = await client.post('/v1/sources/preflight', { source_url: page });
+    expect(preflight.status, JSON.stringify(preflight.body)).toBe(200);
+    expect(preflight.body).toMatchObject({ provider: { id: 'youtube' }, media_kind: 'video' });
     expect(await probeInUnit(units.container('analysis', 'AcquireSourceTaskDefinitionArn'), ['yt-dlp', page])).toMatchObject({ bytes: expect.any(Number) as unknown });
   });
 

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { MediaInspector } from '../../domain/ports.js';
-import type { MediaFileWriter, SourceGateway, SourceOrigin, SourceReader } from '../../domain/sources/ports.js';
+import type { MediaFileWriter, ProviderPageResolver, SourceGateway, SourceOrigin, SourceReader } from '../../domain/sources/ports.js';
 import type { OutboundClient } from '../outbound/outbound-client.js';
 import { downloadHttp, preflightHttp, type HttpSourceDeps } from './http-source.js';
 import { fileRangeSource } from './range-bridge.js';
@@ -18,7 +18,8 @@ export interface SourceReaderOptions {
   outbound: OutboundClient;
   /** The upload probe, shared so that uploads and sources get one verdict. */
   inspector: MediaInspector;
-  ytDlp: YtDlp;
+  /** Provider pages' facts (the provider-resolver function: routes carry no yt-dlp). */
+  providerPages: ProviderPageResolver;
   /** Default: os.tmpdir(). */
   tempRoot?: string | undefined;
   /** Default: no ceiling (SPEC: paid analyses have none; windows are the caller's). */
@@ -31,14 +32,16 @@ export interface SourceReaderOptions {
 
 export interface SourceGatewayOptions extends SourceReaderOptions {
   store: MediaFileWriter;
+  /** Provider pages' downloads (the container image installs yt-dlp). */
+  ytDlp: YtDlp;
 }
 
 /**
- * How sources are read (domain/sources/ports.ts): provider pages through yt-dlp, storage links in
+ * How sources are read (domain/sources/ports.ts): provider pages through the resolver, storage links in
  * their direct-download form and trusted hosts as given through the outbound client.
  */
 function readingOf(options: SourceReaderOptions) {
-  const { outbound, inspector, ytDlp } = options;
+  const { outbound, inspector, providerPages } = options;
   const tempRoot = options.tempRoot ?? tmpdir();
   const maxDurationMs = options.maxDurationMs ?? Number.MAX_SAFE_INTEGER;
   const http: HttpSourceDeps = {
@@ -54,7 +57,7 @@ function readingOf(options: SourceReaderOptions) {
     origin.kind === 'provider' ? resolveStorageLink(url, origin.provider, outbound) : Promise.resolve(url);
 
   const preflight: SourceReader['preflight'] = (url, origin) =>
-    asSourceErrors(async () => (viaYtDlp(origin) ? ytDlp.info(url) : preflightHttp(http, await directUrl(url, origin))));
+    asSourceErrors(async () => (viaYtDlp(origin) ? providerPages.describe(url) : preflightHttp(http, await directUrl(url, origin))));
   return { http, tempRoot, maxDurationMs, viaYtDlp, directUrl, preflight };
 }
 

@@ -52,17 +52,22 @@ function trackGroup(pid: number): void {
 }
 
 /**
- * One yt-dlp run in its own process group (it starts ffmpeg to merge or to fetch HLS: a stop must
+ * One yt-dlp run (or one of the provider resolver's handler, which runs yt-dlp: `env` adds what it
+ * is told, YT_DLP_PATH) in its own process group (it starts ffmpeg to merge or to fetch HLS: a stop must
  * reach both), stopped at the deadline, or, with `dir`, as soon as the files there exceed maxBytes.
  */
-export function runYtDlp(binary: string, args: readonly string[], bounds: { timeoutMs: number; dir?: string; maxBytes?: number }): Promise<YtDlpRun> {
+export function runYtDlp(
+  binary: string,
+  args: readonly string[],
+  bounds: { timeoutMs: number; dir?: string; maxBytes?: number; env?: Readonly<Record<string, string>> },
+): Promise<YtDlpRun> {
   return new Promise((resolve, reject) => {
     const home = bounds.dir ?? tmpdir();
     const inherited = Object.fromEntries(inheritedVariables.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
     const child = launch(binary, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
-      env: { ...inherited, HOME: home, TMPDIR: home, LANG: 'C.UTF-8' },
+      env: { ...inherited, ...bounds.env, HOME: home, TMPDIR: home, LANG: 'C.UTF-8' },
     });
     const { pid } = child;
     if (pid !== undefined) trackGroup(pid);

@@ -2,24 +2,28 @@ import { constants } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
 import { delimiter, extname, join } from 'node:path';
 import { ApiError } from '../../domain/errors.js';
-import type { SourceFacts } from '../../domain/sources/ports.js';
+import shared from '../../provider-resolver/yt-dlp-options.json' with { type: 'json' };
 import type { DownloadedFile } from './temp-files.js';
-import { factsOf, parseInfo, providerMessage, sizeOf, titleOf, type YtDlpInfo } from './yt-dlp-info.js';
+import { parseInfo, providerMessage, sizeOf, titleOf, type YtDlpInfo } from './yt-dlp-info.js';
 import { runYtDlp, ytDlpUnavailable } from './yt-dlp-process.js';
 import { unreadable } from './verify-video.js';
 
 /**
- * Page URLs of recorded-video, social and meeting providers through yt-dlp (DESIGN §10; Debian
- * package `yt-dlp`). It runs as a child process with an argv (never a shell), no configuration
- * files, a minimal environment (none of our credentials), and bounds on time and bytes. Its
+ * Downloads of recorded-video, social and meeting provider pages through yt-dlp (DESIGN §10;
+ * Debian package `yt-dlp`, which the container image installs). A page's facts, for preflights,
+ * come from the provider-resolver function instead (functions/provider-resolver), which runs
+ * yt-dlp with the same options: routes carry no yt-dlp. It runs as a child process with an argv
+ * (never a shell), no configuration files, a minimal environment (none of our credentials), and bounds on time and bytes. Its
  * output is never passed on verbatim: its messages can carry the page URL and media URLs.
  * yt-dlp connects by itself, not through the outbound client: only built-in provider hosts reach
  * it, and only the provider-specific extractors may run.
  *
- * Format choice, for preflight and acquisition alike: `bv*+ba/b` (yt-dlp's own default: the best
- * video with the best audio, or the best single file with both) sorted by `res:1080,ext:mp4:m4a`
- * (at most 1080p is plenty to analyse and render, and MP4/M4A parts merge into MP4 without
- * re-encoding), merged into MP4 with our ffmpeg. Preflight adds `b*` so an audio-only page
+ * Options shared with the resolver (yt-dlp-options.json): never the generic extractor (it would
+ * fetch whatever a provider-host URL points it at, youtube.com/redirect?q=http://169.254.169.254/...,
+ * outside the outbound client's checks); format `bv*+ba/b` (yt-dlp's own default: the best video
+ * with the best audio, or the best single file with both) sorted by `res:1080,ext:mp4:m4a` (at
+ * most 1080p is plenty to analyse and render, and MP4/M4A parts merge into MP4 without
+ * re-encoding), merged into MP4 with our ffmpeg. The resolver adds `b*` so an audio-only page
  * still answers and is refused for what it is.
  */
 export interface YtDlpOptions {
@@ -29,51 +33,27 @@ export interface YtDlpOptions {
   searchPath?: string | undefined;
   /** The ffmpeg yt-dlp merges video and audio with (resolved when a download starts). */
   ffmpegPath: () => string;
-  /** Default 60 s. */
-  infoTimeoutMs?: number | undefined;
   /** Default 3 h. */
   downloadTimeoutMs?: number | undefined;
 }
 
 export interface YtDlp {
-  /** The page's facts from `--dump-single-json`, nothing downloaded. */
-  info(url: URL): Promise<SourceFacts>;
   /** Downloads the video into `dir` (at most maxBytes) and returns the file. */
   download(url: URL, dir: string, maxBytes: number): Promise<DownloadedFile>;
 }
 
-const FORMAT = 'bv*+ba/b';
-const FORMAT_SORT = 'res:1080,ext:mp4:m4a';
-const common = [
-  '--ignore-config', '--no-playlist', '--no-warnings', '--no-progress', '--no-cache-dir', '--socket-timeout', '30', '--retries', '3',
-  // Never the generic extractor: it would fetch whatever a provider-host URL points it at
-  // (youtube.com/redirect?q=http://169.254.169.254/...) outside the outbound client's checks.
-  '--use-extractors', 'default,-generic',
+export const ytDlpDownloadArgs = (url: URL, dir: string, maxBytes: number, ffmpeg: string): string[] => [
+  ...shared.common, '--dump-single-json', '--no-simulate', '--no-mtime', '--match-filters', '!is_live',
+  '-f', shared.format, '-S', shared.formatSort, '--merge-output-format', 'mp4', '--ffmpeg-location', ffmpeg,
+  '--max-filesize', String(maxBytes), '-o', join(dir, 'source.%(ext)s'), '--', url.href,
 ];
 
-export const ytDlpArgs = {
-  info: (url: URL) => [...common, '--dump-single-json', '--skip-download', '-f', `${FORMAT}/b*`, '-S', FORMAT_SORT, '--', url.href],
-  download: (url: URL, dir: string, maxBytes: number, ffmpeg: string) => [
-    ...common, '--dump-single-json', '--no-simulate', '--no-mtime', '--match-filters', '!is_live',
-    '-f', FORMAT, '-S', FORMAT_SORT, '--merge-output-format', 'mp4', '--ffmpeg-location', ffmpeg,
-    '--max-filesize', String(maxBytes), '-o', join(dir, 'source.%(ext)s'), '--', url.href,
-  ],
-};
-
-export function ytDlp(options: YtDlpOptions): YtDlp {
-  const infoTimeoutMs = options.infoTimeoutMs ?? 60_000;
-  const downloadTimeoutMs = options.downloadTimeoutMs ?? 3 * 3_600_000;
+export function ytDlp(settings: YtDlpOptions): YtDlp {
+  const downloadTimeoutMs = settings.downloadTimeoutMs ?? 3 * 3_600_000;
   return {
-    async info(url) {
-      const run = await runYtDlp(await locateYtDlp(options), ytDlpArgs.info(url), { timeoutMs: infoTimeoutMs });
-      if (run.timedOut) throw unreadable(`The provider did not describe the video within ${Math.round(infoTimeoutMs / 1000)} seconds.`);
-      if (run.exitCode !== 0) throw unreadable(providerMessage(run.stderr));
-      return factsOf(parseInfo(run.stdout));
-    },
-
     async download(url, dir, maxBytes) {
-      const binary = await locateYtDlp(options);
-      const run = await runYtDlp(binary, ytDlpArgs.download(url, dir, maxBytes, options.ffmpegPath()), { timeoutMs: downloadTimeoutMs, dir, maxBytes });
+      const binary = await locateYtDlp(settings);
+      const run = await runYtDlp(binary, ytDlpDownloadArgs(url, dir, maxBytes, settings.ffmpegPath()), { timeoutMs: downloadTimeoutMs, dir, maxBytes });
       const tooLarge = () => new ApiError('source_too_large', `The source is larger than ${maxBytes} bytes.`, 'source_url');
       if (run.overBytes) throw tooLarge();
       if (run.timedOut) throw unreadable(`The provider's video did not download within ${Math.round(downloadTimeoutMs / 60_000)} minutes.`);

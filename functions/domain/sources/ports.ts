@@ -37,6 +37,18 @@ export interface AcquireTarget {
   contentTagging?: Record<string, string>;
 }
 
+/**
+ * Provider pages (recorded video, social, meeting) described without a download: the
+ * provider-resolver function, which carries yt-dlp, on AWS; the same handler as a child process locally.
+ */
+export interface ProviderPageResolver {
+  /**
+   * The page's facts. ApiError('source_unreadable') (422) for a page that is no single recorded
+   * video; ApiError('provider_unavailable') (503) when it cannot be resolved now (not in time, or no yt-dlp).
+   */
+  describe(url: URL): Promise<SourceFacts>;
+}
+
 /** What submissions, preflights and quotes need of a source: its facts, nothing stored. */
 export interface SourceReader {
   /** Measures the source without storing it. Throws ApiError('source_unreadable') (422) when a permitted source yields no decodable video (audio-only included). */

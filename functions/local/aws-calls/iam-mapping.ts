@@ -297,8 +297,11 @@ const scheduler: Mapper = (operation, input, names) => {
 
 /** `name`, `name:qualifier`, or an ARN; `Qualifier` adds a version or alias. */
 function functionArn(names: ResourceNames, name: string, qualifier: unknown): string {
-  const arn = name.startsWith('arn:') ? canonicalArn(name) : arns.function(names.nameOf(name));
-  return qualifier ? `${arn}:${text(qualifier)}` : arn;
+  if (name.startsWith('arn:')) return qualifier ? `${canonicalArn(name)}:${text(qualifier)}` : canonicalArn(name);
+  const [bare = '', inline] = name.split(':');
+  const arn = arns.function(names.nameOf(bare));
+  const version = qualifier ? text(qualifier) : inline;
+  return version ? `${arn}:${version}` : arn;
 }
 
 const lambda: Mapper = (operation, input, names) => {

@@ -15,6 +15,7 @@
  *   arn:aws:states:<Region>:<Account>:stateMachine:<analysis>    (the workflow table's names)
  *   arn:aws:lambda:<Region>:<Account>:function:<task:analysis/PlanChunksFunction>   (a unit's own resources:
  *   arn:aws:ecs:<Region>:<Account>:task-definition/<container:render/...>:<Revision>   by the unit, unitSymbols)
+ *   arn:aws:lambda:<Region>:<Account>:function:<ProviderResolver>
  *
  * A resource is recognised by the configuration variable through which the code learns it
  * (functions/config.ts; CDK sets each to the resource's Ref): the recorder reads the local host's
@@ -35,6 +36,7 @@ export const resourceVariables = {
   WEBHOOK_QUEUE_ARN: 'WebhookQueue',
   WEBHOOK_SCHEDULER_ROLE_ARN: 'WebhookSchedulerRole',
   WEBHOOK_SCHEDULE_GROUP: 'WebhookScheduleGroup',
+  PROVIDER_RESOLVER_FUNCTION: 'ProviderResolver',
 } as const;
 
 /**

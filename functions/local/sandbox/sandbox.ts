@@ -13,6 +13,7 @@ import { config } from '../../config.js';
 import type { Launch } from '../../composition/host.js';
 import { resolveFfmpegPath, resolveFfprobePath } from '../../adapters/ffmpeg-binaries.js';
 import { locateYtDlp } from '../../adapters/sources/yt-dlp.js';
+import { localPython } from '../../adapters/sources/process-provider-resolver.js';
 import { shippedFontFiles } from '../../adapters/renders/caption-burn-in.js';
 import { shippedFaceDetectorFiles } from '../../adapters/renders/face-detector.js';
 import { DOCKERFILE, imageFacts, runtimeContracts, units, type RuntimeContract, type ShippedBinary } from '../../runtime/contracts.js';
@@ -89,6 +90,7 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
     files: { fonts: shippedFontFiles(), detector: shippedFaceDetectorFiles() },
     executableDirs: executableDirs.filter((dir) => !executableDirs.some((other) => dir.startsWith(`${other}/`))),
     node: process.execPath,
+    python: localPython(),
     addedWritable: log ? [log] : [],
   };
 }

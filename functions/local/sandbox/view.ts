@@ -24,6 +24,8 @@ export interface HostFacts {
   readonly executableDirs: readonly string[];
   /** Node, which runs every unit's code: visible at its own path (the image has it at /usr/local/bin/node). */
   readonly node: string;
+  /** Python, the runtime of the Python functions (the provider resolver), visible at its own path in their views only. */
+  readonly python: string;
   /** Host files the local host adds to every view, writable (the AWS call recorder's log). */
   readonly addedWritable: readonly string[];
 }
@@ -55,7 +57,10 @@ export function unitView(contract: RuntimeContract, facts: HostFacts, extra: rea
     return source ? [{ source, path }, ...(facts.interpreters[binary] ?? [])] : [];
   });
   const fileBinds = (Object.entries(contract.files) as [ShippedFiles, string][]).flatMap(([kind, dir]) => facts.files[kind].map(({ name, source }) => ({ source, path: join(dir, name) })));
-  const localBinds = [facts.node, ...extra].map((path) => ({ source: path, path }));
+  // The unit's runtime: Node, or Python for a Python function, which the local host starts as a command (Lambda starts it on AWS).
+  const python = contract.kind === 'lambda' && contract.runtime === 'python3.12';
+  const runtime = python ? facts.python : facts.node;
+  const localBinds = [runtime, ...extra].map((path) => ({ source: path, path }));
   return {
     unit: contract.unit,
     user: contract.user,
@@ -65,7 +70,7 @@ export function unitView(contract: RuntimeContract, facts: HostFacts, extra: rea
     writable: contract.writable,
     binds: dedupe([...binaryBinds, ...fileBinds, ...localBinds]),
     writableBinds: facts.addedWritable,
-    commands: new Map([...shipped.flatMap(([binary, path]) => [[facts.binaries[binary] ?? path, path] as const, [path, path] as const])]),
+    commands: new Map([...shipped.flatMap(([binary, path]) => [[facts.binaries[binary] ?? path, path] as const, [path, path] as const]), ...(python ? [[runtime, runtime] as const] : [])]),
     environment: contract.environment,
   };
 }

@@ -2849,7 +2849,7 @@ export interface components {
                 };
             };
         };
-        /** @description `provider_unavailable`: the provider could not be reached; retry later. */
+        /** @description `provider_unavailable`: the provider page could not be resolved now (not within the time a request allows, or no yt-dlp); retry later. */
         ProviderUnavailable: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -3976,7 +3976,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
-            /** @description `provider_unavailable`: the provider could not be reached; retry later. `queue_unavailable`: the work could not be queued (its credits were refunded); retry with backoff. */
+            /** @description `provider_unavailable`: the provider page could not be resolved now (not within the time a request allows, or no yt-dlp); retry later. `queue_unavailable`: the work could not be queued (its credits were refunded); retry with backoff. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

@@ -232,3 +232,16 @@ describe('vocabulary', () => {
     expect(symbol('Table')).toBe('<Table>');
   });
 });
+
+describe('Lambda', () => {
+  const resolver = arns.function('<ProviderResolver>');
+  const withResolver = new ResourceNames({ PROVIDER_RESOLVER_FUNCTION: 'MediaScanner-ProviderResolver-Abc' }, []);
+
+  it('authorises Invoke as lambda:InvokeFunction on the function, by name, ARN or the local stand-in', () => {
+    const invoke = (FunctionName: string) => iamRequestsOf({ clientName: 'LambdaClient', commandName: 'InvokeCommand', input: { FunctionName } }, withResolver);
+    expect(invoke('MediaScanner-ProviderResolver-Abc')).toEqual([{ action: 'lambda:InvokeFunction', resource: resolver }]);
+    expect(invoke('${PROVIDER_RESOLVER_FUNCTION}')).toEqual([{ action: 'lambda:InvokeFunction', resource: resolver }]);
+    expect(invoke('MediaScanner-ProviderResolver-Abc:live')).toEqual([{ action: 'lambda:InvokeFunction', resource: `${resolver}:live` }]);
+    expect(invoke('arn:aws:lambda:eu-west-1:123456789012:function:other')).toEqual([{ action: 'lambda:InvokeFunction', resource: arns.function('other') }]);
+  });
+});

@@ -15,6 +15,7 @@ const facts: HostFacts = {
   files: { fonts: [{ name: 'DejaVuSans.ttf', source: '/repo/node_modules/dejavu/ttf/DejaVuSans.ttf' }], detector: [{ name: 'blazeface.bin', source: '/repo/node_modules/human/models/blazeface.bin' }] },
   executableDirs: ['/usr/bin', '/usr/local/bin', '/opt'],
   node: '/repo/node_modules/node/bin/node',
+  python: '/usr/bin/python3.11',
   addedWritable: ['/repo/test-results/aws-calls.ndjson'],
 };
 

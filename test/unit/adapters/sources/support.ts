@@ -15,12 +15,22 @@ import { ffprobeInspector, spawnFfprobe } from '../../../../functions/adapters/m
 import { s3FileWriter } from '../../../../functions/adapters/media/s3-file-writer.js';
 import { createOutboundClient } from '../../../../functions/adapters/outbound/outbound-client.js';
 import type { DnsResolver } from '../../../../functions/adapters/outbound/resolver.js';
+import { localPython, processProviderResolver } from '../../../../functions/adapters/sources/process-provider-resolver.js';
+import { providerPageResolver } from '../../../../functions/adapters/sources/provider-resolution.js';
 import { createSourceGateway } from '../../../../functions/adapters/sources/source-gateway.js';
 import { ytDlp } from '../../../../functions/adapters/sources/yt-dlp.js';
+import { lambdaContractOf, units } from '../../../../functions/runtime/contracts.js';
 import { ApiError } from '../../../../functions/domain/errors.js';
 import { startServer, type TestServer } from '../outbound/support.js';
 
 export const fakeYtDlpPath = fileURLToPath(new URL('../../../helpers/fake-yt-dlp.js', import.meta.url));
+/** The provider-resolver function's handler, as the local host runs it. */
+export const resolverContract = lambdaContractOf(units.providerResolver);
+export const resolverHandlerPath = fileURLToPath(new URL(`../../../../functions/${resolverContract.module}.py`, import.meta.url));
+
+/** Provider pages as the local host resolves them: the resolver's handler as a child process, with `ytDlpPath` as YT_DLP_PATH. */
+export const localProviderPages = (ytDlpPath: string | undefined, timeoutSeconds = resolverContract.timeoutSeconds) =>
+  providerPageResolver(processProviderResolver({ handlerPath: resolverHandlerPath, timeoutSeconds, python: localPython(), ytDlpPath }));
 
 export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -59,6 +69,7 @@ export async function gatewayFixture(options: { resolver?: DnsResolver; ytDlpPat
     outbound: createOutboundClient({ allowLoopback: true, resolver: options.resolver }),
     inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(process.env.FFPROBE_PATH)), 30_000),
     store: s3FileWriter(s3, 'media-bucket'),
+    providerPages: localProviderPages(options.ytDlpPath),
     ytDlp: ytDlp({ binaryPath: options.ytDlpPath, searchPath: options.searchPath, ffmpegPath: () => resolveFfmpegPath(process.env.FFMPEG_PATH) }),
     tempRoot,
   });

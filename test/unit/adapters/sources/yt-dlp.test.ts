@@ -1,13 +1,14 @@
 /**
- * Provider pages through yt-dlp, with the stand-in test/helpers/fake-yt-dlp.js (no internet
- * here): it accepts only the options yt-dlp 2023.03 has, answers --dump-single-json with an info
- * dict of that version's shape, and downloads real media made with ffmpeg.
+ * Provider page downloads through yt-dlp, with the stand-in test/helpers/fake-yt-dlp.js (no
+ * internet here): it accepts only the options yt-dlp 2023.03 has, answers --dump-single-json with
+ * an info dict of that version's shape, and downloads real media made with ffmpeg. Preflights go
+ * through the provider resolver: provider-resolver.test.ts.
  */
 import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { locateYtDlp, ytDlp, ytDlpArgs } from '../../../../functions/adapters/sources/yt-dlp.js';
+import { locateYtDlp, ytDlpDownloadArgs } from '../../../../functions/adapters/sources/yt-dlp.js';
 import { inheritedVariables } from '../../../../functions/adapters/sources/yt-dlp-process.js';
 import { HOST_INSTANCE_VARIABLE } from '../../../../functions/local/host-processes.js';
 import { providerForHost } from '../../../../functions/domain/providers.js';
@@ -29,35 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(emptyDir, { recursive: true, force: true });
   await env.dispose();
-});
-
-describe('preflight through yt-dlp', () => {
-  it('answers duration, size of the chosen formats and title from --dump-single-json', async () => {
-    expect(await env.gateway.preflight(page('clip'), origin)).toEqual({ mediaKind: 'video', durationMs: 3000, sizeBytes: 70_000, title: 'Fake clip clip' });
-  });
-
-  it.each([
-    ['audio_only', /no video stream/],
-    ['live', /Live streams/],
-    ['playlist', /playlist/],
-    ['unavailable', /Video unavailable\. This video is private/],
-  ])('%s: 422 source_unreadable', async (id, message) => {
-    const error = await apiErrorOf(env.gateway.preflight(page(id), origin));
-    expect(error).toMatchObject({ code: 'source_unreadable', status: 422 });
-    expect(error.message).toMatch(message);
-  });
-
-  it("never passes on yt-dlp's URLs or the page's id", async () => {
-    const error = await apiErrorOf(env.gateway.preflight(page('unavailable'), origin));
-    expect(error.message).not.toMatch(/SECRET|https?:|\[youtube\]|unavailable:/);
-    expect(error.message).toContain('<url>');
-  });
-
-  it('times out a provider that does not answer', async () => {
-    const slow = ytDlp({ binaryPath: fakeYtDlpPath, ffmpegPath: () => 'ffmpeg', infoTimeoutMs: 500 });
-    const error = await apiErrorOf(slow.info(page('slow')));
-    expect(error.message).toMatch(/did not describe the video within/);
-  });
 });
 
 describe('acquisition through yt-dlp', () => {
@@ -110,11 +82,9 @@ describe('finding yt-dlp', () => {
     ['no yt-dlp on the search path', { searchPath: '' }],
   ])('%s: 503 provider_unavailable naming what to install', async (_why, options) => {
     const absent = await gatewayFixture({ ...options, searchPath: options.searchPath ?? emptyDir });
-    const error = await apiErrorOf(absent.gateway.preflight(page('clip'), origin));
+    const error = await apiErrorOf(absent.gateway.acquire(page('clip'), origin, { objectKey: 'k/none', maxBytes: MiB }));
     expect(error).toMatchObject({ code: 'provider_unavailable', status: 503 });
     expect(error.message).toContain('install the Debian package yt-dlp or set YT_DLP_PATH');
-    const notFile = await apiErrorOf(absent.gateway.acquire(page('clip'), origin, { objectKey: 'k/none', maxBytes: MiB }));
-    expect(notFile.code).toBe('provider_unavailable');
     expect(await absent.leftovers()).toEqual([]);
     await absent.dispose();
   });
@@ -123,15 +93,11 @@ describe('finding yt-dlp', () => {
 describe('the command lines', () => {
   it('pass the URL after "--", ignore configuration files, never run the generic extractor and bound the download', () => {
     const url = page('clip');
-    const info = ytDlpArgs.info(url);
-    const download = ytDlpArgs.download(url, '/tmp/d', 1234, '/opt/ffmpeg');
-    for (const args of [info, download]) {
-      expect(args.slice(-2)).toEqual(['--', url.href]);
-      expect(args).toContain('--ignore-config');
-      expect(args).toContain('--no-playlist');
-      expect(args.join(' ')).toContain('--use-extractors default,-generic');
-    }
-    expect(info).toContain('--skip-download');
+    const download = ytDlpDownloadArgs(url, '/tmp/d', 1234, '/opt/ffmpeg');
+    expect(download.slice(-2)).toEqual(['--', url.href]);
+    expect(download).toContain('--ignore-config');
+    expect(download).toContain('--no-playlist');
+    expect(download.join(' ')).toContain('--use-extractors default,-generic');
     expect(download.join(' ')).toContain('--max-filesize 1234');
     expect(download.join(' ')).toContain('--ffmpeg-location /opt/ffmpeg');
     expect(download.join(' ')).toContain('-o /tmp/d/source.%(ext)s');
