@@ -221,7 +221,11 @@ export type Inspection =
  * A verdict about the media is a value; a failure to run the probe at all is thrown.
  */
 export interface MediaInspector {
-  inspect(url: string, mediaKind: MediaKind, limits: { maxDurationMs: number }): Promise<Inspection>;
+  /**
+   * `prefixOnly`: the bytes are the media's beginning only (a source measured from its first bytes):
+   * its layout and first frames are checked, its end is not (acquisition checks the whole).
+   */
+  inspect(url: string, mediaKind: MediaKind, limits: { maxDurationMs: number; prefixOnly?: boolean }): Promise<Inspection>;
 }
 
 // ---- Events --------------------------------------------------------------------------------

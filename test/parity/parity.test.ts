@@ -101,6 +101,9 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
     );
     const analysis = await analyseOnce(client, server.add(path, 'large.mp4', { length: false }), 10);
     expect(analysis.status, JSON.stringify(analysis.error)).toBe('completed');
+    // The acquisition container's own report of the copy it stored: the whole source.
+    const acquired = (output?.().stdout ?? '').split('\n').filter((line) => line.includes('"Container task done"')).map((line) => (JSON.parse(line) as { result?: { sizeBytes?: number } }).result?.sizeBytes ?? 0);
+    expect(Math.max(...acquired)).toBeGreaterThan(padding);
   });
 
   test('a provider page: resolved by the provider-resolver function in its view (Python, the yt-dlp stand-in at the layer path), acquired by the container', async () => {

@@ -63,7 +63,7 @@ function redacted(run: ProbeRun, url: string): ProbeRun {
  */
 export function ffprobeInspector(runner: FfprobeRunner, budgetMs: number): MediaInspector {
   return {
-    async inspect(url: string, mediaKind: MediaKind, limits: { maxDurationMs: number }): Promise<Inspection> {
+    async inspect(url: string, mediaKind: MediaKind, limits: { maxDurationMs: number; prefixOnly?: boolean }): Promise<Inspection> {
       const deadline = Date.now() + budgetMs;
       const run = async (stage: ProbeStage, args: readonly string[]) => {
         const remaining = deadline - Date.now();
@@ -85,6 +85,7 @@ export function ffprobeInspector(runner: FfprobeRunner, budgetMs: number): Media
           }
         }
         if (!decoded) return undecodable(mediaKind);
+        if (limits.prefixOnly) return { ok: true, durationMs: layout.durationMs, streams: layout.streams };
 
         const tail = assessTail(layout, await run('tail', probeArgs.tail(url, layout.tailStartSeconds)));
         if (!tail.ok) return tail;

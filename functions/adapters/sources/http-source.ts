@@ -1,3 +1,4 @@
+import { open as openFile } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
@@ -25,7 +26,8 @@ export interface HttpSourceDeps {
 }
 
 export async function preflightHttp(deps: HttpSourceDeps, url: URL): Promise<SourceFacts> {
-  const first = await open(deps, url, { range: { start: 0, end: 0 }, maxBytes: deps.fallbackMaxBytes });
+  // Any length: the answer is read only as far as needed (its first byte, or the prefix below).
+  const first = await open(deps, url, { range: { start: 0, end: 0 }, maxBytes: Number.MAX_SAFE_INTEGER });
   const title = titleOf(first.headers);
   const total = first.status === 206 ? totalOf(first.headers['content-range']) : undefined;
   if (total !== undefined) {
@@ -34,13 +36,42 @@ export async function preflightHttp(deps: HttpSourceDeps, url: URL): Promise<Sou
     return { mediaKind: 'video', durationMs, sizeBytes: total, title };
   }
   if (first.status !== 200) first.body.destroy();
-  const whole = first.status === 200 ? first : await open(deps, first.finalUrl, { maxBytes: deps.fallbackMaxBytes });
+  const whole = first.status === 200 ? first : await open(deps, first.finalUrl, { maxBytes: Number.MAX_SAFE_INTEGER });
+  const declared = Number(whole.headers['content-length']);
   return inTempDir(deps.tempRoot, async (dir) => {
     const path = join(dir, 'source');
-    const sizeBytes = await saveBody(whole.body, path);
-    const durationMs = await verifyVideo(deps.inspector, fileRangeSource(path, sizeBytes), deps.maxDurationMs);
+    const { bytes, complete } = await savePrefix(whole.body, path, deps.fallbackMaxBytes);
+    // A longer source without byte ranges is measured from its first fallbackMaxBytes, which hold
+    // the index of a streamable file (MP4 with faststart, Matroska/WebM); acquisition reads it whole.
+    const durationMs = await verifyVideo(deps.inspector, fileRangeSource(path, bytes), deps.maxDurationMs, { prefixOnly: !complete }).catch((error: unknown) => {
+      if (complete) throw error;
+      throw unreadable(
+        `The source serves no byte ranges, and its first ${bytes} bytes do not describe it: serve it with byte ranges, or as a streamable file (an MP4 with its index at the start, "faststart").`,
+      );
+    });
+    const sizeBytes = complete ? bytes : Number.isSafeInteger(declared) && declared > 0 ? declared : null;
     return { mediaKind: 'video', durationMs, sizeBytes, title };
   });
+}
+
+/** Writes at most maxBytes of a body to `path`; `complete` when the body ended within them. */
+async function savePrefix(body: Readable, path: string, maxBytes: number): Promise<{ bytes: number; complete: boolean }> {
+  const file = await openFile(path, 'wx', 0o600);
+  let bytes = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      const kept = chunk.subarray(0, maxBytes - bytes);
+      await file.write(kept);
+      bytes += kept.length;
+      if (bytes >= maxBytes) {
+        body.destroy();
+        return { bytes, complete: false };
+      }
+    }
+    return { bytes, complete: true };
+  } finally {
+    await file.close();
+  }
 }
 
 /** Where a download may also go while it is written to disk: the bucket, as one streamed PUT of a declared length. */

@@ -17,12 +17,12 @@ const verdictMessages: Partial<Record<UploadFailureCode, string>> = {
  * throws ApiError source_unreadable for anything but decodable video, or the source's own read
  * failure (an outbound error, for the caller to map) when one voided the probe.
  */
-export async function verifyVideo(inspector: MediaInspector, source: RangeSource, maxDurationMs: number): Promise<number> {
+export async function verifyVideo(inspector: MediaInspector, source: RangeSource, maxDurationMs: number, options: { prefixOnly?: boolean } = {}): Promise<number> {
   const bridge = await openRangeBridge(source);
   try {
     let inspection: Inspection;
     try {
-      inspection = await inspector.inspect(bridge.url, 'video', { maxDurationMs });
+      inspection = await inspector.inspect(bridge.url, 'video', { maxDurationMs, prefixOnly: options.prefixOnly ?? false });
     } catch (error) {
       // ffprobe could not read through the bridge: the source's failure is the cause, if it had one.
       if (bridge.failure !== undefined) throw readFailure(bridge.failure);

@@ -102,6 +102,12 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
  */
 const TRANSCRIBING_MODULES: readonly string[] = ['workflows/analysis/extract-chunk-signals', 'containers/extract-signals'];
 
+/**
+ * The local transcriber's settings, told only to the units that run it: the configuration checks
+ * its binary exists (functions/config.ts), and only their views show it.
+ */
+const LOCAL_TRANSCRIBER_VARIABLES = ['TRANSCRIBER', 'POCKETSPHINX_BIN', 'POCKETSPHINX_MODEL_DIR', 'WHISPER_CPP_BIN', 'WHISPER_MODEL'] as const;
+
 function localTranscriber(): string[] {
   const cfg = config();
   const binary = cfg.TRANSCRIBER === 'pocketsphinx' ? cfg.POCKETSPHINX_BIN : cfg.TRANSCRIBER === 'whisper-cpp' ? cfg.WHISPER_CPP_BIN : undefined;
@@ -149,6 +155,7 @@ export class Sandbox {
     const view = this.viewOf(unit);
     const env = { ...base };
     for (const name of HOST_BINARY_VARIABLES) delete env[name];
+    if (!TRANSCRIBING_MODULES.includes(this.contractOf(unit).module)) for (const name of LOCAL_TRANSCRIBER_VARIABLES) delete env[name];
     return { file: 'bwrap', args: bwrapArgs(view, process.execPath, args, repoRoot), env: { ...env, ...view.environment } };
   }
 

@@ -125,6 +125,31 @@ describe('acquire', () => {
     expect(await env.leftovers()).toEqual([]);
   });
 
+  describe('a source without byte ranges longer than the preflight reads (fallbackMaxBytes)', () => {
+    let small: GatewayFixture;
+    beforeAll(async () => {
+      small = await gatewayFixture({ fallbackMaxBytes: Math.floor(video.length * 0.6) });
+    });
+    afterAll(() => small.dispose());
+
+    it.each([
+      ['/chunked/video.mp4', null],
+      ['/plain/video.mp4', 'declared'],
+    ])('%s: measured from its prefix (an index at the start), its size the declared one or unknown', async (path, size) => {
+      const facts = await small.gateway.preflight(url(path), trusted);
+      expect(facts).toMatchObject({ mediaKind: 'video', sizeBytes: size === null ? null : video.length });
+      expect(facts.durationMs).toBeGreaterThan(2500);
+      expect(await small.leftovers()).toEqual([]);
+    });
+
+    it('an index at the end cannot be read from a prefix: 422 source_unreadable saying how to serve it', async () => {
+      const error = await apiErrorOf(small.gateway.preflight(url('/chunked/moov-last.mp4'), trusted));
+      expect(error.code).toBe('source_unreadable');
+      expect(error.message).toContain('faststart');
+      expect(await small.leftovers()).toEqual([]);
+    });
+  });
+
   it('works from a server without Range or length', async () => {
     const facts = await env.gateway.acquire(url('/chunked/video.mp4'), trusted, { objectKey: 'k/chunked', maxBytes: 10 * 1024 ** 2 });
     expect(facts.sizeBytes).toBe(video.length);

@@ -62,7 +62,7 @@ export interface GatewayFixture {
   dispose(): Promise<void>;
 }
 
-export async function gatewayFixture(options: { resolver?: DnsResolver; ytDlpPath?: string; searchPath?: string } = {}): Promise<GatewayFixture> {
+export async function gatewayFixture(options: { resolver?: DnsResolver; ytDlpPath?: string; searchPath?: string; fallbackMaxBytes?: number } = {}): Promise<GatewayFixture> {
   const tempRoot = await mkdtemp(join(tmpdir(), 'sources-test-'));
   const { s3, objects } = capturingS3();
   const gateway = createSourceGateway({
@@ -72,6 +72,7 @@ export async function gatewayFixture(options: { resolver?: DnsResolver; ytDlpPat
     providerPages: localProviderPages(options.ytDlpPath),
     ytDlp: ytDlp({ binaryPath: options.ytDlpPath, searchPath: options.searchPath, ffmpegPath: () => resolveFfmpegPath(process.env.FFMPEG_PATH) }),
     tempRoot,
+    fallbackMaxBytes: options.fallbackMaxBytes,
   });
   return { tempRoot, objects, gateway, leftovers: () => readdir(tempRoot), dispose: () => rm(tempRoot, { recursive: true, force: true }) };
 }
