@@ -41,7 +41,7 @@ describe('every deployed unit is built from its run-time contract', () => {
       Architectures: string[];
       EphemeralStorage?: { Size: number };
       Layers?: unknown[];
-      Environment: { Variables: Record<string, unknown> };
+      Environment?: { Variables: Record<string, unknown> };
     };
     expect(fn.Type).toBe('AWS::Lambda::Function');
     expect(p.MemorySize).toBe(contract.memoryMb);
@@ -50,8 +50,9 @@ describe('every deployed unit is built from its run-time contract', () => {
     // Lambda's /tmp is the unit's one writable path; 512 MiB unless the template asks for more.
     expect(contract.writable.map((w) => w.path)).toEqual(['/tmp']);
     expect(p.EphemeralStorage?.Size ?? 512).toBe(contract.writable[0]!.sizeMiB);
-    expect((p.Layers ?? []).length).toBe(contract.ffmpegLayer ? 1 : 0);
-    expect(p.Environment.Variables).toMatchObject(contract.environment);
+    expect((p.Layers ?? []).length).toBe(Number(contract.ffmpegLayer) + Number(contract.ytDlpLayer));
+    expect((p as { Runtime?: string }).Runtime).toBe(contract.runtime);
+    expect(p.Environment?.Variables ?? {}).toMatchObject(contract.environment);
   });
 
   it.each(containerUnits)('%s: cpu, memory, task storage, read-only root, scratch mounts and the command that chooses its program', (unit, contract) => {
