@@ -14,6 +14,7 @@ import {
 import { ApiError } from '../../../functions/domain/errors.js';
 import { idPattern } from '../../../functions/domain/ids.js';
 import type { Account, AccountStore, ApiKeyRecord, LedgerEntry } from '../../../functions/domain/ports.js';
+import type { PlanLimits } from '../../../functions/domain/plans.js';
 import { ACCOUNT_ID, testAccount } from '../../helpers/unit-fixtures.js';
 
 const VALID_KEY = `sk_live_${'aB3'.repeat(13)}x`;
@@ -29,6 +30,7 @@ function fakeStore(options: { key?: ApiKeyRecord; account?: Account } = {}) {
     addCredits: vi.fn((_accountId: string, entry: LedgerEntry) => Promise.resolve(100 + entry.credits)),
     addTrustedHost: vi.fn((_accountId: string, hostname: string) => Promise.resolve([hostname])),
     setEventDelivery: vi.fn((accountId: string, _enabled: boolean) => Promise.resolve(options.account?.accountId === accountId)),
+    setLimitOverrides: vi.fn((accountId: string, _overrides: Partial<PlanLimits>) => Promise.resolve(options.account?.accountId === accountId)),
   } satisfies AccountStore;
 }
 
