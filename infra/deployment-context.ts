@@ -15,6 +15,10 @@ export const operationsContextKeys = {
   apiThrottleRateLimit: 'apiThrottleRateLimit',
   /** Requests the API's default stage admits in a burst above the rate. */
   apiThrottleBurstLimit: 'apiThrottleBurstLimit',
+  /** Concurrency reserved for the authorizer, which every request passes. */
+  authorizerReservedConcurrency: 'authorizerReservedConcurrency',
+  /** Concurrency reserved for each essential route's function (the route table's `essential`). */
+  routeReservedConcurrency: 'routeReservedConcurrency',
 } as const;
 
 /**

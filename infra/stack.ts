@@ -33,6 +33,14 @@ const pascalCase = (name: string): string => name.charAt(0).toUpperCase() + name
 /** The API's default stage throttling when context sets none: requests per second, and burst. */
 export const defaultApiThrottle = { rateLimit: 100, burstLimit: 200 } as const;
 
+/**
+ * Reserved concurrency when context sets none. The authorizer runs for every request: at the stage's
+ * 100 rps and tens of ms each it needs about 10, so 50 leaves room for cold starts and bursts. The
+ * four essential routes take 10 each. 90 in all, out of a regional pool of 1,000 (AWS keeps 100
+ * unreserved, so an account on a lower quota must set these lower or raise it).
+ */
+export const defaultReservedConcurrency = { authorizer: 50, essentialRoute: 10 } as const;
+
 /** Powertools Metrics' namespace: the service's custom metrics (functions/) land under it in CloudWatch. */
 export const METRICS_NAMESPACE = 'MediaScanner';
 
@@ -114,8 +122,13 @@ export class MediaScannerStack extends Stack {
       // It runs before every request; a slow key lookup should fail fast, not hold the client.
       timeout: Duration.seconds(10),
       environment,
+      reservedConcurrency: positiveNumberContext(this.node, operationsContextKeys.authorizerReservedConcurrency, defaultReservedConcurrency.authorizer, {
+        integer: true,
+      }),
     });
     authorizer.bindTable(table, 'read');
+    // Each request takes a token from its account's request bucket (functions/domain/request-limits.ts).
+    table.grant(authorizer.fn, 'dynamodb:UpdateItem');
 
     const notFound = new ServiceFunction(this, constructIdFor(notFoundHandler), {
       handler: notFoundHandler,
@@ -132,10 +145,19 @@ export class MediaScannerStack extends Stack {
       },
     });
 
+    const essentialRouteConcurrency = positiveNumberContext(this.node, operationsContextKeys.routeReservedConcurrency, defaultReservedConcurrency.essentialRoute, {
+      integer: true,
+    });
     // One function and one route per entry of the route table; nothing here names a route.
     for (const route of routes as readonly RouteDefinition[]) {
       const id = constructIdFor(route.handler);
-      const fn = new ServiceFunction(this, id, { handler: route.handler, description: routeKey(route), environment, ffmpeg: route.ffprobe });
+      const fn = new ServiceFunction(this, id, {
+        handler: route.handler,
+        description: routeKey(route),
+        environment,
+        ffmpeg: route.ffprobe,
+        ...(route.essential ? { reservedConcurrency: essentialRouteConcurrency } : {}),
+      });
       fn.bindTable(table, route.table);
       if (route.bucket) fn.bindBucket(media.bucket, route.bucket);
       if (route.events) fn.bindEventBus(eventBus);

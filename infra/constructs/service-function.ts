@@ -31,6 +31,11 @@ export interface ServiceFunctionProps {
    * architecture. @default false: no layer, arm64
    */
   readonly ffmpeg?: boolean;
+  /**
+   * Concurrency kept for this function alone, out of the AWS account's regional pool: others can
+   * neither take it nor be throttled by its floods beyond it. @default none: the shared pool
+   */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -70,6 +75,7 @@ export class ServiceFunction extends Construct {
       architecture: props.ffmpeg ? ffmpegArchitecture : Architecture.ARM_64,
       ...(props.ffmpeg ? { layers: [FfmpegLayer.of(this).layer] } : {}),
       memorySize: props.memorySize ?? 512,
+      ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       timeout: props.timeout ?? Duration.seconds(29),
       role,
       logGroup,
