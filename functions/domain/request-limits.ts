@@ -69,8 +69,9 @@ export function refused(rate: RequestRate, tat: number, now: number): RateVerdic
 const MAX_MOVES = 4;
 
 /**
- * Takes one token from the account's bucket at `now` (ms). The first move assumes a busy bucket
- * (the case that costs, a burst); an idle one costs a second write.
+ * Takes one token from the account's bucket at `now` (ms). The first move assumes a bucket whose
+ * time has passed (most requests: a client polling, or within its rate), so those cost one write;
+ * a request within a burst costs a second.
  */
 export async function takeRequestToken(store: RequestBucketStore, accountId: string, rate: RequestRate, now: number): Promise<RateVerdict> {
   const interval = intervalOf(rate);
@@ -80,7 +81,7 @@ export async function takeRequestToken(store: RequestBucketStore, accountId: str
     const stored = known?.stored;
     if (known && stored !== undefined && stored > latest) return refused(rate, stored, now);
     const result =
-      known && (stored === undefined || stored < now) ? await store.restart(accountId, now + interval, now) : await store.advance(accountId, interval, now, latest);
+      !known || stored === undefined || stored < now ? await store.restart(accountId, now + interval, now) : await store.advance(accountId, interval, now, latest);
     if (result.moved) return admitted(rate, result.tat, now);
     known = { stored: result.stored };
   }

@@ -67,12 +67,14 @@ describe('takeRequestToken', () => {
     expect(await takeRequestToken(store, 'b', rate, T0)).toMatchObject({ allowed: true, remaining: 4 });
   });
 
-  it('costs one write per request while busy, two for the first after a quiet spell, one per refusal', async () => {
+  it('costs one write per request within the rate, two within a burst, one per refusal', async () => {
     const { store, writes } = memoryBuckets();
     await takeRequestToken(store, 'a', rate, T0);
+    expect(writes()).toBe(1);
+    await takeRequestToken(store, 'a', rate, T0 + 150);
     expect(writes()).toBe(2);
-    await takeRequestToken(store, 'a', rate, T0);
-    expect(writes()).toBe(3);
+    await takeRequestToken(store, 'a', rate, T0 + 150);
+    expect(writes()).toBe(4);
     for (let i = 0; i < 3; i++) await takeRequestToken(store, 'a', rate, T0);
     const before = writes();
     expect((await takeRequestToken(store, 'a', rate, T0)).allowed).toBe(false);
