@@ -115,6 +115,8 @@ export class MediaScannerStack extends Stack {
       environment,
     });
     authorizer.bindTable(table, 'read');
+    // Each request takes a token from its account's request bucket (functions/domain/request-limits.ts).
+    table.grant(authorizer.fn, 'dynamodb:UpdateItem');
 
     const notFound = new ServiceFunction(this, constructIdFor(notFoundHandler), {
       contract: lambdaContractOf(units.fallback),
