@@ -39,8 +39,10 @@ describe('container contracts', () => {
     }
   });
 
-  it('ship yt-dlp to container tasks only: no function can run it', () => {
-    for (const contract of runtimeContracts().values()) expect('yt-dlp' in contract.binaries, contract.unit).toBe(contract.kind === 'container');
+  it('ship yt-dlp to container tasks and, of the functions, to the provider resolver alone (its layer)', () => {
+    for (const contract of runtimeContracts().values()) {
+      expect('yt-dlp' in contract.binaries, contract.unit).toBe(contract.kind === 'container' || contract.unit === units.providerResolver);
+    }
   });
 
   it('choose each task program by command in the one image', () => {
@@ -67,7 +69,7 @@ describe('function contracts', () => {
       expect(contract.user).toEqual(LAMBDA_USER);
       expect(contract.writable.map((w) => w.path)).toEqual(['/tmp']);
       expect(canWrite(contract.user, contract.writable[0]!)).toBe(true);
-      expect(Object.keys(contract.binaries).sort()).toEqual(contract.ffmpegLayer ? ['ffmpeg', 'ffprobe'] : []);
+      expect(Object.keys(contract.binaries).sort()).toEqual([...(contract.ffmpegLayer ? ['ffmpeg', 'ffprobe'] : []), ...(contract.ytDlpLayer ? ['yt-dlp'] : [])]);
       expect(contract.architecture).toBe(contract.ffmpegLayer ? 'x86_64' : 'arm64');
     }
   });
