@@ -171,6 +171,7 @@ export class MediaScannerStack extends Stack {
     new CfnOutput(this, 'MediaBucketName', { value: media.bucket.bucketName });
     new CfnOutput(this, 'EventBusName', { value: eventBus.eventBusName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic (subscribe to it)' });
+    new CfnOutput(this, 'AlarmSubscribers', { value: this.operations.alarmSubscribers, description: "Who the alarm topic notifies (alarmEmail's addresses)" });
     new CfnOutput(this, 'DashboardName', { value: this.operations.dashboard.dashboardName });
   }
 }
