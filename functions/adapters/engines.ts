@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { requiredSetting, type Config } from '../config.js';
+import { pocketsphinxInstalled, requiredSetting, type Config } from '../config.js';
 import type { Analyzer } from '../domain/analysis/analyzer.js';
 import type { Transcriber } from '../domain/analysis/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
@@ -67,6 +67,18 @@ export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: s
           // whisper.cpp names languages without the region: en-US -> en.
           language: cfg.TRANSCRIBE_LANGUAGE_CODE.split('-')[0]!,
         });
+      });
+    case 'moonshine':
+      return lazyTranscriber(async () => {
+        const [{ moonshineTranscriber }, { resolveSpeechModelFiles }, { pocketsphinxAligner }] = await Promise.all([
+          import('./transcribers/moonshine.js'),
+          import('./transcribers/moonshine-model.js'),
+          import('./transcribers/word-timing.js'),
+        ]);
+        const aligner = pocketsphinxInstalled(cfg.POCKETSPHINX_BIN, cfg.POCKETSPHINX_MODEL_DIR)
+          ? pocketsphinxAligner({ binaryPath: cfg.POCKETSPHINX_BIN, modelDir: cfg.POCKETSPHINX_MODEL_DIR })
+          : null;
+        return moonshineTranscriber({ ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH), models: resolveSpeechModelFiles(cfg.SPEECH_MODEL_DIR), aligner });
       });
     case 'pocketsphinx':
       return lazyTranscriber(async () => {

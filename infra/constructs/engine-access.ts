@@ -52,7 +52,11 @@ export function bedrockModelArns(stack: Stack, modelId: string): { arns: string[
   return { arns: [stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel(model, '*')], anyRegionModel: model };
 }
 
-/** The engine settings the app's context names, checked as the functions check them; whisper.cpp is for the local host only. */
+/**
+ * The engine settings the app's context names, checked as the functions check them; whisper.cpp
+ * is for the local host only, and so is moonshine until the signals unit carries its native
+ * runtime and model files (deploying it would otherwise run with no transcriber, silently).
+ */
 function engineSettingsIn(node: Node): EngineConfig {
   const settings = Object.fromEntries(
     Object.entries(engineContextKeys).map(([key, variable]) => {
@@ -61,8 +65,8 @@ function engineSettingsIn(node: Node): EngineConfig {
       return [variable, value === undefined || typeof value === 'string' ? value : JSON.stringify(value)];
     }),
   );
-  if (settings.TRANSCRIBER === 'whisper-cpp') {
-    throw new Error('Invalid CDK context: transcriber=whisper-cpp runs on the local host only; on AWS use transcriber=aws-transcribe');
+  if (settings.TRANSCRIBER === 'whisper-cpp' || settings.TRANSCRIBER === 'moonshine') {
+    throw new Error(`Invalid CDK context: transcriber=${settings.TRANSCRIBER} runs on the local host only; on AWS use transcriber=aws-transcribe`);
   }
   try {
     return parseEngineConfig(settings);

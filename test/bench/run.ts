@@ -7,6 +7,7 @@ import { benchFraming, benchRender } from './framing.js';
 import { benchOneOff } from './one-off.js';
 import { benchPipeline } from './pipeline.js';
 import { benchSignals, signalQuality } from './signals.js';
+import { benchSpeech } from './speech.js';
 import { benchWebhooks } from './webhooks.js';
 
 /** Prints a section's heading, then (once measured) its figures as a table. */
@@ -29,6 +30,11 @@ const sections: Record<string, () => Promise<void>> = {
     ]);
     await section('Signal quality on the labelled fixtures (transitions, overlapping sounds)', signalQuality);
   },
+  speech: () =>
+    section(
+      'Local transcribers on real read speech (LibriVox), espeak-ng and flite voices; targets: WER <= 5% real, <= 0.05 CPU-s/audio-s unaligned and <= 0.15 aligned, median onset error <= 50 ms, RSS <= 500 MB',
+      benchSpeech,
+    ),
   pipeline: () => section('A whole find_moments run through the local host vs a bare decode of the same file', async () => [await benchPipeline()]),
   'one-off': () =>
     section('One-off analysis of a 10-minute 1280x720 source served from loopback: acquisition vs a plain download, whole analysis vs a bare decode', async () => [await benchOneOff()]),

@@ -161,6 +161,7 @@ describe('engine context', () => {
     [{ analyzer: 'openai', openaiModel: 'gpt-4o-mini' }, /openaiBaseUrl/],
     [{ analyzer: 'gpt' }, /analyzer/],
     [{ transcriber: 'whisper-cpp' }, /local host only/],
+    [{ transcriber: 'moonshine' }, /transcriber=moonshine runs on the local host only/],
     [{ transcriber: 'aws-transcribe', transcribeLanguageCode: 'german' }, /transcribeLanguageCode/],
   ])('refuses %j, naming the context key', (context, message) => {
     // In cdk.json, where engine settings belong (a command line alone is refused before they are read).
