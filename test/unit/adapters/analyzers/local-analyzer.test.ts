@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localAnalyzer } from '../../../../functions/adapters/analyzers/local-analyzer.js';
+import { testLocalAnalyzer as localAnalyzer } from '../../../helpers/local-analyzer.js';
 import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
 import type { SourceSignals } from '../../../../functions/domain/analysis/signals.js';
 import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';

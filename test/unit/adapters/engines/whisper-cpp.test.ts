@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localAnalyzer } from '../../../../functions/adapters/analyzers/local-analyzer.js';
+import { testLocalAnalyzer as localAnalyzer } from '../../../helpers/local-analyzer.js';
 import { SignalExtractionError } from '../../../../functions/adapters/signals/errors.js';
 import { TranscriptionFailed } from '../../../../functions/adapters/transcribers/errors.js';
 import { whisperCppTranscriber } from '../../../../functions/adapters/transcribers/whisper-cpp.js';
