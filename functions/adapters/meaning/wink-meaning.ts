@@ -2,7 +2,9 @@ import type { ItsFunction } from 'wink-nlp';
 import type { Meaning } from '../../domain/analysis/meaning.js';
 import { loadWordVectors } from './word-vectors.js';
 
-const CONTENT = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'ADV', 'NUM', 'INTJ']);
+const CONTENT = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'NUM', 'INTJ']);
+/** The model's stop-word list holds nouns and verbs that carry topics ("call", "show"): it is applied to adverbs only ("then", "just"). */
+const isContent = (pos: string, stop: boolean) => CONTENT.has(pos) || (pos === 'ADV' && !stop);
 
 /**
  * The Meaning port on wink-nlp with its English lite model (MIT: lemmas, parts of speech,
@@ -24,7 +26,7 @@ export async function loadWinkMeaning(): Promise<Meaning> {
         text: t,
         lemma: lemmas[i]!.toLowerCase(),
         negated: negated[i]!,
-        content: CONTENT.has(pos[i]!) && !stop[i] && /\p{L}|\p{N}/u.test(t),
+        content: isContent(pos[i]!, stop[i]!) && /\p{L}|\p{N}/u.test(t),
       }));
     },
     similarity: (a, b) => vectors.similarity(a, b),

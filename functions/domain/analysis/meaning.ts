@@ -32,12 +32,16 @@ export interface TermMatch {
   similarity: number;
 }
 
-/** The closest content word of a line for one term (by lemma, then by surface form), or null. */
+/** 1 for the same lemma, else the closer of the lemmas' and the surface forms' vectors (0 when neither has one). */
+const similarityOf = (meaning: Meaning, term: Word, word: Word) =>
+  word.lemma === term.lemma ? 1 : Math.max(meaning.similarity(term.lemma, word.lemma) ?? 0, meaning.similarity(term.text, word.text) ?? 0);
+
+/** The closest content word of a line for one term, or null. */
 function closest(meaning: Meaning, term: Word, line: readonly Word[]): TermMatch | null {
   let best: TermMatch | null = null;
   for (const word of line) {
     if (!word.content) continue;
-    const similarity = word.lemma === term.lemma ? 1 : Math.max(meaning.similarity(term.lemma, word.lemma) ?? 0, meaning.similarity(term.text, word.text) ?? 0);
+    const similarity = similarityOf(meaning, term, word);
     if (!best || similarity > best.similarity) best = { term: term.lemma, said: word.text, similarity };
   }
   return best;
@@ -51,8 +55,17 @@ export function matchTerms(meaning: Meaning, terms: readonly Word[], line: reado
   });
 }
 
-/** How well a line answers the terms (0..1): the mean of each term's closest similarity, for ranking lines. */
+/**
+ * How well a line answers the terms (0..1), for ranking lines: per term, the mean of its two
+ * closest words' similarities. A topic is usually carried by several related words ("cooked
+ * pasta for dinner"), while a common verb ("take", "told") is close to many topics alone.
+ */
 export function lineScore(meaning: Meaning, terms: readonly Word[], line: readonly Word[]): number {
   if (!terms.length) return 0;
-  return terms.reduce((sum, term) => sum + Math.max(0, closest(meaning, term, line)?.similarity ?? 0), 0) / terms.length;
+  const content = line.filter((w) => w.content);
+  const termScore = (term: Word) => {
+    const [first = 0, second = first] = content.map((w) => similarityOf(meaning, term, w)).sort((a, b) => b - a);
+    return Math.max(0, (first + second) / 2);
+  };
+  return terms.reduce((sum, term) => sum + termScore(term), 0) / terms.length;
 }
