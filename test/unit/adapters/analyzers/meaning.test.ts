@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
 import type { SourceSignals } from '../../../../functions/domain/analysis/signals.js';
 import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
-import { testLocalAnalyzer } from '../../../helpers/local-analyzer.js';
+import { testLocalAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
+
+// The NLP model loads once per file: seconds on a loaded machine, more than a test's own timeout.
+beforeAll(() => testMeaning(), 120_000);
 
 /** 30 s of audio: three spoken lines over 0-15 s, music 15-30 s. */
 const segment = (startMs: number, text: string) => ({ startMs, endMs: startMs + 5_000, text, speaker: null, words: [] });

@@ -1,4 +1,4 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { GetObjectCommand, NoSuchKey, S3Client, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import {
@@ -11,10 +11,13 @@ import {
   TranscribeClient,
   type TranscriptionJob,
 } from '@aws-sdk/client-transcribe';
-import { testLocalAnalyzer as localAnalyzer } from '../../../helpers/local-analyzer.js';
+import { testLocalAnalyzer as localAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
 import { TranscriptionFailed, TranscriptionNotReady } from '../../../../functions/adapters/transcribers/errors.js';
 import { awsTranscribeTranscriber, transcriptionJobName } from '../../../../functions/adapters/transcribers/aws-transcribe.js';
 import { audioSignals, observationsOf, scanner } from './fixtures.js';
+
+// The NLP model loads once per file: seconds on a loaded machine, more than a test's own timeout.
+beforeAll(() => testMeaning(), 120_000);
 
 const transcribeMock = mockClient(TranscribeClient);
 const s3Mock = mockClient(S3Client);
