@@ -3,6 +3,7 @@ import { pocketsphinxInstalled, requiredSetting, type Config } from '../config.j
 import type { Analyzer } from '../domain/analysis/analyzer.js';
 import type { Transcriber } from '../domain/analysis/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
+import { loadWinkMeaning } from './meaning/wink-meaning.js';
 import { once } from '../shared/memo.js';
 import { instrumentClient } from './aws-call-hooks.js';
 import { resolveFfmpegPath } from './ffmpeg-binaries.js';
@@ -25,11 +26,14 @@ const lazyTranscriber = (build: () => Promise<Transcriber>): Transcriber => {
 };
 
 
+/** The NLP model and word vectors: loaded on first analysis, once per process. */
+const sharedMeaning = once(loadWinkMeaning);
+
 /** `readSecret`: a Secrets Manager secret's value (the OpenAI key on AWS). */
 export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promise<string>): Analyzer {
   switch (cfg.ANALYZER) {
     case 'local':
-      return localAnalyzer;
+      return localAnalyzer(sharedMeaning);
     case 'bedrock':
       return lazyAnalyzer('bedrock', async () => {
         const [{ BedrockRuntimeClient }, { bedrockAnalyzer }] = await Promise.all([import('@aws-sdk/client-bedrock-runtime'), import('./analyzers/bedrock.js')]);

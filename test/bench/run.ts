@@ -4,6 +4,7 @@ import { benchBundles } from './bundles.js';
 import { benchChunking } from './chunking.js';
 import { benchCosts } from './costs.js';
 import { benchFraming, benchRender } from './framing.js';
+import { benchMeaning } from './meaning.js';
 import { benchOneOff } from './one-off.js';
 import { benchPipeline } from './pipeline.js';
 import { benchSignals, signalQuality } from './signals.js';
@@ -51,6 +52,7 @@ const sections: Record<string, () => Promise<void>> = {
     section(`Webhooks on the local host: event-to-delivery latency, and 1,000 events to 3 endpoints at once (signed, verified by the receiver)`, benchWebhooks),
   framing: () => section('Auto framing accuracy on the moving-subject fixture (9:16, production renderer and face detector)', benchFraming),
   render: () => section('Render wall time vs the same ffmpeg command run alone (30 s moment, 640x360 source over loopback)', benchRender),
+  meaning: () => section('Instructions matched by meaning: 12 paraphrased queries against 12 transcript lines, exact words vs meaning; the word-vector table\'s cost', benchMeaning),
   bundles: () => section(`Lambda bundles (cdk synth, minified ESM, SDK from the runtime): KB and median cold import in 5 fresh processes`, benchBundles),
 };
 

