@@ -39,8 +39,10 @@ describe('container contracts', () => {
     }
   });
 
-  it('ship yt-dlp to container tasks only: no function can run it', () => {
-    for (const contract of runtimeContracts().values()) expect('yt-dlp' in contract.binaries, contract.unit).toBe(contract.kind === 'container');
+  it('ship yt-dlp to container tasks and the function with its layer (the provider resolver) only', () => {
+    for (const contract of runtimeContracts().values()) {
+      expect('yt-dlp' in contract.binaries, contract.unit).toBe(contract.kind === 'container' || contract.ytDlpLayer);
+    }
   });
 
   it('choose each task program by command in the one image', () => {
@@ -61,13 +63,13 @@ describe('container contracts', () => {
 });
 
 describe('function contracts', () => {
-  it('run as Lambda’s user with only /tmp writable, the layer’s ffmpeg where the table asks for it', () => {
+  it('run as Lambda’s user with only /tmp writable, the layers’ ffmpeg and yt-dlp where the tables ask for them', () => {
     for (const contract of runtimeContracts().values()) {
       if (contract.kind !== 'lambda') continue;
       expect(contract.user).toEqual(LAMBDA_USER);
       expect(contract.writable.map((w) => w.path)).toEqual(['/tmp']);
       expect(canWrite(contract.user, contract.writable[0]!)).toBe(true);
-      expect(Object.keys(contract.binaries).sort()).toEqual(contract.ffmpegLayer ? ['ffmpeg', 'ffprobe'] : []);
+      expect(Object.keys(contract.binaries).sort()).toEqual([...(contract.ffmpegLayer ? ['ffmpeg', 'ffprobe'] : []), ...(contract.ytDlpLayer ? ['yt-dlp'] : [])]);
       expect(contract.architecture).toBe(contract.ffmpegLayer ? 'x86_64' : 'arm64');
     }
   });
