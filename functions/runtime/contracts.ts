@@ -55,7 +55,7 @@ export interface WritablePath {
 /** Executables a unit can run, each by the path it has on AWS. */
 export type ShippedBinary = 'ffmpeg' | 'ffprobe' | 'yt-dlp';
 /** Data directories the image carries (layers/ffmpeg/Dockerfile COPY lines), by their path on AWS. */
-export type ShippedFiles = 'fonts' | 'detector';
+export type ShippedFiles = 'fonts' | 'detector' | 'speech';
 
 interface ContractBase {
   readonly unit: string;
@@ -230,6 +230,7 @@ function containerContract(unit: string, task: ContainerTask, image: ImageFacts)
   const files: Partial<Record<ShippedFiles, string>> = {
     ...(env.CAPTION_FONTS_DIR ? { fonts: env.CAPTION_FONTS_DIR } : {}),
     ...(env.FACE_MODEL_DIR ? { detector: env.FACE_MODEL_DIR } : {}),
+    ...(env.SPEECH_MODEL_DIR ? { speech: env.SPEECH_MODEL_DIR } : {}),
   };
   return {
     ...task,

