@@ -60,6 +60,8 @@ const engineShape = {
   POCKETSPHINX_MODEL_DIR: z._default(nonEmpty, POCKETSPHINX_DEFAULTS.modelDir),
   /** TRANSCRIBER=moonshine: a folder holding its model files (SPEECH_MODEL_FILES); absent: the installed npm packages' own. */
   SPEECH_MODEL_DIR: optionalNonEmpty,
+  /** ANALYZER=local: a folder holding its word table (WORD_VECTOR_FILES: the analyzer functions' copy); absent: built once in node_modules/.cache. */
+  WORD_VECTORS_DIR: optionalNonEmpty,
   /** Spoken language (Amazon Transcribe code; whisper.cpp gets its first part). */
   TRANSCRIBE_LANGUAGE_CODE: z._default(z.string().check(z.regex(/^[a-z]{2,3}-[A-Z]{2}$/, 'a language code like en-US')), 'en-US'),
 };

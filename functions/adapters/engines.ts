@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { pocketsphinxInstalled, requiredSetting, type Config } from '../config.js';
 import type { Analyzer } from '../domain/analysis/analyzer.js';
+import type { Meaning } from '../domain/analysis/meaning.js';
 import type { Transcriber } from '../domain/analysis/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
 import { loadWinkMeaning } from './meaning/wink-meaning.js';
@@ -27,13 +28,13 @@ const lazyTranscriber = (build: () => Promise<Transcriber>): Transcriber => {
 
 
 /** The NLP model and word vectors: loaded on first analysis, once per process. */
-const sharedMeaning = once(loadWinkMeaning);
+let sharedMeaning: (() => Promise<Meaning>) | undefined;
 
 /** `readSecret`: a Secrets Manager secret's value (the OpenAI key on AWS). */
 export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promise<string>): Analyzer {
   switch (cfg.ANALYZER) {
     case 'local':
-      return localAnalyzer(sharedMeaning);
+      return localAnalyzer((sharedMeaning ??= once(() => loadWinkMeaning(cfg.WORD_VECTORS_DIR))));
     case 'bedrock':
       return lazyAnalyzer('bedrock', async () => {
         const [{ BedrockRuntimeClient }, { bedrockAnalyzer }] = await Promise.all([import('@aws-sdk/client-bedrock-runtime'), import('./analyzers/bedrock.js')]);

@@ -83,6 +83,8 @@ export interface LambdaContract extends ContractBase {
   readonly ffmpegLayer: boolean;
   /** Whether the function carries the yt-dlp layer (Debian's yt_dlp package, pure Python: any architecture). */
   readonly ytDlpLayer: boolean;
+  /** Whether the function's bundle carries the local analyzer's word table, at LAMBDA_WORD_VECTORS_DIR. */
+  readonly wordVectors: boolean;
 }
 
 export type LambdaRuntime = 'nodejs24.x' | 'python3.12';
@@ -118,6 +120,8 @@ export const ffmpegLayerPaths = { ffmpeg: '/opt/bin/ffmpeg', ffprobe: '/opt/bin/
  * runs it as `python -m yt_dlp` with the function's own interpreter (no executable file of its own).
  */
 export const ytDlpLayerPaths = { 'yt-dlp': '/opt/python/yt_dlp' } as const;
+/** Where a function that runs the analyzer finds the word table: a folder of its bundle (Lambda unpacks it at /var/task). */
+export const LAMBDA_WORD_VECTORS_DIR = '/var/task/word-vectors';
 
 interface LambdaNeeds {
   readonly module: string;
@@ -127,6 +131,7 @@ interface LambdaNeeds {
   readonly timeoutSeconds?: number | undefined;
   readonly ffmpeg?: boolean | undefined;
   readonly scratchMiB?: number | undefined;
+  readonly analyzes?: boolean | undefined;
 }
 
 function lambdaContract(unit: string, needs: LambdaNeeds): LambdaContract {
@@ -141,12 +146,16 @@ function lambdaContract(unit: string, needs: LambdaNeeds): LambdaContract {
     writable: [{ path: '/tmp', sizeMiB: needs.scratchMiB ?? LAMBDA_DEFAULT_TMP_MIB, owner: LAMBDA_USER, mode: 0o700 }],
     binaries: { ...(ffmpeg ? ffmpegLayerPaths : {}), ...(ytDlp ? ytDlpLayerPaths : {}) },
     files: {},
-    environment: ffmpeg ? { FFMPEG_PATH: ffmpegLayerPaths.ffmpeg, FFPROBE_PATH: ffmpegLayerPaths.ffprobe } : {},
+    environment: {
+      ...(ffmpeg ? { FFMPEG_PATH: ffmpegLayerPaths.ffmpeg, FFPROBE_PATH: ffmpegLayerPaths.ffprobe } : {}),
+      ...(needs.analyzes ? { WORD_VECTORS_DIR: LAMBDA_WORD_VECTORS_DIR } : {}),
+    },
     memoryMb: needs.memoryMb ?? LAMBDA_DEFAULT_MEMORY_MB,
     timeoutSeconds: needs.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS,
     architecture: ffmpeg ? 'x86_64' : 'arm64',
     ffmpegLayer: ffmpeg,
     ytDlpLayer: ytDlp,
+    wordVectors: needs.analyzes ?? false,
   };
 }
 

@@ -5,7 +5,7 @@ import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type Node } from 'constructs';
 import { parseEngineConfig, type EngineConfig } from '../../functions/config.js';
 import { TRANSCRIPTION_JOB_PREFIX, TRANSCRIPTS_PREFIX } from '../../functions/adapters/transcribers/aws-transcribe.js';
-import type { workflows } from '../../functions/workflows/registry.js';
+import { workflows, type WorkflowTask } from '../../functions/workflows/registry.js';
 import type { ServiceContainerTask } from './service-container-task.js';
 import type { ServiceFunction } from './service-function.js';
 
@@ -26,7 +26,7 @@ type Analysis = (typeof workflows)['analysis'];
  * The analysis tasks that call the Analyzer (per chunk, and once over the whole source) and the
  * Transcriber (beside the signals, in a function or, for long chunks, a container).
  */
-export const analyzerTasks = ['AnalyzeChunkFunction', 'PersistResultsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
+export const analyzerTasks = (Object.entries(workflows.analysis.tasks) as [keyof Analysis['tasks'], WorkflowTask][]).filter(([, task]) => task.analyzes).map(([name]) => name);
 export const transcriberTasks = ['ExtractChunkSignalsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
 const transcriberContainerTasks = ['SignalsTaskDefinitionArn'] as const satisfies readonly (keyof Analysis['containerTasks'])[];
 /** The task that chooses where each run's chunks are extracted (SIGNALS_RUNNER). */

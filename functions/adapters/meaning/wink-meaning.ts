@@ -9,10 +9,10 @@ const isContent = (pos: string, stop: boolean) => CONTENT.has(pos) || (pos === '
 /**
  * The Meaning port on wink-nlp with its English lite model (MIT: lemmas, parts of speech,
  * negation scope) and the reduced GloVe table. Loaded once per process (~1 s, ~40 MB for the
- * model; the table ~60 ms and ~6 MB): callers share one promise.
+ * model; the table ~60 ms and ~6 MB): callers share one promise. `wordVectorsDir`: see loadWordVectors.
  */
-export async function loadWinkMeaning(): Promise<Meaning> {
-  const [{ default: winkNLP }, { default: model }, vectors] = await Promise.all([import('wink-nlp'), import('wink-eng-lite-web-model'), loadWordVectors()]);
+export async function loadWinkMeaning(wordVectorsDir?: string): Promise<Meaning> {
+  const [{ default: winkNLP }, { default: model }, vectors] = await Promise.all([import('wink-nlp'), import('wink-eng-lite-web-model'), loadWordVectors(wordVectorsDir)]);
   const nlp = winkNLP(model, ['pos', 'negation']);
   // Read as plain functions handed to `out`, never called here (wink-nlp types them as methods).
   const its = nlp.its as unknown as Record<'normal' | 'lemma' | 'negationFlag' | 'pos' | 'stopWordFlag', unknown>;

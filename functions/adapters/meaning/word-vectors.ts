@@ -56,16 +56,22 @@ export async function buildTable(words = TABLE_WORDS, dir = tableDir(words)): Pr
   await mkdir(dir, { recursive: true });
   // Written aside and renamed: concurrent first uses (test workers) never read half a table.
   const suffix = `.${process.pid}.tmp`;
-  await writeFile(join(dir, `vectors.i8${suffix}`), table);
-  await writeFile(join(dir, `words.txt${suffix}`), kept.join('\n'));
-  await rename(join(dir, `vectors.i8${suffix}`), join(dir, 'vectors.i8'));
-  await rename(join(dir, `words.txt${suffix}`), join(dir, 'words.txt'));
+  await writeFile(join(dir, `${WORD_VECTOR_FILES.vectors}${suffix}`), table);
+  await writeFile(join(dir, `${WORD_VECTOR_FILES.words}${suffix}`), kept.join('\n'));
+  for (const file of Object.values(WORD_VECTOR_FILES)) await rename(join(dir, `${file}${suffix}`), join(dir, file));
 }
 
-/** The table, built first if this machine has none yet. */
-export async function loadWordVectors(dir = tableDir()): Promise<WordVectors> {
-  if (!existsSync(join(dir, 'words.txt'))) await buildTable(TABLE_WORDS, dir);
-  const [bytes, text] = await Promise.all([readFile(join(dir, 'vectors.i8')), readFile(join(dir, 'words.txt'), 'utf8')]);
+/** The table's files, in its folder. */
+export const WORD_VECTOR_FILES = { vectors: 'vectors.i8', words: 'words.txt' } as const;
+
+/**
+ * The table: from a configured folder (a deployment's copy: WORD_VECTORS_DIR, which the analyzer
+ * functions carry in their bundle), else this machine's, built first if it has none yet.
+ */
+export async function loadWordVectors(configuredDir?: string): Promise<WordVectors> {
+  const dir = configuredDir ?? tableDir();
+  if (!configuredDir && !existsSync(join(dir, WORD_VECTOR_FILES.words))) await buildTable(TABLE_WORDS, dir);
+  const [bytes, text] = await Promise.all([readFile(join(dir, WORD_VECTOR_FILES.vectors)), readFile(join(dir, WORD_VECTOR_FILES.words), 'utf8')]);
   const table = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   const words = text.split('\n');
   const row = (word: string) => {
