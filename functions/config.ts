@@ -141,8 +141,11 @@ const configSchema = z
       CURSOR_SECRET_ARN: optionalArn,
       /** Deployment-wide cap on observations per run (SPEC: at most 50; a deployment may set lower). */
       MAX_OBSERVATIONS_CAP: wholeNumber(1, 50, 50),
-      /** Seconds a warm authorizer answers a key from its cache; a revocation takes effect within this time. 0: no cache. */
-      API_KEY_CACHE_SECONDS: wholeNumber(0, 60, 60),
+      /**
+       * Seconds a warm authorizer answers a key (and its account's plan) from its cache; a revocation
+       * takes effect within this time (DESIGN §11: 5 s at most). 0: no cache (the local host's setting).
+       */
+      API_KEY_CACHE_SECONDS: wholeNumber(0, 5, 5),
       /** Seconds an idempotency record is kept. */
       IDEMPOTENCY_TTL_SECONDS: wholeNumber(60, null, 86_400),
       LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),

@@ -56,10 +56,16 @@ export interface RouteDefinition {
    * (CDK grants lambda:InvokeFunction on exactly that function and sets PROVIDER_RESOLVER_FUNCTION).
    */
   readonly resolvesProviderPages?: boolean;
+  /**
+   * Clients cannot do without it (the account, and polling work to its end): its function belongs to
+   * the essential-route concurrency reserve (functions/runtime/contracts.ts), so a flood of other
+   * functions in the AWS account never leaves it none.
+   */
+  readonly essential?: boolean;
 }
 
 export const routes = [
-  { method: 'GET', path: '/v1/account', handler: 'api/account/get', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/account', handler: 'api/account/get', idempotency: 'none', table: 'read', essential: true },
   { method: 'POST', path: '/v1/scanners', handler: 'api/scanners/create', idempotency: 'accepted', table: 'readWrite' },
   { method: 'GET', path: '/v1/scanners', handler: 'api/scanners/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/scanners/{scanner_id}', handler: 'api/scanners/get', idempotency: 'none', table: 'read' },
@@ -89,7 +95,7 @@ export const routes = [
     workflows: ['analysis'],
     uploads: true,
   },
-  { method: 'GET', path: '/v1/runs/{run_id}', handler: 'api/runs/get', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/runs/{run_id}', handler: 'api/runs/get', idempotency: 'none', table: 'read', essential: true },
   { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/observations', handler: 'api/observations/list', idempotency: 'none', table: 'read', cursors: true },
   // One-off analyses (DESIGN 10): preflight and quote measure the source; nothing is stored before submission.
@@ -107,11 +113,11 @@ export const routes = [
     workflows: ['analysis'],
   },
   { method: 'GET', path: '/v1/analyses', handler: 'api/analyses/list', idempotency: 'none', table: 'read', cursors: true },
-  { method: 'GET', path: '/v1/analyses/{analysis_id}', handler: 'api/analyses/get', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/analyses/{analysis_id}', handler: 'api/analyses/get', idempotency: 'none', table: 'read', essential: true },
   // Cancel wakes the canceled run's workflow waiting for a slot; analysis.canceled goes out through the outbox.
   { method: 'POST', path: '/v1/analyses/{analysis_id}/cancel', handler: 'api/analyses/cancel', idempotency: 'none', table: 'readWrite', wakesWorkflows: true },
   { method: 'GET', path: '/v1/analyses/{analysis_id}/moments', handler: 'api/analyses/list-moments', idempotency: 'none', table: 'read' },
-  { method: 'GET', path: '/v1/analyses/{analysis_id}/progress', handler: 'api/analyses/get-progress', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/v1/analyses/{analysis_id}/progress', handler: 'api/analyses/get-progress', idempotency: 'none', table: 'read', essential: true },
   {
     method: 'POST',
     path: '/v1/scanner-batches',

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { engineContextKeys } from './constructs/engine-access.js';
+import type { ConcurrencyReserve } from '../functions/runtime/contracts.js';
 
 /** cdk.json's "context": committed with the code, it is the deployment's source of truth. */
 export function cdkJsonContext(file: URL = new URL('../cdk.json', import.meta.url)): Record<string, unknown> {
@@ -15,6 +16,10 @@ export const operationsContextKeys = {
   apiThrottleRateLimit: 'apiThrottleRateLimit',
   /** Requests the API's default stage admits in a burst above the rate. */
   apiThrottleBurstLimit: 'apiThrottleBurstLimit',
+  /** Concurrency reserved for the authorizer, which every request passes. */
+  authorizerReservedConcurrency: 'authorizerReservedConcurrency',
+  /** Concurrency reserved for each essential route's function (the route table's `essential`). */
+  routeReservedConcurrency: 'routeReservedConcurrency',
 } as const;
 
 /** Deployment switches and the prebuilt image, read from CDK context (README, "Deploying to AWS"). */
@@ -60,6 +65,24 @@ export function checkPersistedContext(node: Node, committed: Readonly<Record<str
       'Given only on the command line, they would revert silently on the next deploy that omits them. ' +
       'Put them in cdk.json\'s "context" (committed with the code), or pass -c confirmContextChange=true to deploy them once.',
   );
+}
+
+/**
+ * Each concurrency reserve's size per function: its context key, and the size when context sets
+ * none. The authorizer runs for every request: at the stage's 100 rps and tens of ms each it needs
+ * about 10, so 50 leaves room for cold starts and bursts; the four essential routes take 10 each.
+ * 90 in all, out of a regional pool of 1,000 (AWS keeps 100 unreserved, so an account on a lower
+ * quota must set these lower or raise it).
+ */
+export const concurrencyReserves = {
+  authorizer: { contextKey: operationsContextKeys.authorizerReservedConcurrency, fallback: 50 },
+  essentialRoute: { contextKey: operationsContextKeys.routeReservedConcurrency, fallback: 10 },
+} as const satisfies Record<ConcurrencyReserve, { contextKey: string; fallback: number }>;
+
+/** The reserved concurrency of each function in `reserve`, from context or its fallback. */
+export function reservedConcurrencyContext(node: Node, reserve: ConcurrencyReserve): number {
+  const { contextKey, fallback } = concurrencyReserves[reserve];
+  return positiveNumberContext(node, contextKey, fallback, { integer: true });
 }
 
 /** A positive number from context (`-c` gives a string, cdk.json a number), or `fallback` when unset. */

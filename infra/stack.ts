@@ -115,6 +115,8 @@ export class MediaScannerStack extends Stack {
       environment,
     });
     authorizer.bindTable(table, 'read');
+    // Each request takes a token from its account's request bucket (functions/domain/request-limits.ts).
+    table.grant(authorizer.fn, 'dynamodb:UpdateItem');
 
     const notFound = new ServiceFunction(this, constructIdFor(notFoundHandler), {
       contract: lambdaContractOf(units.fallback),
@@ -169,6 +171,7 @@ export class MediaScannerStack extends Stack {
     new CfnOutput(this, 'MediaBucketName', { value: media.bucket.bucketName });
     new CfnOutput(this, 'EventBusName', { value: eventBus.eventBusName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic (subscribe to it)' });
+    new CfnOutput(this, 'AlarmSubscribers', { value: this.operations.alarmSubscribers, description: "Who the alarm topic notifies (alarmEmail's addresses)" });
     new CfnOutput(this, 'DashboardName', { value: this.operations.dashboard.dashboardName });
   }
 }

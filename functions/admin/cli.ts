@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from '../shared/zod.js';
-import { addCredits, createAccount, revokeApiKey, setEventDelivery, trustHost } from '../domain/accounts.js';
+import { addCredits, createAccount, revokeApiKey, setEventDelivery, setRequestRate, trustHost } from '../domain/accounts.js';
 import { ApiError } from '../domain/errors.js';
 import { planNames } from '../domain/plans.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
@@ -14,7 +14,8 @@ import { readFile } from 'node:fs/promises';
  * host under LOCAL_DATA_DIR; with --table and --region, on a deployed table.
  */
 const usage = `Usage: npm run admin -- accounts <command> [options]
-  create --plan <${planNames.join('|')}> --credits <n> [--max-observations <n>]
+  create --plan <${planNames.join('|')}> --credits <n> [--max-observations <n>] [--requests-per-second <n> --request-burst <n>]
+  request-rate --requests-per-second <n> --request-burst <n> [--account <acct_...>]
   revoke-key --api-key <sk_...>
   add-credits --account <acct_...> --credits <n>
   trust-host <hostname> [--account <acct_...>]
@@ -27,6 +28,8 @@ const { values, positionals } = parseArgs({
     plan: { type: 'string' },
     credits: { type: 'string' },
     'max-observations': { type: 'string' },
+    'requests-per-second': { type: 'string' },
+    'request-burst': { type: 'string' },
     'api-key': { type: 'string' },
     account: { type: 'string' },
     table: { type: 'string' },
@@ -50,6 +53,15 @@ async function target(): Promise<{ doc: DynamoDBDocumentClient; tableName: strin
   return { doc: localDocumentClient(running.dynamodb_endpoint), tableName: running.table };
 }
 
+/** A contracted request rate (both options, or neither: the plan's). */
+function requestRate(): { perSecond: number; burst: number } | undefined {
+  const perSecond = values['requests-per-second'];
+  const burst = values['request-burst'];
+  if (perSecond === undefined && burst === undefined) return undefined;
+  if (perSecond === undefined || burst === undefined) throw new Error('--requests-per-second and --request-burst go together');
+  return { perSecond: positiveInt('requests-per-second').parse(perSecond), burst: positiveInt('request-burst').parse(burst) };
+}
+
 async function defaultAccount(): Promise<string> {
   if (values.account) return values.account;
   if (values.table) throw new Error('--account is required with --table');
@@ -68,8 +80,15 @@ async function main(): Promise<unknown> {
       const plan = z.enum(planNames, { error: `--plan must be one of ${planNames.join(', ')}` }).parse(values.plan);
       const credits = z.coerce.number().check(z.int(), z.minimum(0, '--credits must be 0 or more')).parse(values.credits ?? '0');
       const maxObservations = values['max-observations'] ? positiveInt('max-observations').check(z.maximum(50)).parse(values['max-observations']) : undefined;
-      const { account, apiKey } = await createAccount(store, { plan, credits, maxObservations });
+      const { account, apiKey } = await createAccount(store, { plan, credits, maxObservations, requestRate: requestRate() });
       return { account_id: account.accountId, api_key: apiKey };
+    }
+    case 'request-rate': {
+      const rate = requestRate();
+      if (!rate) throw new Error('request-rate needs --requests-per-second and --request-burst');
+      const accountId = await defaultAccount();
+      await setRequestRate(store, accountId, rate);
+      return { account_id: accountId, requests_per_second: rate.perSecond, request_burst: rate.burst };
     }
     case 'revoke-key': {
       if (!values['api-key']) throw new Error('revoke-key needs --api-key');

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import * as z from '../shared/zod.js';
 import { errorCatalog, type ErrorCode } from '../domain/errors.js';
 import { idempotencyKeyPattern, type RequestSchemas } from '../http/handler.js';
-import { REQUEST_ID_HEADER } from '../http/responses.js';
+import { RATE_LIMIT_HEADERS, REQUEST_ID_HEADER } from '../http/responses.js';
 import { routeKey, routes, type Route, type RouteDefinition } from '../routes.js';
 import { resourceSchemas, type ResourceName } from '../schemas/responses.js';
 import { errorDescriptions, operations, tags, type Operation } from './operations.js';
@@ -125,12 +125,20 @@ export function errorCodesOf(route: RouteDefinition, schemas: Schemas, operation
 }
 
 const requestIdHeader = { [REQUEST_ID_HEADER]: { $ref: '#/components/headers/RequestId' } };
+/** The account's request bucket, on every answer of an authenticated request (functions/http/middlewares.ts requestLimits). */
+const rateLimitHeaders = {
+  [RATE_LIMIT_HEADERS.limit]: { $ref: '#/components/headers/RateLimitLimit' },
+  [RATE_LIMIT_HEADERS.remaining]: { $ref: '#/components/headers/RateLimitRemaining' },
+  [RATE_LIMIT_HEADERS.reset]: { $ref: '#/components/headers/RateLimitReset' },
+};
 
 /** The envelope with its `code` narrowed to `codes`, one example per code. */
 function errorResponse(codes: readonly ErrorCode[]): Json {
   return {
     description: codes.map((code) => `\`${code}\`: ${errorDescriptions[code]}.`).join(' '),
-    headers: requestIdHeader,
+    headers: codes.includes('rate_limited')
+      ? { ...requestIdHeader, [RATE_LIMIT_HEADERS.retryAfter]: { $ref: '#/components/headers/RetryAfter' }, ...rateLimitHeaders }
+      : requestIdHeader,
     content: {
       'application/json': {
         schema: {
@@ -204,7 +212,7 @@ function operationObject(route: Route, schemas: Schemas): { operation: Json; err
     responses: {
       [String(status)]: {
         description,
-        headers: { ...requestIdHeader, ...(idempotent ? { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
+        headers: { ...requestIdHeader, ...rateLimitHeaders, ...(idempotent ? { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
         content: { 'application/json': { schema: { $ref: componentRef(schema) } } },
       },
       ...errorResponses(errorCodes),
@@ -218,6 +226,8 @@ const description = `Analyses recorded video and audio the caller is authorized 
 **Authentication.** Every request sends \`Authorization: Bearer <API key>\` (\`sk_live_…\` or \`sk_test_…\`) from a server; a missing, invalid or revoked key answers 401.
 
 **Errors.** Every error is \`{"error": {"type", "code", "message", "param"?, "request_id"}}\`; each operation lists the codes it can answer per status. Unknown routes (and known paths with another method) answer 404 \`not_found\`. Retry 429, 503 and network failures with bounded exponential backoff; do not retry validation or authorization errors until the request changes.
+
+**Request limits.** Each account has a token bucket by plan (or by contract): every answer to an authenticated request carries \`x-ratelimit-limit\` (the bucket's size), \`x-ratelimit-remaining\` and \`x-ratelimit-reset\` (Unix seconds when it is full again); an empty bucket answers 429 \`rate_limited\` with \`retry-after\` in seconds.
 
 **Idempotency.** Where an operation takes \`Idempotency-Key\`, a retry with the same key and request replays the first answer (\`idempotent-replayed: true\`); the same key with another request answers 409 \`idempotency_key_reused\`.
 
@@ -269,6 +279,14 @@ export async function buildOpenApiDocument(version: string): Promise<OpenApiDocu
       headers: {
         RequestId: { description: 'The request id; equal to `error.request_id` on errors.', required: true, schema: { type: 'string' } },
         IdempotentReplayed: { description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+        // Not `required`: a 429 of the edge (API Gateway's stage throttle, the local host's connection cap) has no account.
+        RateLimitLimit: { description: "The account's request bucket: how many requests it holds (the plan's burst).", schema: { type: 'integer', minimum: 1 } },
+        RateLimitRemaining: { description: 'Requests that may follow at once.', schema: { type: 'integer', minimum: 0 } },
+        RateLimitReset: { description: 'Unix time (seconds) at which the bucket is full again.', schema: { type: 'integer' } },
+        RetryAfter: {
+          description: "Seconds to wait before the account's next request is admitted (429 `rate_limited` of the account's request limit).",
+          schema: { type: 'integer', minimum: 1 },
+        },
       },
       responses: Object.fromEntries(errorCodesByStatus(alone).map((code) => [responseName(code), errorResponse([code])])),
       examples: Object.fromEntries(errorCodesByStatus(answered).map((code) => [code, errorExample(code)])),

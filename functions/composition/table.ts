@@ -3,7 +3,8 @@ import { createDynamoDbClients } from '../adapters/dynamodb-clients.js';
 import { CursorCodec } from '../adapters/table/cursor.js';
 import type { TableContext } from '../adapters/table/query-page.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
-import { cachedApiKeys } from '../adapters/cached-api-keys.js';
+import { cachedAccountReads } from '../adapters/cached-account-reads.js';
+import { dynamoRequestBucketStore } from '../adapters/table/request-bucket-store.js';
 import { lazy } from '../shared/memo.js';
 import { currentHost } from './host.js';
 
@@ -22,5 +23,8 @@ export const table = lazy(
 
 export const accounts = lazy(() => dynamoAccountStore(table()));
 
-/** The authorizer's key lookups, answered from a per-process cache for API_KEY_CACHE_SECONDS. */
-export const apiKeys = lazy(() => cachedApiKeys(accounts(), config().API_KEY_CACHE_SECONDS * 1000));
+/** The authorizer's key and account lookups, answered from a per-process cache for API_KEY_CACHE_SECONDS. */
+export const accountReads = lazy(() => cachedAccountReads(accounts(), config().API_KEY_CACHE_SECONDS * 1000));
+
+/** The accounts' request buckets (the authorizer takes a token per request). */
+export const requestBuckets = lazy(() => dynamoRequestBucketStore(table()));

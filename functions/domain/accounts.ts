@@ -4,6 +4,7 @@ import { newId } from './ids.js';
 import { nowIso } from './clock.js';
 import { plans, type PlanLimits, type PlanName } from './plans.js';
 import type { Account, AccountStore, LedgerEntry } from './ports.js';
+import type { RequestRate } from './request-limits.js';
 
 export const limitsOf = (account: Account): PlanLimits => ({ ...plans[account.plan], ...account.limitOverrides });
 
@@ -25,7 +26,7 @@ export async function authenticate(store: Pick<AccountStore, 'findApiKey'>, auth
 const unauthorized = (): ApiError =>
   new ApiError('unauthorized', 'Send a valid API key as "Authorization: Bearer <key>".');
 
-export async function requireAccount(store: AccountStore, accountId: string): Promise<Account> {
+export async function requireAccount(store: Pick<AccountStore, 'getAccount'>, accountId: string): Promise<Account> {
   const account = await store.getAccount(accountId);
   // A key whose account is gone is as good as revoked.
   if (!account) throw unauthorized();
@@ -38,6 +39,16 @@ export interface NewAccount {
   /** Use this key instead of generating one (the local host's LOCAL_API_KEY). */
   apiKey?: string | undefined;
   maxObservations?: number | undefined;
+  /** A contracted request rate instead of the plan's. */
+  requestRate?: RequestRate | undefined;
+}
+
+/** A request rate as the account item's overrides; whole numbers of at least 1. */
+function requestRateOverrides(rate: RequestRate): Partial<PlanLimits> {
+  for (const [name, value] of Object.entries(rate)) {
+    if (!Number.isInteger(value) || value < 1) throw new ApiError('validation_failed', `The request rate's ${name} must be a whole number of at least 1.`, name);
+  }
+  return { requestsPerSecond: rate.perSecond, requestBurst: rate.burst };
 }
 
 export async function createAccount(store: AccountStore, input: NewAccount): Promise<{ account: Account; apiKey: string }> {
@@ -48,7 +59,7 @@ export async function createAccount(store: AccountStore, input: NewAccount): Pro
     accountId: newId('account'),
     plan: input.plan,
     creditsBalance: input.credits,
-    limitOverrides: {},
+    limitOverrides: input.requestRate ? requestRateOverrides(input.requestRate) : {},
     maxObservations: input.maxObservations ?? null,
     trustedHosts: [],
     concurrencyInUse: 0,
@@ -58,6 +69,11 @@ export async function createAccount(store: AccountStore, input: NewAccount): Pro
   const opening: LedgerEntry = { entryId: newId('ledger'), credits: input.credits, reason: 'account_opened', createdAt: now };
   await store.createAccount(account, { keyHash: hashApiKey(apiKey), accountId: account.accountId, revoked: false, createdAt: now }, opening);
   return { account, apiKey };
+}
+
+/** The operator's contracted request rate of an account (admin CLI); the plan's applies until then. */
+export async function setRequestRate(store: AccountStore, accountId: string, rate: RequestRate): Promise<void> {
+  if (!(await store.setLimitOverrides(accountId, requestRateOverrides(rate)))) throw notFound('account');
 }
 
 export async function revokeApiKey(store: AccountStore, apiKey: string): Promise<void> {

@@ -63,6 +63,8 @@ export interface AccountStore {
   addTrustedHost(accountId: string, hostname: string): Promise<string[]>;
   /** Switches event delivery on or off for the account; false when there is no such account. */
   setEventDelivery(accountId: string, enabled: boolean): Promise<boolean>;
+  /** Sets these contracted limits, keeping the account's other overrides; false when there is no such account. */
+  setLimitOverrides(accountId: string, overrides: Partial<PlanLimits>): Promise<boolean>;
 }
 
 export interface ScannerRecord extends ScannerDefinition {

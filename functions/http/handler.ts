@@ -6,7 +6,7 @@ import { ApiError } from '../domain/errors.js';
 import { routeFor, type Route, type RouteDefinition } from '../routes.js';
 import { requestFingerprint } from './fingerprint.js';
 import type { IdempotentExecutor } from './idempotency.js';
-import { errorEnvelope, flushMetrics, requestLogging } from './middlewares.js';
+import { errorEnvelope, flushMetrics, requestLimits, requestLogging } from './middlewares.js';
 import { jsonResponse, validationError } from './responses.js';
 import type { ApiEvent, ApiResponse, HttpResult } from './types.js';
 
@@ -35,7 +35,7 @@ type IdempotencyDeps<H extends Route['handler']> =
   Extract<Route, { handler: H }>['idempotency'] extends 'accepted' | 'required' ? { idempotent: IdempotentExecutor } : object;
 
 /**
- * Builds a route's Lambda handler: authenticate, parse with zod, run the use case (through
+ * Builds a route's Lambda handler: authenticate, enforce the request limit, parse with zod, run the use case (through
  * idempotency when the route table says so), shape the JSON response. Handlers stay thin.
  * `deps` composes what the use case calls (functions/composition); it is built at the first
  * request, once per process, from parts that are each built once.
@@ -52,6 +52,7 @@ export function httpHandler<H extends Route['handler'], D extends IdempotencyDep
   const lambda = middy<ApiEvent, ApiResponse, Error, Context>()
     .use(requestLogging())
     .use(flushMetrics())
+    .use(requestLimits())
     .use(errorEnvelope())
     .handler(async (event, context) => {
       const requestId = event.requestContext.requestId;

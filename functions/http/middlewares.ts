@@ -2,9 +2,9 @@ import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { logger } from '../shared/logger.js';
 import { publishMetrics } from '../shared/metrics.js';
-import { errorResponse } from './responses.js';
+import { errorResponse, RATE_LIMIT_HEADERS } from './responses.js';
 import { ApiError } from '../domain/errors.js';
-import type { ApiEvent, ApiResponse } from './types.js';
+import type { ApiEvent, ApiResponse, AuthorizerContext } from './types.js';
 
 type Middleware = MiddlewareObj<ApiEvent, ApiResponse, Error, Context>;
 
@@ -36,3 +36,33 @@ export const flushMetrics = (): Middleware => ({
   after: () => publishMetrics(),
   onError: () => publishMetrics(),
 });
+
+/** The headers of the authorizer's verdict; none for a request without an account. */
+function rateHeaders(context: AuthorizerContext | undefined): Record<string, string> {
+  if (context?.rateLimit === undefined) return {};
+  return {
+    [RATE_LIMIT_HEADERS.limit]: String(context.rateLimit),
+    [RATE_LIMIT_HEADERS.remaining]: String(context.rateRemaining),
+    [RATE_LIMIT_HEADERS.reset]: String(context.rateResetAt),
+    ...(context.retryAfter !== undefined ? { [RATE_LIMIT_HEADERS.retryAfter]: String(context.retryAfter) } : {}),
+  };
+}
+
+/**
+ * The account's request limit, as the authorizer judged it (it takes the token): a refused request
+ * ends here with 429 before the route reads anything; every answer carries the bucket's headers.
+ * Used before errorEnvelope, so its onError runs after the envelope exists.
+ */
+export const requestLimits = (): Middleware => {
+  const addHeaders = ({ event, response }: { event: ApiEvent; response: ApiResponse | null | undefined }) => {
+    if (response) Object.assign(response.headers, rateHeaders(event.requestContext.authorizer?.lambda));
+  };
+  return {
+    before: ({ event }) => {
+      const retryAfter = event.requestContext.authorizer?.lambda?.retryAfter;
+      if (retryAfter !== undefined) throw new ApiError('rate_limited', `This account's request limit is used up; retry after ${retryAfter} s.`);
+    },
+    after: addHeaders,
+    onError: addHeaders,
+  };
+};

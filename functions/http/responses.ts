@@ -4,6 +4,14 @@ import type { ApiResponse } from './types.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
+/** The account's request bucket on every authenticated answer, and the wait on a 429 (functions/domain/request-limits.ts). */
+export const RATE_LIMIT_HEADERS = {
+  limit: 'x-ratelimit-limit',
+  remaining: 'x-ratelimit-remaining',
+  reset: 'x-ratelimit-reset',
+  retryAfter: 'retry-after',
+} as const;
+
 export function jsonResponse(status: number, body: unknown, requestId: string, extraHeaders: Record<string, string> = {}): ApiResponse {
   return {
     statusCode: status,

@@ -179,6 +179,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       S3_ENDPOINT: s3.endpoint,
       // Embedded metrics are for CloudWatch; locally they would only crowd the console.
       POWERTOOLS_METRICS_DISABLED: 'true',
+      // Keys are read afresh for every request: a revocation (by the admin CLI, another process) refuses the next one.
+      API_KEY_CACHE_SECONDS: '0',
     });
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;

@@ -85,9 +85,18 @@ export interface LambdaContract extends ContractBase {
   readonly ytDlpLayer: boolean;
   /** Whether the function's bundle carries the local analyzer's word table, at LAMBDA_WORD_VECTORS_DIR. */
   readonly wordVectors: boolean;
+  /** The reserve its concurrency comes from; undefined: the account's shared pool. */
+  readonly concurrencyReserve: ConcurrencyReserve | undefined;
 }
 
 export type LambdaRuntime = 'nodejs24.x' | 'python3.12';
+
+/**
+ * A share of the AWS account's regional Lambda concurrency kept for the functions the API cannot
+ * live without (reserved concurrency): others can neither take it nor be throttled by their floods
+ * beyond it. The deployment sizes each reserve (cdk.json, infra/deployment-context.ts).
+ */
+export type ConcurrencyReserve = 'authorizer' | 'essentialRoute';
 
 export interface ContainerContract extends ContractBase, ContainerTask {
   readonly kind: 'container';
@@ -132,6 +141,7 @@ interface LambdaNeeds {
   readonly ffmpeg?: boolean | undefined;
   readonly scratchMiB?: number | undefined;
   readonly analyzes?: boolean | undefined;
+  readonly concurrencyReserve?: ConcurrencyReserve | undefined;
 }
 
 function lambdaContract(unit: string, needs: LambdaNeeds): LambdaContract {
@@ -156,12 +166,14 @@ function lambdaContract(unit: string, needs: LambdaNeeds): LambdaContract {
     ffmpegLayer: ffmpeg,
     ytDlpLayer: ytDlp,
     wordVectors: needs.analyzes ?? false,
+    concurrencyReserve: needs.concurrencyReserve,
   };
 }
 
 /** The functions that are neither a route nor a workflow task. */
 export const serviceFunctions = {
-  [units.authorizer]: { module: 'authorizer/handler', timeoutSeconds: 10 },
+  // Every request passes it (and takes its request token there): a slow table should fail it fast, not hold the client.
+  [units.authorizer]: { module: 'authorizer/handler', timeoutSeconds: 10, concurrencyReserve: 'authorizer' },
   [units.fallback]: { module: 'api/not-found' },
   [units.outboxRelay]: { module: 'events/relay-outbox', timeoutSeconds: 60 },
   [units.webhookSender]: { module: 'webhooks/sender', timeoutSeconds: 60 },
@@ -262,7 +274,7 @@ export function runtimeContracts(image: ImageFacts = imageFacts()): ReadonlyMap<
   const contracts = new Map<string, RuntimeContract>();
   const add = (contract: RuntimeContract) => contracts.set(contract.unit, contract);
   for (const route of routes as readonly RouteDefinition[]) {
-    add(lambdaContract(units.route(routeKey(route)), { module: route.handler, ffmpeg: route.ffprobe }));
+    add(lambdaContract(units.route(routeKey(route)), { module: route.handler, ffmpeg: route.ffprobe, concurrencyReserve: route.essential ? 'essentialRoute' : undefined }));
   }
   for (const [unit, needs] of Object.entries(serviceFunctions)) add(lambdaContract(unit, needs));
   const taskNeeds = (task: WorkflowTask): LambdaNeeds => ({ module: task.handler, ...task });

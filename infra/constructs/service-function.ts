@@ -17,6 +17,7 @@ import { YtDlpLayer } from './yt-dlp-layer.js';
 import { LAMBDA_DEFAULT_TMP_MIB, LAMBDA_WORD_VECTORS_DIR, type LambdaContract } from '../../functions/runtime/contracts.js';
 import { tableDir, WORD_VECTOR_FILES } from '../../functions/adapters/meaning/word-vectors.js';
 import { markUnit } from './unit-metadata.js';
+import { reservedConcurrencyContext } from '../deployment-context.js';
 import type { ServiceTable } from './service-table.js';
 
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
@@ -45,8 +46,9 @@ function wordTableHooks(): ICommandHooks {
 export interface ServiceFunctionProps {
   /**
    * The unit's run-time contract (functions/runtime/contracts.ts): its runtime and entry module
-   * (which exports or defines `handler`), memory, timeout, /tmp size and its layers (with ffmpeg's
-   * it runs on x86_64, the pinned build's architecture, with FFMPEG_PATH and FFPROBE_PATH pointing at it).
+   * (which exports or defines `handler`), memory, timeout, /tmp size, concurrency reserve (sized by
+   * context) and its layers (with ffmpeg's it runs on x86_64, the pinned build's architecture, with
+   * FFMPEG_PATH and FFPROBE_PATH pointing at it).
    */
   readonly contract: LambdaContract;
   readonly description?: string;
@@ -93,6 +95,7 @@ export class ServiceFunction extends Construct {
       memorySize: contract.memoryMb,
       timeout: Duration.seconds(contract.timeoutSeconds),
       ...(scratch && scratch.sizeMiB !== LAMBDA_DEFAULT_TMP_MIB ? { ephemeralStorageSize: Size.mebibytes(scratch.sizeMiB) } : {}),
+      ...(contract.concurrencyReserve ? { reservedConcurrentExecutions: reservedConcurrencyContext(this.node, contract.concurrencyReserve) } : {}),
       role,
       logGroup,
       // Active X-Ray tracing (Powertools Tracer); CDK grants the role xray:PutTraceSegments/PutTelemetryRecords.

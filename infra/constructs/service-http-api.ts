@@ -62,7 +62,8 @@ export class ServiceHttpApi extends Construct {
      * API Gateway itself answers 401 without calling the authorizer when that source (the
      * Authorization header) is missing, so there is none: for a REQUEST authorizer it is optional.
      * Identity sources are also the cache key, so results cannot be cached without one: the TTL
-     * is 0 and every request is authorized afresh.
+     * is 0 and every request is authorized afresh. The request limit relies on that: the authorizer
+     * takes each request's token from its account's bucket, and reads keys at most 5 s old.
      */
     const authorizer = new HttpLambdaAuthorizer('Authorizer', props.authorizer, {
       responseTypes: [HttpLambdaResponseType.SIMPLE],

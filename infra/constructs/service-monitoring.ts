@@ -1,20 +1,26 @@
-import { CfnResource, Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Annotations, CfnResource, Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
+import { ComparisonOperator, MathExpression, Metric, TreatMissingData, type Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { type CfnGlobalTable, type CfnTable, Table, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Cluster } from 'aws-cdk-lib/aws-ecs';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { CfnEventSourceMapping, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
-import { DefaultDashboardFactory, MonitoringFacade, SnsAlarmActionStrategy } from 'cdk-monitoring-constructs';
+import { DefaultDashboardFactory, MonitoringFacade, SnsAlarmActionStrategy, type CustomMetricWithAlarm } from 'cdk-monitoring-constructs';
 
-/** What the alarms fire on; every other alarm fires on any occurrence (> 0) in a 5-minute period. */
+/**
+ * What the alarms fire on. Each is a rate, a budget or a sustained state, never a single event a
+ * customer can cause (a failed run over unreadable media, one throttled request), and none reads
+ * function errors: every workflow task is retried by its state machine (its expected errors, such
+ * as TranscriptionNotReady and BatchNotSettled, are retries by design), a route's or the
+ * authorizer's failure is a 5xx of the API, and the stream and queue consumers' failures end in
+ * their backlogs and dead-letter queues. Those outcomes are what the alarms watch.
+ */
 export const alarmThresholds = {
   /** Share of API requests answered with a 5xx, in a 5-minute period. */
   api5xxRate: 0.01,
@@ -22,10 +28,27 @@ export const alarmThresholds = {
   apiLatencyP99: Duration.seconds(5),
   /** ... over this many consecutive 5-minute periods: one slow cold start is not an incident. */
   apiLatencyPeriods: 3,
+  /** Share of a workflow's executions that ended failed or timed out, in an hour... */
+  workflowFailureRate: 0.2,
+  /** ... once at least this many ended in that hour (customer-caused failures of a few runs are no incident). */
+  workflowMinimumEnded: 10,
+  /** Container tasks that failed (non-zero exit, never started) in an hour. */
+  failedTasksPerHour: 5,
+  /** Throttled table requests in each of this many consecutive 5-minute periods: sustained, not a spike. */
+  tableThrottlePeriods: 3,
+  /** Age of the oldest table-stream record a consumer has not handled: outbox events (webhooks) are that late. */
+  streamIteratorAge: Duration.minutes(10),
+  /** Age of the oldest message of a consumed queue; above the 15 minutes SQS can delay a retry. */
+  queueMessageAge: Duration.minutes(30),
+  /** Backlog ages must hold for this many consecutive 5-minute periods. */
+  backlogPeriods: 3,
+  /** Share of an account-wide quota in use (Lambda concurrent executions, Fargate vCPUs): time to raise it. */
+  quotaUsage: 0.8,
 } as const;
 
-/** Functions per errors or throttles alarm: CloudWatch lets one metric-math alarm read at most ten metrics. */
-const FUNCTIONS_PER_ALARM = 10;
+/** The 5-minute period most alarms evaluate; the workflow and container budgets count an hour. */
+const FIVE_MINUTES = Duration.minutes(5);
+const ONE_HOUR = Duration.hours(1);
 
 /** What the stack holds that the alarms cover, found in the construct tree (never listed by hand). */
 export interface MonitoredResources {
@@ -36,6 +59,10 @@ export interface MonitoredResources {
   readonly tables: readonly (Table | TableV2)[];
   /** ECS clusters, where the workflows' container tasks run. */
   readonly clusters: readonly Cluster[];
+  /** Functions that read a table's stream (event source mappings on a stream). */
+  readonly streamConsumers: readonly LambdaFunction[];
+  /** Queues a function consumes (event source mappings on a queue). */
+  readonly consumedQueues: readonly Queue[];
 }
 
 /** A setting that names a dead-letter target: SQS redrive, Lambda async and event-source failures, EventBridge targets, pipes, SNS subscriptions. */
@@ -68,18 +95,33 @@ function deadLetterQueueIds(stack: Stack, constructs: readonly IConstruct[]): Se
   return new Set(holders.flatMap((resource) => deadLetterTargets(stack.resolve((resource as unknown as { cfnProperties: unknown }).cfnProperties))));
 }
 
+/** The event source mappings' sources and consumers, as logical ids: `GetAtt [id, StreamArn]` for a stream, `[id, Arn]` for a queue. */
+function eventSources(stack: Stack, mappings: readonly CfnEventSourceMapping[]): { source: string; attribute: string; consumer: string }[] {
+  return mappings.flatMap((mapping) => {
+    const source = (stack.resolve(mapping.eventSourceArn) as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt'];
+    const consumer = (stack.resolve(mapping.functionName) as { Ref?: string }).Ref;
+    return source && consumer ? [{ source: source[0], attribute: source[1], consumer }] : [];
+  });
+}
+
 /** Finds, under `scope`, everything the service's alarms must cover. */
 export function monitoredResources(scope: IConstruct): MonitoredResources {
   const stack = Stack.of(scope);
   const constructs = scope.node.findAll();
   const ofType = <T>(type: abstract new (...args: never[]) => T): T[] => constructs.filter((c): c is T & IConstruct => c instanceof type);
+  const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const deadLetterIds = deadLetterQueueIds(stack, constructs);
+  const sources = eventSources(stack, ofType(CfnEventSourceMapping));
+  const functions = ofType(LambdaFunction);
+  const queues = ofType(Queue);
   return {
-    functions: ofType(LambdaFunction),
+    functions,
     stateMachines: ofType(StateMachine),
-    deadLetterQueues: ofType(Queue).filter((queue) => deadLetterIds.has(stack.getLogicalId(queue.node.defaultChild as CfnElement))),
+    deadLetterQueues: queues.filter((queue) => deadLetterIds.has(logicalId(queue))),
     tables: [...ofType(Table), ...ofType(TableV2)],
     clusters: ofType(Cluster),
+    streamConsumers: functions.filter((fn) => sources.some(({ attribute, consumer }) => attribute === 'StreamArn' && consumer === logicalId(fn))),
+    consumedQueues: queues.filter((queue) => sources.some(({ attribute, source }) => attribute === 'Arn' && source === logicalId(queue))),
   };
 }
 
@@ -100,17 +142,26 @@ export interface ServiceMonitoringProps {
   readonly alarmEmails?: readonly string[];
 }
 
+/** What the alarm notifications reach: `alarmEmail`'s addresses, or nobody (the stack output and a synthesis warning say so). */
+export const NO_ALARM_SUBSCRIBER =
+  'none: no alarm reaches anyone. Set alarmEmail in cdk.json and deploy, or subscribe to the AlarmTopicArn topic yourself.';
+
 /**
- * Alarms and one dashboard for everything the stack holds (found with monitoredResources): the
- * API's 5xx rate and p99 latency, each function's errors and throttles, each state machine's
- * failed and timed-out executions, each dead-letter queue's depth, each table's (and index's)
- * throttled requests and each ECS cluster's failed tasks. Every alarm notifies the alarm topic
- * when it fires and when it recovers. Create it last in the stack: a synthesis check fails if
- * something it should cover was added after it.
+ * Alarms and one dashboard for everything the stack holds (found with monitoredResources), on the
+ * outcomes that need someone to act (alarmThresholds says which and why): the API's 5xx rate and
+ * p99 latency, each workflow's share of failed executions, the depth of each dead-letter queue,
+ * sustained throttling of each table and index, failed container tasks per hour, how far behind
+ * the table-stream and queue consumers are, and how much of the account's Lambda and Fargate
+ * quotas is in use. Every alarm notifies the alarm topic when it fires and when it recovers; a
+ * synthesis without a subscriber warns. The dashboard graphs all of it and every function's
+ * errors, throttles, duration and invocations. Create it last in the stack: a synthesis check fails
+ * if something it should cover was added after it.
  */
 export class ServiceMonitoring extends Construct {
   public readonly alarmTopic: Topic;
   public readonly dashboard: Dashboard;
+  /** Where alarm notifications go, as the AlarmSubscribers output says. */
+  public readonly alarmSubscribers: string;
 
   public constructor(scope: Construct, id: string, props: ServiceMonitoringProps) {
     super(scope, id);
@@ -122,7 +173,10 @@ export class ServiceMonitoring extends Construct {
       reason:
         'Alarm notifications carry alarm names, states and metric values, no customer data; CloudWatch cannot publish to a topic under the AWS managed SNS key, and a customer key for this alone is not worth its cost.',
     });
-    for (const email of props.alarmEmails ?? []) this.alarmTopic.addSubscription(new EmailSubscription(email));
+    const emails = props.alarmEmails ?? [];
+    for (const email of emails) this.alarmTopic.addSubscription(new EmailSubscription(email));
+    this.alarmSubscribers = emails.length ? emails.join(', ') : NO_ALARM_SUBSCRIBER;
+    if (!emails.length) Annotations.of(this).addWarningV2('media-scanner:no-alarm-subscriber', `Alarm subscribers: ${NO_ALARM_SUBSCRIBER}`);
 
     const dashboards = new DefaultDashboardFactory(this, 'Dashboards', {
       dashboardNamePrefix: stack.stackName,
@@ -136,7 +190,6 @@ export class ServiceMonitoring extends Construct {
       dashboardFactory: dashboards,
     });
     this.dashboard = dashboards.dashboard!;
-    const anyOccurrence = (what: string) => ({ Critical: { maxErrorCount: 0, alarmDescriptionOverride: what } });
 
     facade.monitorApiGatewayV2HttpApi({
       api: props.api,
@@ -155,14 +208,13 @@ export class ServiceMonitoring extends Construct {
     const resources = monitoredResources(stack);
     for (const stateMachine of resources.stateMachines) {
       const name = friendlyName(stateMachine);
-      facade.monitorStepFunction({
-        stateMachine,
-        humanReadableName: `State machine ${name}`,
-        alarmFriendlyName: name,
-        addFailedExecutionCountAlarm: anyOccurrence(`An execution of ${name} failed: see its execution history and log group.`),
-        addTimedOutExecutionCountAlarm: anyOccurrence(`An execution of ${name} timed out.`),
-      });
+      facade.monitorStepFunction({ stateMachine, humanReadableName: `State machine ${name}`, alarmFriendlyName: name });
     }
+    facade.monitorCustom({
+      humanReadableName: 'Workflow outcomes',
+      alarmFriendlyName: 'Workflows',
+      metricGroups: [{ title: 'Share of ended executions that failed or timed out (hourly)', metrics: resources.stateMachines.map(workflowFailures) }],
+    });
     for (const cluster of resources.clusters) this.monitorContainerTasks(facade, cluster);
     for (const queue of resources.deadLetterQueues) {
       const name = friendlyName(queue);
@@ -182,7 +234,14 @@ export class ServiceMonitoring extends Construct {
     }
     for (const table of resources.tables) {
       const name = friendlyName(table);
-      const throttled = { Critical: { maxThrottledEventsThreshold: 0, alarmDescriptionOverride: `Requests to ${name} were throttled.` } };
+      const throttled = {
+        Critical: {
+          maxThrottledEventsThreshold: 0,
+          datapointsToAlarm: alarmThresholds.tableThrottlePeriods,
+          evaluationPeriods: alarmThresholds.tableThrottlePeriods,
+          alarmDescriptionOverride: `Requests to ${name} were throttled in each of ${alarmThresholds.tableThrottlePeriods} consecutive 5-minute periods.`,
+        },
+      };
       // Its billing mode (what "usage" means on the dashboard) is read from the table itself.
       facade.monitorDynamoTable({
         table,
@@ -203,6 +262,19 @@ export class ServiceMonitoring extends Construct {
         });
       }
     }
+    facade.monitorCustom({
+      humanReadableName: 'Backlogs',
+      alarmFriendlyName: 'Backlogs',
+      metricGroups: [
+        { title: 'Table stream: age of the oldest unhandled record', metrics: resources.streamConsumers.map(streamIteratorAge) },
+        { title: 'Consumed queues: age of the oldest message', metrics: resources.consumedQueues.map(queueMessageAge) },
+      ],
+    });
+    facade.monitorCustom({
+      humanReadableName: 'Account quotas in use',
+      alarmFriendlyName: 'Quotas',
+      metricGroups: [{ title: 'Share of the quota in use', metrics: [lambdaConcurrencyUsage(), ...(resources.clusters.length ? [fargateVcpuUsage()] : [])] }],
+    });
     for (const fn of resources.functions) {
       facade.monitorLambdaFunction({
         lambdaFunction: fn,
@@ -211,14 +283,12 @@ export class ServiceMonitoring extends Construct {
         addToDetailDashboard: false,
       });
     }
-    this.alarmOnFunctions(resources.functions, 'Errors', 'threw errors (see their log groups)', (fn) => fn.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }));
-    this.alarmOnFunctions(resources.functions, 'Throttles', 'were throttled (account or reserved concurrency)', (fn) => fn.metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) }));
     const perFunction = (metric: (fn: LambdaFunction) => Metric) => resources.functions.map((fn) => metric(fn).with({ label: friendlyName(fn) }));
     facade.monitorCustom({
       humanReadableName: `Functions (${resources.functions.length})`,
       alarmFriendlyName: 'Functions',
       metricGroups: [
-        { title: 'Errors', metrics: perFunction((fn) => fn.metricErrors()) },
+        { title: 'Errors (workflow tasks: retried by their state machine)', metrics: perFunction((fn) => fn.metricErrors()) },
         { title: 'Throttles', metrics: perFunction((fn) => fn.metricThrottles()) },
         { title: 'Duration p99', metrics: perFunction((fn) => fn.metricDuration({ statistic: 'p99' })) },
         { title: 'Invocations', metrics: perFunction((fn) => fn.metricInvocations()) },
@@ -239,41 +309,12 @@ export class ServiceMonitoring extends Construct {
   }
 
   /**
-   * Errors (or throttles) of every function, ten functions to an alarm (the most one metric-math
-   * alarm may read): one alarm per function would cost a resource each under CloudFormation's
-   * 500-resource limit of a stack, and the alarm's description names the functions it covers.
-   */
-  private alarmOnFunctions(functions: readonly LambdaFunction[], label: 'Errors' | 'Throttles', what: string, metric: (fn: LambdaFunction) => Metric): void {
-    const stack = Stack.of(this);
-    for (let first = 0; first < functions.length; first += FUNCTIONS_PER_ALARM) {
-      const group = functions.slice(first, first + FUNCTIONS_PER_ALARM);
-      const alarm = new Alarm(this, `Function${label}${first / FUNCTIONS_PER_ALARM + 1}`, {
-        alarmName: `${stack.stackName}-Function${label}-${first / FUNCTIONS_PER_ALARM + 1}`,
-        alarmDescription: `Invocations ${what} of: ${group.map(friendlyName).join(', ')}.`,
-        metric: new MathExpression({
-          expression: 'SUM(METRICS())',
-          usingMetrics: Object.fromEntries(group.map((fn, index) => [`m${index}`, metric(fn)])),
-          period: Duration.minutes(5),
-          label,
-        }),
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        datapointsToAlarm: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        actionsEnabled: true,
-      });
-      alarm.addAlarmAction(new SnsAction(this.alarmTopic));
-      alarm.addOkAction(new SnsAction(this.alarmTopic));
-    }
-  }
-
-  /**
    * Failed container tasks of a cluster. The workflows run them with `ecs:runTask.sync`, so no
    * service watches them (Container Insights measures running tasks, not failures). ECS reports
    * every stop to EventBridge: a rule takes the stops with a non-zero exit code or that never
    * started (image pull, capacity, network), keeps the events 14 days in a queue for inspection
-   * (task, stop code, reason, exit codes), and its invocations are the alarmed metric.
+   * (task, stop code, reason, exit codes), and its invocations per hour are the alarmed budget (one
+   * task over a customer's unreadable source fails too).
    */
   private monitorContainerTasks(facade: MonitoringFacade, cluster: Cluster): void {
     const name = friendlyName(cluster);
@@ -304,8 +345,8 @@ export class ServiceMonitoring extends Construct {
       metricName: 'Invocations',
       dimensionsMap: { RuleName: rule.ruleName },
       statistic: 'Sum',
-      period: Duration.minutes(5),
-      label: 'Failed tasks',
+      period: ONE_HOUR,
+      label: 'Failed tasks per hour',
     });
     facade.monitorCustom({
       humanReadableName: `Container tasks in ${name}`,
@@ -314,21 +355,102 @@ export class ServiceMonitoring extends Construct {
         {
           title: 'Failed container tasks',
           metrics: [
-            {
-              metric: failures,
-              alarmFriendlyName: 'Failed',
-              addAlarm: {
-                Critical: {
-                  threshold: 0,
-                  comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-                  treatMissingDataOverride: TreatMissingData.NOT_BREACHING,
-                  alarmDescriptionOverride: `A container task in ${name} failed: its stop event (reason, exit codes) is in the queue ${failedTasks.queueName}, its output in the task's log group.`,
-                },
-              },
-            },
+            alarmed(failures, 'Failed', alarmThresholds.failedTasksPerHour, {
+              description: `More than ${alarmThresholds.failedTasksPerHour} container tasks in ${name} failed in an hour: their stop events (reason, exit codes) are in the queue ${failedTasks.queueName}, their output in the tasks' log groups.`,
+            }),
           ],
         },
       ],
     });
   }
 }
+
+/** A dashboard metric with an alarm above `threshold` (missing data: nothing happened). */
+function alarmed(
+  metric: Metric | MathExpression,
+  alarmFriendlyName: string,
+  threshold: number,
+  { description, periods = 1 }: { description: string; periods?: number },
+): CustomMetricWithAlarm {
+  return {
+    metric,
+    alarmFriendlyName,
+    addAlarm: {
+      Critical: {
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        datapointsToAlarm: periods,
+        evaluationPeriods: periods,
+        treatMissingDataOverride: TreatMissingData.NOT_BREACHING,
+        alarmDescriptionOverride: description,
+      },
+    },
+  };
+}
+
+/** A workflow's share of ended executions that failed or timed out in an hour, counted once enough ended. */
+function workflowFailures(stateMachine: StateMachine): CustomMetricWithAlarm {
+  const name = friendlyName(stateMachine);
+  // The workflows share one graph, where every metric id must be unique: each id carries the workflow's name.
+  const id = (what: string) => `${what}_${name.replace(/[^A-Za-z0-9]/g, '')}`;
+  const [succeeded, failed, timedOut, aborted] = ['succeeded', 'failed', 'timedOut', 'aborted'].map(id);
+  const hourly = { statistic: 'Sum', period: ONE_HOUR };
+  const ended = `FILL(${succeeded}, 0) + FILL(${failed}, 0) + FILL(${timedOut}, 0) + FILL(${aborted}, 0)`;
+  const share = new MathExpression({
+    expression: `IF(${ended} >= ${alarmThresholds.workflowMinimumEnded}, (FILL(${failed}, 0) + FILL(${timedOut}, 0)) / (${ended}), 0)`,
+    usingMetrics: {
+      [succeeded!]: stateMachine.metricSucceeded(hourly),
+      [failed!]: stateMachine.metricFailed(hourly),
+      [timedOut!]: stateMachine.metricTimedOut(hourly),
+      [aborted!]: stateMachine.metricAborted(hourly),
+    },
+    period: ONE_HOUR,
+    label: name,
+  });
+  return alarmed(share, name, alarmThresholds.workflowFailureRate, {
+    description: `More than ${alarmThresholds.workflowFailureRate * 100}% of ${name}'s executions that ended in an hour (once at least ${alarmThresholds.workflowMinimumEnded} ended) failed or timed out: see their execution histories.`,
+  });
+}
+
+/** How far behind a table-stream consumer is: the age of the newest record it took, at its worst. */
+function streamIteratorAge(fn: LambdaFunction): CustomMetricWithAlarm {
+  const name = friendlyName(fn);
+  const age = fn.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES, label: name });
+  const limit = alarmThresholds.streamIteratorAge;
+  return alarmed(age, `${name}-IteratorAge`, limit.toMilliseconds(), {
+    description: `${name} is more than ${limit.toMinutes()} minutes behind the table stream for ${alarmThresholds.backlogPeriods * 5} minutes: events (and webhooks) are that late; see its errors and throttles.`,
+    periods: alarmThresholds.backlogPeriods,
+  });
+}
+
+/** How long the oldest message of a consumed queue has waited. */
+function queueMessageAge(queue: Queue): CustomMetricWithAlarm {
+  const name = friendlyName(queue);
+  const age = queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: FIVE_MINUTES, label: name });
+  const limit = alarmThresholds.queueMessageAge;
+  return alarmed(age, `${name}-MessageAge`, limit.toSeconds(), {
+    description: `A message of ${name} has waited more than ${limit.toMinutes()} minutes for ${alarmThresholds.backlogPeriods * 5} minutes: its consumer is failing or throttled.`,
+    periods: alarmThresholds.backlogPeriods,
+  });
+}
+
+/**
+ * The share of an account-wide quota in use, from the usage metric AWS publishes for it (AWS/Usage)
+ * and the quota's current value (metric math's SERVICE_QUOTA), so a raised quota needs no change here.
+ */
+function quotaUsage(label: string, dimensions: Record<string, string>, what: string): CustomMetricWithAlarm {
+  const usage = new Metric({ namespace: 'AWS/Usage', metricName: 'ResourceCount', dimensionsMap: { Type: 'Resource', ...dimensions }, statistic: 'Maximum', period: FIVE_MINUTES });
+    // Both quotas share one graph: each metric id is its own.
+  const id = `usage_${label.replace(/[^A-Za-z0-9]/g, '')}`;
+  const share = new MathExpression({ expression: `${id} / SERVICE_QUOTA(${id})`, usingMetrics: { [id]: usage }, period: FIVE_MINUTES, label });
+  return alarmed(share, label, alarmThresholds.quotaUsage, {
+    description: `${what} is above ${alarmThresholds.quotaUsage * 100}% of the account's quota: raise the quota (Service Quotas) before work is refused.`,
+  });
+}
+
+/** Lambda's concurrent executions of the whole account and region, which every function (and the reserves) share. */
+const lambdaConcurrencyUsage = () =>
+  quotaUsage('Lambda concurrent executions', { Service: 'Lambda', Resource: 'ConcurrentExecutions', Class: 'None' }, 'Lambda concurrency in this account and region');
+
+/** Fargate On-Demand vCPUs of the account and region, which the container tasks take. */
+const fargateVcpuUsage = () => quotaUsage('Fargate vCPUs', { Service: 'Fargate', Resource: 'OnDemand', Class: 'Standard/OnDemand' }, 'Fargate On-Demand vCPU use in this account and region');

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { request as httpRequest, type Agent } from 'node:http';
 import { expect, inject } from 'vitest';
-import { childEnv, repoRoot, tsxCli } from './processes.js';
+import { childEnv, repoRoot, TEST_REQUEST_RATE, tsxCli } from './processes.js';
 
 export { childEnv, repoRoot, tsxCli };
 
@@ -262,12 +262,16 @@ export interface AccountOptions {
   plan?: 'beginner' | 'hobby' | 'creator' | 'enterprise';
   credits?: number;
   maxObservations?: number;
+  /** `plan`: the plan's request rate; default: one far above any test's pace (TEST_REQUEST_RATE). */
+  requestRate?: 'plan' | { perSecond: number; burst: number };
 }
 
 /** A fresh account (and its key) from `accounts create`, so a test file owns its data. */
 export async function createAccount(options: AccountOptions = {}, dataDir?: string): Promise<NewAccount> {
   const args = ['accounts', 'create', '--plan', options.plan ?? 'creator', '--credits', String(options.credits ?? 1000)];
   if (options.maxObservations !== undefined) args.push('--max-observations', String(options.maxObservations));
+  const rate = options.requestRate ?? TEST_REQUEST_RATE;
+  if (rate !== 'plan') args.push('--requests-per-second', String(rate.perSecond), '--request-burst', String(rate.burst));
   const created = adminOutput<{ account_id: string; api_key: string }>(await runAdmin(args, dataDir));
   return { accountId: created.account_id, apiKey: created.api_key };
 }

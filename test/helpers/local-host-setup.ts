@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalHost } from '../../functions/local/host.js';
 import { awsCallLogFile } from './aws-call-log.js';
-import { fakeYtDlpPath } from './processes.js';
+import { allowTestPace, fakeYtDlpPath } from './processes.js';
 import { coverageLog, writeCoverageReport } from './openapi-contract.js';
 
 declare module 'vitest' {
@@ -38,8 +38,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.LOCAL_ALLOW_LOOPBACK_TARGETS ??= '1';
   // No internet here: built-in providers' page URLs resolve through a stand-in that answers like yt-dlp.
   process.env.YT_DLP_PATH ??= fakeYtDlpPath;
-  // Revocations must show at once in the auth tests; the cache itself is unit-tested.
-  process.env.API_KEY_CACHE_SECONDS ??= '0';
   // Webhook retries on a compressed schedule (10 h -> 3.6 s): a delivery fails after about 10 s,
   // not 27.5 h. The schedule itself is unit-tested at full length.
   process.env.WEBHOOK_RETRY_SCALE ??= '0.0001';
@@ -57,6 +55,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   });
+  await allowTestPace(host.dataDir);
   project.provide('baseUrl', host.baseUrl);
   project.provide('apiKey', host.apiKey);
   project.provide('accountId', host.accountId);

@@ -35,3 +35,25 @@ export function toolOutput(binary: string, args: readonly string[]): Promise<Buf
     child.once('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${binary} exited ${code}: ${Buffer.concat(err).toString().slice(-2000)}`))));
   });
 }
+
+/**
+ * A request rate far above any test's pace, for the accounts tests mint and their hosts' default
+ * accounts: tests fire requests faster than any client should. The limit itself is tested on
+ * accounts of its own (test/integration/request-limits.test.ts).
+ */
+export const TEST_REQUEST_RATE = { perSecond: 1000, burst: 1000 } as const;
+
+/** Gives the default account of the host on `dataDir` TEST_REQUEST_RATE (through the admin CLI). */
+export async function allowTestPace(dataDir: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [tsxCli, 'functions/admin/cli.ts', 'accounts', 'request-rate', '--requests-per-second', String(TEST_REQUEST_RATE.perSecond), '--request-burst', String(TEST_REQUEST_RATE.burst)], {
+      cwd: repoRoot,
+      env: childEnv({ LOCAL_DATA_DIR: dataDir }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`accounts request-rate exited ${code}: ${stderr}`))));
+  });
+}

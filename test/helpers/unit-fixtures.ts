@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { vi } from 'vitest';
 import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import type { Account, UploadRecord } from '../../functions/domain/ports.js';
-import type { ApiEvent } from '../../functions/http/types.js';
+import type { ApiEvent, AuthorizerContext } from '../../functions/http/types.js';
 import { lambdaContext } from '../../functions/local/lambda-context.js';
 import { pocketsphinxModelFiles } from '../../functions/config.js';
 
@@ -67,7 +67,7 @@ export interface EventOptions {
   body?: string;
   isBase64Encoded?: boolean;
   /** The authorizer's verdict; `null` leaves the authorizer context out entirely. */
-  auth?: { accountId?: string; authError?: string } | null;
+  auth?: AuthorizerContext | null;
   requestId?: string;
 }
 

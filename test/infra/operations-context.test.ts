@@ -8,18 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { App, Duration, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { CfnStage, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { AttributeType, BillingMode, Table, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Code, Function as LambdaFunction, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnSubscription } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DefinitionBody, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { createApp } from '../../infra/create-app.js';
-import { ServiceMonitoring } from '../../infra/constructs/service-monitoring.js';
+import { NO_ALARM_SUBSCRIBER, ServiceMonitoring } from '../../infra/constructs/service-monitoring.js';
 import { engineContextKeys } from '../../infra/constructs/engine-access.js';
 import { cdkJsonContext, checkPersistedContext, emailsContext, positiveNumberContext } from '../../infra/deployment-context.js';
 import { defaultApiThrottle, MediaScannerStack } from '../../infra/stack.js';
@@ -97,6 +98,9 @@ describe('settings that must persist between deploys', () => {
   });
 });
 
+/** The AlarmSubscribers output of a stack. */
+const alarmSubscribersOf = (stack: Stack): unknown => (Template.fromStack(stack).toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs.AlarmSubscribers?.Value;
+
 describe('API throttling and alarm email from context', () => {
   it('reach the default stage and the alarm topic', () => {
     const stack = new MediaScannerStack(
@@ -112,6 +116,14 @@ describe('API throttling and alarm email from context', () => {
       { protocol: 'email', endpoint: 'ops@example.com', topic },
       { protocol: 'email', endpoint: 'oncall@example.com', topic },
     ]);
+    expect(alarmSubscribersOf(stack)).toBe('ops@example.com, oncall@example.com');
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('Alarm subscribers'));
+  });
+
+  it('say at synthesis and in a stack output that no alarm reaches anyone without an address', () => {
+    const stack = new MediaScannerStack(new App({ outdir, context: { ...cdkJson, ...noBundling } }), 'MediaScanner');
+    expect(alarmSubscribersOf(stack)).toBe(NO_ALARM_SUBSCRIBER);
+    Annotations.fromStack(stack).hasWarning('/MediaScanner/Operations', Match.stringLikeRegexp('^Alarm subscribers: none: no alarm reaches anyone'));
   });
 
   it('fail the stack on a bad value, naming the key', () => {
@@ -160,22 +172,32 @@ describe('ServiceMonitoring', () => {
     const redriven = new Queue(stack, 'RedriveDeadLetters');
     const work = new Queue(stack, 'Work', { deadLetterQueue: { queue: redriven, maxReceiveCount: 3 } });
     const worker = fn('Worker', { deadLetterQueueEnabled: true });
+    worker.addEventSource(new SqsEventSource(work));
     const ruleDeadLetters = new Queue(stack, 'RuleDeadLetters');
     new Rule(stack, 'Nightly', { schedule: Schedule.rate(Duration.days(1)), targets: [new SqsQueue(work, { deadLetterQueue: ruleDeadLetters })] });
     new StateMachine(stack, 'Flow', { definitionBody: DefinitionBody.fromChainable(new Pass(stack, 'Step')) });
-    new Table(stack, 'Data', { partitionKey: { name: 'PK', type: AttributeType.STRING }, billingMode: BillingMode.PAY_PER_REQUEST });
+    const data = new Table(stack, 'Data', { partitionKey: { name: 'PK', type: AttributeType.STRING }, billingMode: BillingMode.PAY_PER_REQUEST, stream: StreamViewType.NEW_IMAGE });
+    const reader = fn('StreamReader');
+    reader.addEventSource(new DynamoEventSource(data, { startingPosition: StartingPosition.LATEST }));
     new TableV2(stack, 'GlobalData', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
     new ServiceMonitoring(stack, 'Operations', { api: new HttpApi(stack, 'Api') });
     addLate?.(stack);
     const q = new TemplateQueries(Template.fromStack(stack));
     const logicalId = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as never);
-    return { q, worker: logicalId(worker), work: logicalId(work), deadLetterQueues: [redriven, ruleDeadLetters, worker.deadLetterQueue!].map(logicalId) };
+    return { q, worker: logicalId(worker), reader: logicalId(reader), work: logicalId(work), deadLetterQueues: [redriven, ruleDeadLetters, worker.deadLetterQueue!].map(logicalId) };
   }
 
-  it('finds every function, state machine, dead-letter queue and table of its stack by itself', () => {
-    const { q, worker, work, deadLetterQueues } = smallStack();
-    expect(alarmsWatching(q, 'AWS/Lambda', 'Errors', 'FunctionName', { Ref: worker })).toHaveLength(1);
-    expect(alarmsWatching(q, 'AWS/Lambda', 'Throttles', 'FunctionName', { Ref: worker })).toHaveLength(1);
+  it('finds every state machine, dead-letter queue, table, stream reader and consumed queue of its stack by itself', () => {
+    const { q, worker, reader, work, deadLetterQueues } = smallStack();
+    // A function's errors and throttles are graphed, not alarmed: their outcomes are (below).
+    expect(alarmsWatching(q, 'AWS/Lambda', 'Errors', 'FunctionName', { Ref: worker })).toEqual([]);
+    expect(alarmsWatching(q, 'AWS/Lambda', 'Throttles', 'FunctionName', { Ref: worker })).toEqual([]);
+    expect(alarmsWatching(q, 'AWS/Lambda', 'IteratorAge', 'FunctionName', { Ref: reader })).toHaveLength(1);
+    expect(alarmsWatching(q, 'AWS/Lambda', 'IteratorAge', 'FunctionName', { Ref: worker })).toEqual([]);
+    expect(alarmsWatching(q, 'AWS/SQS', 'ApproximateAgeOfOldestMessage', 'QueueName', { 'Fn::GetAtt': [work, 'QueueName'] })).toHaveLength(1);
+    // Lambda's concurrency quota always; Fargate's only where a cluster runs tasks (none here).
+    expect(alarmsWatching(q, 'AWS/Usage', 'ResourceCount', 'Service', 'Lambda')).toHaveLength(1);
+    expect(alarmsWatching(q, 'AWS/Usage', 'ResourceCount', 'Service', 'Fargate')).toEqual([]);
     const [flow] = Object.keys(q.find('AWS::StepFunctions::StateMachine'));
     expect(alarmsWatching(q, 'AWS/States', 'ExecutionsFailed', 'StateMachineArn', { Ref: flow })).toHaveLength(1);
     for (const table of [...Object.keys(q.find('AWS::DynamoDB::Table')), ...Object.keys(q.find('AWS::DynamoDB::GlobalTable'))]) {

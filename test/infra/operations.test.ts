@@ -3,10 +3,11 @@
  * their topic and the dashboard, X-Ray tracing, the Powertools metrics namespace, API throttling
  * defaults, and what is retained when the stack goes. Context variants: operations-context.test.ts.
  */
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { defaultApiThrottle, METRICS_NAMESPACE } from '../../infra/stack.js';
-import { alarmThresholds } from '../../infra/constructs/service-monitoring.js';
+import { alarmThresholds, NO_ALARM_SUBSCRIBER } from '../../infra/constructs/service-monitoring.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import { alarmsWatching, deadLetterQueueIdsIn, TemplateQueries, type FnGetAtt, type Resource } from './template.js';
 
@@ -36,21 +37,32 @@ function oneAlarm(namespace: string, metricName: string, dimension: string, valu
 const firesOnAny = (alarm: Resource) =>
   expect(alarm.Properties).toMatchObject({ ComparisonOperator: 'GreaterThanThreshold', Threshold: 0, DatapointsToAlarm: 1, TreatMissingData: 'notBreaching' });
 
+/** The expression of a metric-math alarm (the one entry that is not a metric it reads). */
+const expressionOf = (alarm: Resource): string => ((alarm.Properties.Metrics as { Expression?: string }[]).find((m) => m.Expression)?.Expression ?? '');
+const periodsOf = (alarm: Resource): number[] =>
+  (alarm.Properties.Metrics as { Period?: number; MetricStat?: { Period: number } }[]).map((m) => m.MetricStat?.Period ?? m.Period!).filter(Boolean);
+
 describe('alarms', () => {
-  it('watch errors and throttles of every function', () => {
+  it('read no function errors or throttles: workflow tasks are retried by their state machines (expected errors among them), and the other functions fail into the 5xx rate, a backlog or a dead-letter queue', () => {
+    const asl = readFileSync(new URL('../../statemachines/batch.asl.json', import.meta.url), 'utf8');
+    // An expected error a task throws until the work is ready, retried for hours by design.
+    expect(asl).toContain('"ErrorEquals": ["BatchNotSettled"]');
     expect(q.functionIds().length).toBeGreaterThan(30);
     for (const functionId of q.functionIds()) {
-      firesOnAny(oneAlarm('AWS/Lambda', 'Errors', 'FunctionName', { Ref: functionId }));
-      firesOnAny(oneAlarm('AWS/Lambda', 'Throttles', 'FunctionName', { Ref: functionId }));
+      expect(alarmsWatching(q, 'AWS/Lambda', 'Errors', 'FunctionName', { Ref: functionId }), functionId).toEqual([]);
+      expect(alarmsWatching(q, 'AWS/Lambda', 'Throttles', 'FunctionName', { Ref: functionId }), functionId).toEqual([]);
     }
   });
 
-  it('watch failed and timed-out executions of every state machine', () => {
+  it("watch each workflow's hourly share of failed or timed-out executions, once enough ended: a customer's few failed runs are no incident", () => {
     const stateMachines = idsOf('AWS::StepFunctions::StateMachine');
     expect(stateMachines.length).toBeGreaterThan(1);
     for (const id of stateMachines) {
-      firesOnAny(oneAlarm('AWS/States', 'ExecutionsFailed', 'StateMachineArn', { Ref: id }));
-      firesOnAny(oneAlarm('AWS/States', 'ExecutionsTimedOut', 'StateMachineArn', { Ref: id }));
+      const alarm = oneAlarm('AWS/States', 'ExecutionsFailed', 'StateMachineArn', { Ref: id });
+      for (const metric of ['ExecutionsSucceeded', 'ExecutionsTimedOut', 'ExecutionsAborted']) expect(alarmsWatching(q, 'AWS/States', metric, 'StateMachineArn', { Ref: id })).toEqual([alarm]);
+      expect(alarm.Properties).toMatchObject({ Threshold: alarmThresholds.workflowFailureRate, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });
+      expect(expressionOf(alarm)).toMatch(new RegExp(`^IF\\(.* >= ${alarmThresholds.workflowMinimumEnded}, `));
+      expect(new Set(periodsOf(alarm))).toEqual(new Set([3600]));
     }
   });
 
@@ -64,16 +76,50 @@ describe('alarms', () => {
     }
   });
 
-  it('watch read and write throttling of the table and of each of its indexes', () => {
+  it('watch sustained read and write throttling of the table and of each of its indexes', () => {
+    const sustained = (alarm: Resource) =>
+      expect(alarm.Properties).toMatchObject({ Threshold: 0, DatapointsToAlarm: alarmThresholds.tableThrottlePeriods, EvaluationPeriods: alarmThresholds.tableThrottlePeriods });
     for (const [id, table] of Object.entries(q.find('AWS::DynamoDB::Table'))) {
       for (const metric of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
         const onTable = alarmsWatching(q, 'AWS/DynamoDB', metric, 'TableName', { Ref: id }).filter((alarm) => !JSON.stringify(alarm).includes('GlobalSecondaryIndexName'));
         expect(onTable, `${id} ${metric}`).toHaveLength(1);
-        firesOnAny(onTable[0]!);
+        sustained(onTable[0]!);
         const indexes = ((table.Properties.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map((index) => index.IndexName);
         expect(indexes.length).toBeGreaterThan(0);
-        for (const index of indexes) expect(alarmsWatching(q, 'AWS/DynamoDB', metric, 'GlobalSecondaryIndexName', index), `${index} ${metric}`).toHaveLength(1);
+        for (const index of indexes) {
+          const onIndex = alarmsWatching(q, 'AWS/DynamoDB', metric, 'GlobalSecondaryIndexName', index);
+          expect(onIndex, `${index} ${metric}`).toHaveLength(1);
+          sustained(onIndex[0]!);
+        }
       }
+    }
+  });
+
+  it("watch how far behind the table stream's reader and every consumed queue's consumer are", () => {
+    const mappings = Object.values(q.find('AWS::Lambda::EventSourceMapping')).map((m) => ({
+      source: (m.Properties.EventSourceArn as FnGetAtt)['Fn::GetAtt'],
+      consumer: (m.Properties.FunctionName as { Ref: string }).Ref,
+    }));
+    const streamReaders = mappings.filter(({ source }) => source[1] === 'StreamArn');
+    const queues = mappings.filter(({ source }) => source[1] === 'Arn');
+    expect(streamReaders).toHaveLength(1);
+    expect(queues.length).toBeGreaterThan(0);
+    for (const { consumer } of streamReaders) {
+      const alarm = oneAlarm('AWS/Lambda', 'IteratorAge', 'FunctionName', { Ref: consumer });
+      expect(alarm.Properties).toMatchObject({ Threshold: alarmThresholds.streamIteratorAge.toMilliseconds(), DatapointsToAlarm: alarmThresholds.backlogPeriods });
+    }
+    for (const { source } of queues) {
+      const alarm = oneAlarm('AWS/SQS', 'ApproximateAgeOfOldestMessage', 'QueueName', { 'Fn::GetAtt': [source[0], 'QueueName'] });
+      expect(alarm.Properties).toMatchObject({ Threshold: alarmThresholds.queueMessageAge.toSeconds(), DatapointsToAlarm: alarmThresholds.backlogPeriods });
+    }
+  });
+
+  it("watch the share of the account's Lambda concurrency and Fargate vCPU quotas in use, against the quota's current value", () => {
+    for (const [service, resource] of [['Lambda', 'ConcurrentExecutions'], ['Fargate', 'OnDemand']] as const) {
+      const alarm = oneAlarm('AWS/Usage', 'ResourceCount', 'Service', service);
+      expect(JSON.stringify(alarm.Properties.Metrics)).toContain(`{"Name":"Resource","Value":"${resource}"}`);
+      expect(expressionOf(alarm)).toMatch(/^(\w+) \/ SERVICE_QUOTA\(\1\)$/);
+      expect(alarm.Properties).toMatchObject({ Threshold: alarmThresholds.quotaUsage, ComparisonOperator: 'GreaterThanThreshold' });
     }
   });
 
@@ -112,20 +158,24 @@ describe('alarms', () => {
       const targets = rule.Properties.Targets as { Arn: FnGetAtt }[];
       expect(targets).toHaveLength(1);
       expect(q.resource(targets[0]!.Arn['Fn::GetAtt'][0]).Type).toBe('AWS::SQS::Queue');
-      firesOnAny(oneAlarm('AWS/Events', 'Invocations', 'RuleName', { Ref: ruleId }));
+      const failed = oneAlarm('AWS/Events', 'Invocations', 'RuleName', { Ref: ruleId });
+      // A budget per hour: one task over a customer's unreadable source fails too.
+      expect(failed.Properties).toMatchObject({ Threshold: alarmThresholds.failedTasksPerHour, ComparisonOperator: 'GreaterThanThreshold' });
+      expect(periodsOf(failed)).toEqual([3600]);
     }
   });
 
   it('cover nothing twice and nothing else', () => {
-    // Errors and throttles ten functions to an alarm each (a metric-math alarm reads at most ten metrics).
-    const functions = 2 * Math.ceil(q.functionIds().length / 10);
-    const stateMachines = idsOf('AWS::StepFunctions::StateMachine').length * 2;
+    const stateMachines = idsOf('AWS::StepFunctions::StateMachine').length;
     const tables = Object.values(q.find('AWS::DynamoDB::Table')).reduce((n, t) => n + 2 + 2 * ((t.Properties.GlobalSecondaryIndexes as unknown[] | undefined)?.length ?? 0), 0);
-    const expected = functions + stateMachines + deadLetterQueueIdsIn(q).length + tables + 2 + idsOf('AWS::ECS::Cluster').length;
+    const backlogs = idsOf('AWS::Lambda::EventSourceMapping').length;
+    const clusters = idsOf('AWS::ECS::Cluster').length;
+    const quotas = 1 + (clusters ? 1 : 0);
+    const expected = 2 + stateMachines + deadLetterQueueIdsIn(q).length + tables + clusters + backlogs + quotas;
     expect(idsOf('AWS::CloudWatch::Alarm')).toHaveLength(expected);
   });
 
-  it('notify one TLS-only topic, which nobody is subscribed to unless alarmEmail says so', () => {
+  it('notify one TLS-only topic, which nobody is subscribed to unless alarmEmail says so (and an output says so)', () => {
     topicId();
     q.template.resourceCountIs('AWS::SNS::Subscription', 0);
     q.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
@@ -133,6 +183,7 @@ describe('alarms', () => {
       PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
     });
     q.template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId() } });
+    q.template.hasOutput('AlarmSubscribers', { Value: NO_ALARM_SUBSCRIBER });
   });
 });
 
@@ -148,6 +199,8 @@ describe('dashboard', () => {
     for (const id of deadLetterQueueIdsIn(q)) expect(mentioned({ 'Fn::GetAtt': [id, 'QueueName'] }), id).toBe(true);
     for (const id of idsOf('AWS::DynamoDB::Table')) expect(mentioned({ Ref: id }), id).toBe(true);
     for (const id of idsOf('AWS::ApiGatewayV2::Api')) expect(mentioned({ Ref: id }), id).toBe(true);
+    // What the alarms added for backlogs and quotas read is graphed too.
+    for (const metric of ['IteratorAge', 'ApproximateAgeOfOldestMessage', 'SERVICE_QUOTA']) expect(body, metric).toContain(metric);
     // CloudWatch allows 500 widgets a dashboard: the functions share their graphs rather than having seven each.
     expect(body.split('"type\\":\\"metric\\"').length - 1).toBeLessThan(100);
   });

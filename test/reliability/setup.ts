@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { fakeYtDlpPath } from '../helpers/processes.js';
 import { dynamoDbJvmsOn, hostsOnOwnData } from '../helpers/host-process.js';
-import { repoRoot } from '../helpers/processes.js';
+import { allowTestPace, repoRoot } from '../helpers/processes.js';
 
 /** Where the shared host's output is kept after the suite (test-results/ is not committed). */
 export const keptLog = join(repoRoot, 'test-results', 'reliability', 'host-output.log');
@@ -33,8 +33,6 @@ export const reliabilityHostEnv: Record<string, string> = {
   LOCAL_ALLOW_LOOPBACK_TARGETS: '1',
   // No internet here: built-in providers' page URLs resolve through the stand-in the integration tests use.
   YT_DLP_PATH: fakeYtDlpPath,
-  // Cross-account checks revoke nothing, but a key minted a moment ago must work at once.
-  API_KEY_CACHE_SECONDS: '0',
   // Chunk signals in-process: the files here test the API's behaviour, not the container path.
   SIGNALS_RUNNER: 'lambda',
   // The API's behaviour, not the run-time contracts (the parity suite's): no sandbox.
@@ -45,6 +43,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const hosts = hostsOnOwnData('mss-rel-');
   const host = await hosts.start(reliabilityHostEnv);
   const dataDir = hosts.dataDir();
+  await allowTestPace(dataDir);
   const hostLog = join(dataDir, 'host-output.log');
   const log = createWriteStream(hostLog, { flags: 'a' });
   const { stdout, stderr } = host.output();

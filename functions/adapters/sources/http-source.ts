@@ -38,40 +38,70 @@ export async function preflightHttp(deps: HttpSourceDeps, url: URL): Promise<Sou
   if (first.status !== 200) first.body.destroy();
   const whole = first.status === 200 ? first : await open(deps, first.finalUrl, { maxBytes: Number.MAX_SAFE_INTEGER });
   const declared = Number(whole.headers['content-length']);
+  const sizeIfCut = Number.isSafeInteger(declared) && declared > 0 ? declared : null;
   return inTempDir(deps.tempRoot, async (dir) => {
     const path = join(dir, 'source');
-    const { bytes, complete } = await savePrefix(whole.body, path, deps.fallbackMaxBytes);
-    // A longer source without byte ranges is measured from its first fallbackMaxBytes, which hold
-    // the index of a streamable file (MP4 with faststart, Matroska/WebM); acquisition reads it whole.
-    const durationMs = await verifyVideo(deps.inspector, fileRangeSource(path, bytes), deps.maxDurationMs, { prefixOnly: !complete }).catch((error: unknown) => {
-      if (complete) throw error;
-      throw unreadable(
-        `The source serves no byte ranges, and its first ${bytes} bytes do not describe it: serve it with byte ranges, or as a streamable file (an MP4 with its index at the start, "faststart").`,
-      );
-    });
-    const sizeBytes = complete ? bytes : Number.isSafeInteger(declared) && declared > 0 ? declared : null;
-    return { mediaKind: 'video', durationMs, sizeBytes, title };
+    const prefix = await bodyPrefix(whole.body, path);
+    try {
+      // A streamable file (MP4 with faststart, Matroska/WebM) is described by its first bytes:
+      // measured from them, at once; acquisition reads it whole.
+      let read = await prefix.fillTo(Math.min(INDEX_PREFIX_BYTES, deps.fallbackMaxBytes));
+      if (!read.complete) {
+        const fromIndex = await verifyVideo(deps.inspector, fileRangeSource(path, read.bytes), deps.maxDurationMs, { prefixOnly: true }).catch(() => undefined);
+        if (fromIndex !== undefined) return { mediaKind: 'video' as const, durationMs: fromIndex, sizeBytes: sizeIfCut, title };
+        read = await prefix.fillTo(deps.fallbackMaxBytes);
+      }
+      const durationMs = await verifyVideo(deps.inspector, fileRangeSource(path, read.bytes), deps.maxDurationMs, { prefixOnly: !read.complete }).catch((error: unknown) => {
+        if (read.complete) throw error;
+        throw unreadable(
+          `The source serves no byte ranges, and its first ${read.bytes} bytes do not describe it: serve it with byte ranges, or as a streamable file (an MP4 with its index at the start, "faststart").`,
+        );
+      });
+      return { mediaKind: 'video' as const, durationMs, sizeBytes: read.complete ? read.bytes : sizeIfCut, title };
+    } finally {
+      await prefix.close();
+    }
   });
 }
 
-/** Writes at most maxBytes of a body to `path`; `complete` when the body ended within them. */
-async function savePrefix(body: Readable, path: string, maxBytes: number): Promise<{ bytes: number; complete: boolean }> {
+/** A streamable file's index is in its first bytes: this many are probed before any more is read. */
+const INDEX_PREFIX_BYTES = 32 * 1024 ** 2;
+
+/**
+ * A body written to `path` as far as asked (fillTo), never further; `complete` once the body
+ * ended. close() stops reading it.
+ */
+async function bodyPrefix(body: Readable, path: string) {
   const file = await openFile(path, 'wx', 0o600);
+  const chunks = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   let bytes = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      const kept = chunk.subarray(0, maxBytes - bytes);
-      await file.write(kept);
-      bytes += kept.length;
-      if (bytes >= maxBytes) {
-        body.destroy();
-        return { bytes, complete: false };
+  let complete = false;
+  let carried: Buffer | undefined;
+  return {
+    async fillTo(limit: number): Promise<{ bytes: number; complete: boolean }> {
+      while (!complete && bytes < limit) {
+        let chunk = carried;
+        carried = undefined;
+        if (!chunk) {
+          const next = await chunks.next();
+          if (next.done) {
+            complete = true;
+            break;
+          }
+          chunk = next.value;
+        }
+        const kept = chunk.subarray(0, limit - bytes);
+        if (kept.length < chunk.length) carried = chunk.subarray(kept.length);
+        await file.write(kept);
+        bytes += kept.length;
       }
-    }
-    return { bytes, complete: true };
-  } finally {
-    await file.close();
-  }
+      return { bytes, complete };
+    },
+    async close(): Promise<void> {
+      body.destroy();
+      await file.close();
+    },
+  };
 }
 
 /** Where a download may also go while it is written to disk: the bucket, as one streamed PUT of a declared length. */

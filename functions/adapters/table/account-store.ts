@@ -109,5 +109,21 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
           ExpressionAttributeValues: { ':now': new Date().toISOString(), ...(enabled ? {} : { ':true': true }) },
         }),
       ),
+
+    setLimitOverrides(accountId, overrides) {
+      // Each limit by its own path: the contracted overrides the account already has stay.
+      const names = Object.keys(overrides);
+      return conditionalWrite(
+        table,
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: `SET ${names.map((_, i) => `limitOverrides.#l${i} = :l${i}`).join(', ')}, updatedAt = :now`,
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#l${i}`, name])),
+          ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:l${i}`, overrides[name as keyof typeof overrides]])), ':now': new Date().toISOString() },
+        }),
+      );
+    },
   };
 }

@@ -14,6 +14,8 @@ const rankSegment = (rank: number): string => String(rank).padStart(4, '0');
 export const keys = {
   apiKey: (keyHash: string): TableKey => ({ PK: `APIKEY#${keyHash}`, SK: 'APIKEY' }),
   account: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'ACCOUNT' }),
+  /** The account's request bucket (functions/domain/request-limits.ts): apart from the account item, whose wallet transactions it must not contend with. */
+  requestBucket: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'REQUESTBUCKET' }),
   scanner: (accountId: string, scannerId: string): TableKey => ({ PK: account(accountId), SK: `SCN#${scannerId}` }),
   scannerVersion: (accountId: string, scannerId: string, version: number): TableKey => ({
     PK: account(accountId),

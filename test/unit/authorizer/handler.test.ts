@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import type { AuthorizerContext } from '../../../functions/http/types.js';
-import { ACCOUNT_ID, authorizerEvent, stubServiceEnv } from '../../helpers/unit-fixtures.js';
+import { ACCOUNT_ID, authorizerEvent, stubServiceEnv, testAccount } from '../../helpers/unit-fixtures.js';
 
 type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>>;
 
@@ -26,7 +27,7 @@ const keyItem = (key: string, revoked: boolean) => ({
 
 beforeAll(async () => {
   // The cache as deployed (whatever another project's host set in this process's environment).
-  stubServiceEnv({ API_KEY_CACHE_SECONDS: '60' });
+  stubServiceEnv({ API_KEY_CACHE_SECONDS: '5' });
   authorize = (await import('../../../functions/authorizer/handler.js')).handler;
 });
 afterAll(() => {
@@ -38,12 +39,21 @@ beforeEach(() => {
   ddb.on(GetCommand).resolves({});
   ddb.on(GetCommand, { Key: { PK: `APIKEY#${hashOf(GOOD_KEY)}`, SK: 'APIKEY' } }).resolves({ Item: keyItem(GOOD_KEY, false) });
   ddb.on(GetCommand, { Key: { PK: `APIKEY#${hashOf(REVOKED_KEY)}`, SK: 'APIKEY' } }).resolves({ Item: keyItem(REVOKED_KEY, true) });
+  ddb.on(GetCommand, { Key: { PK: `ACCT#${ACCOUNT_ID}`, SK: 'ACCOUNT' } }).resolves({ Item: { PK: `ACCT#${ACCOUNT_ID}`, SK: 'ACCOUNT', ...testAccount() } });
+  busyBucket();
 });
+
+/** A bucket each request moves one interval on from now (creator: 20 per second, so 50 ms). */
+const busyBucket = () =>
+  ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeValues: Record<string, number> }) => Promise.resolve({ Attributes: { tat: input.ExpressionAttributeValues[':now']! + 50 } }));
+
+/** What a request of the creator plan is told when its bucket held all 100 tokens. */
+const fullBucket = { rateLimit: 100, rateRemaining: 99, rateResetAt: expect.any(Number) as number };
 
 describe('authorizer', () => {
   it('lets a good key through with the account id and no error', async () => {
     const result = await authorize(authorizerEvent({ authorization: `Bearer ${GOOD_KEY}` }));
-    expect(result).toEqual({ isAuthorized: true, context: { accountId: ACCOUNT_ID } });
+    expect(result).toEqual({ isAuthorized: true, context: { accountId: ACCOUNT_ID, ...fullBucket } });
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input.Key).toEqual({ PK: `APIKEY#${hashOf(GOOD_KEY)}`, SK: 'APIKEY' });
   });
 
@@ -68,12 +78,24 @@ describe('authorizer', () => {
     await expect(authorize(authorizerEvent({ authorization: `Bearer ${uncachedKey}` }))).rejects.toThrow('ServiceUnavailable');
   });
 
-  it('answers a key it looked up within the last minute from its cache, without a table read', async () => {
+  it('tells the route to refuse a request the bucket has no token for, and when to retry', async () => {
+    const now = Date.now();
+    // 100 tokens of 50 ms each: a time 5 s ahead (and one token's worth) means an empty bucket.
+    ddb.on(UpdateCommand).rejects(
+      Object.assign(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }), { Item: { tat: { N: String(now + 5_050) } } }),
+    );
+    const result = await authorize(authorizerEvent({ authorization: `Bearer ${GOOD_KEY}` }));
+    expect(result.context).toMatchObject({ accountId: ACCOUNT_ID, rateLimit: 100, rateRemaining: 0, retryAfter: 1 });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
+  });
+
+  it('answers a key it looked up within the last 5 s from its cache, without a table read', async () => {
     await authorize(authorizerEvent({ authorization: `Bearer ${GOOD_KEY}` }));
     ddb.reset();
     ddb.on(GetCommand).rejects(new Error('no read expected'));
+    busyBucket();
     const result = await authorize(authorizerEvent({ authorization: `Bearer ${GOOD_KEY}` }));
-    expect(result.context).toEqual({ accountId: ACCOUNT_ID });
+    expect(result.context).toMatchObject({ accountId: ACCOUNT_ID });
     expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 });

@@ -9,11 +9,13 @@ import {
   requireAccount,
   revokeApiKey,
   setEventDelivery,
+  setRequestRate,
   trustHost,
 } from '../../../functions/domain/accounts.js';
 import { ApiError } from '../../../functions/domain/errors.js';
 import { idPattern } from '../../../functions/domain/ids.js';
 import type { Account, AccountStore, ApiKeyRecord, LedgerEntry } from '../../../functions/domain/ports.js';
+import type { PlanLimits } from '../../../functions/domain/plans.js';
 import { ACCOUNT_ID, testAccount } from '../../helpers/unit-fixtures.js';
 
 const VALID_KEY = `sk_live_${'aB3'.repeat(13)}x`;
@@ -29,6 +31,7 @@ function fakeStore(options: { key?: ApiKeyRecord; account?: Account } = {}) {
     addCredits: vi.fn((_accountId: string, entry: LedgerEntry) => Promise.resolve(100 + entry.credits)),
     addTrustedHost: vi.fn((_accountId: string, hostname: string) => Promise.resolve([hostname])),
     setEventDelivery: vi.fn((accountId: string, _enabled: boolean) => Promise.resolve(options.account?.accountId === accountId)),
+    setLimitOverrides: vi.fn((accountId: string, _overrides: Partial<PlanLimits>) => Promise.resolve(options.account?.accountId === accountId)),
   } satisfies AccountStore;
 }
 
@@ -151,6 +154,24 @@ describe('createAccount', () => {
   it('keeps a per-account observation cap', async () => {
     const { account } = await createAccount(fakeStore(), { plan: 'creator', credits: 0, maxObservations: 12 });
     expect(account.maxObservations).toBe(12);
+  });
+
+  it("stores a contracted request rate as overrides of the plan's", async () => {
+    const { account } = await createAccount(fakeStore(), { plan: 'hobby', credits: 0, requestRate: { perSecond: 3, burst: 7 } });
+    expect(account.limitOverrides).toEqual({ requestsPerSecond: 3, requestBurst: 7 });
+    expect(limitsOf(account)).toMatchObject({ requestsPerSecond: 3, requestBurst: 7, concurrency: 2 });
+  });
+});
+
+describe('setRequestRate', () => {
+  it('sets both limits, refuses what is not a whole number of at least 1, and answers 404 for an unknown account', async () => {
+    const s = fakeStore({ account: testAccount() });
+    await setRequestRate(s, ACCOUNT_ID, { perSecond: 40, burst: 400 });
+    expect(s.setLimitOverrides).toHaveBeenCalledWith(ACCOUNT_ID, { requestsPerSecond: 40, requestBurst: 400 });
+    for (const rate of [{ perSecond: 0, burst: 10 }, { perSecond: 2.5, burst: 10 }, { perSecond: 10, burst: -1 }]) {
+      await expect(setRequestRate(s, ACCOUNT_ID, rate)).rejects.toMatchObject({ code: 'validation_failed' });
+    }
+    await expect(setRequestRate(s, 'acct_unknown', { perSecond: 1, burst: 1 })).rejects.toMatchObject({ code: 'not_found' });
   });
 });
 

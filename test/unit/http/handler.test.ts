@@ -117,6 +117,28 @@ describe('authentication', () => {
   });
 });
 
+describe('request limits (the authorizer took the token)', () => {
+  const bucket = { accountId: ACCOUNT_ID, rateLimit: 100, rateRemaining: 0, rateResetAt: 1_767_225_605 };
+
+  it('answers 429 rate_limited with Retry-After and the bucket when it refused, before reading anything', async () => {
+    const response = await getHandler(getEvent({ auth: { ...bucket, retryAfter: 2 } }), unitContext());
+    expect(expectEnvelope(response, 429, 'rate_limited').type).toBe('rate_limit_error');
+    expect(response.headers).toMatchObject({ 'retry-after': '2', 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1767225605' });
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('puts the bucket on a success and on other errors, without Retry-After', async () => {
+    const missing = await getHandler(getEvent({ auth: { ...bucket, rateRemaining: 41 } }), unitContext());
+    expectEnvelope(missing, 404, 'not_found');
+    expect(missing.headers).toMatchObject({ 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '41' });
+    expect(missing.headers['retry-after']).toBeUndefined();
+    ddb.on(GetCommand, { Key: { PK: `ACCT#${ACCOUNT_ID}`, SK: `SCN#${SCANNER_ID}` } }).resolves({ Item: storedScanner });
+    const found = await getHandler(getEvent({ auth: { ...bucket, rateRemaining: 40 } }), unitContext());
+    expect(found.statusCode).toBe(200);
+    expect(found.headers).toMatchObject({ 'x-ratelimit-remaining': '40', 'x-ratelimit-reset': '1767225605' });
+  });
+});
+
 describe('GET /v1/scanners/{scanner_id}', () => {
   it('answers 200 with the public shape, request id in header and nothing internal', async () => {
     ddb.on(GetCommand, { Key: { PK: `ACCT#${ACCOUNT_ID}`, SK: `SCN#${SCANNER_ID}` } }).resolves({ Item: storedScanner });

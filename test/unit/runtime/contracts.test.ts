@@ -39,9 +39,9 @@ describe('container contracts', () => {
     }
   });
 
-  it('ship yt-dlp to container tasks and the function with its layer (the provider resolver) only', () => {
+  it('ship yt-dlp to container tasks and the provider resolver (its layer) only: no other function can run it', () => {
     for (const contract of runtimeContracts().values()) {
-      expect('yt-dlp' in contract.binaries, contract.unit).toBe(contract.kind === 'container' || contract.ytDlpLayer);
+      expect('yt-dlp' in contract.binaries, contract.unit).toBe(contract.kind === 'container' || contract.unit === units.providerResolver);
     }
   });
 

@@ -1,0 +1,35 @@
+import type { AccountStore } from '../domain/ports.js';
+
+/** What a request's authorizer reads: the key, then its account's plan (for the request limit). */
+export type AccountReads = Pick<AccountStore, 'findApiKey' | 'getAccount'>;
+
+/** Entries kept at most per read; past it the oldest goes first, so a flood of unknown keys cannot grow memory. */
+const MAX_ENTRIES = 10_000;
+
+/** `read`, answered from memory for `ttlMs` after each table read (misses included). */
+function ttlCache<T>(read: (key: string) => Promise<T>, ttlMs: number, now: () => number): (key: string) => Promise<T> {
+  const entries = new Map<string, { value: T; expiresAt: number }>();
+  return async (key) => {
+    const cached = entries.get(key);
+    if (cached && cached.expiresAt > now()) return cached.value;
+    const value = await read(key);
+    entries.delete(key);
+    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+    entries.set(key, { value, expiresAt: now() + ttlMs });
+    return value;
+  };
+}
+
+/**
+ * A per-process cache of the authorizer's reads, so a warm authorizer answers without a table
+ * read. Unknown and revoked keys are cached too (a flood of bad keys costs no reads either); every
+ * answer is at most `ttlMs` old, so a revocation (or a plan change) takes effect within that time.
+ * `ttlMs` 0: no cache.
+ */
+export function cachedAccountReads(store: AccountReads, ttlMs: number, now: () => number = Date.now): AccountReads {
+  if (ttlMs <= 0) return store;
+  return {
+    findApiKey: ttlCache((keyHash) => store.findApiKey(keyHash), ttlMs, now),
+    getAccount: ttlCache((accountId) => store.getAccount(accountId), ttlMs, now),
+  };
+}
