@@ -19,7 +19,7 @@ const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
 
 export const analyzers = ['local', 'bedrock', 'openai'] as const;
-export const transcribers = ['none', 'aws-transcribe', 'whisper-cpp', 'pocketsphinx'] as const;
+export const transcribers = ['none', 'aws-transcribe', 'whisper-cpp', 'pocketsphinx', 'moonshine'] as const;
 
 /** Where Debian's `pocketsphinx` and `pocketsphinx-en-us` packages put the CLI and the US English model. */
 export const POCKETSPHINX_DEFAULTS = { bin: '/usr/bin/pocketsphinx_continuous', modelDir: '/usr/share/pocketsphinx/model/en-us' } as const;
@@ -29,6 +29,8 @@ export const pocketsphinxModelFiles = (modelDir: string) => ({
   languageModel: join(modelDir, 'en-us.lm.bin'),
   dictionary: join(modelDir, 'cmudict-en-us.dict'),
 });
+/** The CLI and every model file are there. */
+export const pocketsphinxInstalled = (bin: string, modelDir: string) => [bin, ...Object.values(pocketsphinxModelFiles(modelDir))].every((path) => existsSync(path));
 export const POCKETSPHINX_INSTALL_HINT = 'Debian/Ubuntu: `sudo apt-get install -y pocketsphinx pocketsphinx-en-us`';
 
 /** Which Analyzer answers scanners and which Transcriber feeds it words (DESIGN §7), and what each needs. */
@@ -36,7 +38,7 @@ const engineShape = {
   ANALYZER: z._default(z.enum(analyzers), 'local'),
   /**
    * Absent: `whisper-cpp` when a whisper.cpp binary or model is set, else `none` (`npm start` sets
-   * `pocketsphinx` when it is installed: functions/local/transcriber-default.ts).
+   * `moonshine`: functions/local/transcriber-default.ts).
    */
   TRANSCRIBER: z.optional(z.enum(transcribers)),
   /** ANALYZER=bedrock: a model id or inference profile id that supports Converse. */
@@ -50,9 +52,16 @@ const engineShape = {
   /** TRANSCRIBER=whisper-cpp: the whisper.cpp CLI (`whisper-cli`) and a ggml model file. */
   WHISPER_CPP_BIN: optionalNonEmpty,
   WHISPER_MODEL: optionalNonEmpty,
-  /** TRANSCRIBER=pocketsphinx: `pocketsphinx_continuous` and a model directory laid out as Debian's `pocketsphinx-en-us`. */
+  /**
+   * TRANSCRIBER=pocketsphinx: `pocketsphinx_continuous` and a model directory laid out as Debian's `pocketsphinx-en-us`.
+   * TRANSCRIBER=moonshine times its words with them when both are there.
+   */
   POCKETSPHINX_BIN: z._default(nonEmpty, POCKETSPHINX_DEFAULTS.bin),
   POCKETSPHINX_MODEL_DIR: z._default(nonEmpty, POCKETSPHINX_DEFAULTS.modelDir),
+  /** TRANSCRIBER=moonshine: a folder holding its model files (SPEECH_MODEL_FILES); absent: the installed npm packages' own. */
+  SPEECH_MODEL_DIR: optionalNonEmpty,
+  /** ANALYZER=local: a folder holding its word table (WORD_VECTOR_FILES: the analyzer functions' copy); absent: built once in node_modules/.cache. */
+  WORD_VECTORS_DIR: optionalNonEmpty,
   /** Spoken language (Amazon Transcribe code; whisper.cpp gets its first part). */
   TRANSCRIBE_LANGUAGE_CODE: z._default(z.string().check(z.regex(/^[a-z]{2,3}-[A-Z]{2}$/, 'a language code like en-US')), 'en-US'),
 };
@@ -101,8 +110,11 @@ function checkEngines(settings: EngineInput, ctx: z.core.$RefinementCtx): void {
       ctx.addIssue({ code: 'custom', path: ['TRANSCRIBE_LANGUAGE_CODE'], message: 'pocketsphinx runs with the US English model only: en-US' });
     }
   }
+  if (settings.TRANSCRIBER === 'moonshine' && !settings.TRANSCRIBE_LANGUAGE_CODE.startsWith('en-')) {
+    ctx.addIssue({ code: 'custom', path: ['TRANSCRIBE_LANGUAGE_CODE'], message: 'moonshine runs with its English model only: en-US (aws-transcribe covers other languages)' });
+  }
   if (settings.TRANSCRIBER === 'aws-transcribe' && settings.S3_ENDPOINT) {
-    notLocal('TRANSCRIBER', 'Amazon Transcribe reads the media from S3 itself; use TRANSCRIBER=pocketsphinx or whisper-cpp locally');
+    notLocal('TRANSCRIBER', 'Amazon Transcribe reads the media from S3 itself; use TRANSCRIBER=moonshine, pocketsphinx or whisper-cpp locally');
   }
 }
 

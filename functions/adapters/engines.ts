@@ -1,8 +1,10 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { requiredSetting, type Config } from '../config.js';
+import { pocketsphinxInstalled, requiredSetting, type Config } from '../config.js';
 import type { Analyzer } from '../domain/analysis/analyzer.js';
+import type { Meaning } from '../domain/analysis/meaning.js';
 import type { Transcriber } from '../domain/analysis/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
+import { loadWinkMeaning } from './meaning/wink-meaning.js';
 import { once } from '../shared/memo.js';
 import { instrumentClient } from './aws-call-hooks.js';
 import { resolveFfmpegPath } from './ffmpeg-binaries.js';
@@ -25,11 +27,14 @@ const lazyTranscriber = (build: () => Promise<Transcriber>): Transcriber => {
 };
 
 
+/** The NLP model and word vectors: loaded on first analysis, once per process. */
+let sharedMeaning: (() => Promise<Meaning>) | undefined;
+
 /** `readSecret`: a Secrets Manager secret's value (the OpenAI key on AWS). */
 export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promise<string>): Analyzer {
   switch (cfg.ANALYZER) {
     case 'local':
-      return localAnalyzer;
+      return localAnalyzer((sharedMeaning ??= once(() => loadWinkMeaning(cfg.WORD_VECTORS_DIR))));
     case 'bedrock':
       return lazyAnalyzer('bedrock', async () => {
         const [{ BedrockRuntimeClient }, { bedrockAnalyzer }] = await Promise.all([import('@aws-sdk/client-bedrock-runtime'), import('./analyzers/bedrock.js')]);
@@ -67,6 +72,18 @@ export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: s
           // whisper.cpp names languages without the region: en-US -> en.
           language: cfg.TRANSCRIBE_LANGUAGE_CODE.split('-')[0]!,
         });
+      });
+    case 'moonshine':
+      return lazyTranscriber(async () => {
+        const [{ moonshineTranscriber }, { resolveSpeechModelFiles }, { pocketsphinxAligner }] = await Promise.all([
+          import('./transcribers/moonshine.js'),
+          import('./transcribers/moonshine-model.js'),
+          import('./transcribers/word-timing.js'),
+        ]);
+        const aligner = pocketsphinxInstalled(cfg.POCKETSPHINX_BIN, cfg.POCKETSPHINX_MODEL_DIR)
+          ? pocketsphinxAligner({ binaryPath: cfg.POCKETSPHINX_BIN, modelDir: cfg.POCKETSPHINX_MODEL_DIR })
+          : null;
+        return moonshineTranscriber({ ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH), models: resolveSpeechModelFiles(cfg.SPEECH_MODEL_DIR), aligner });
       });
     case 'pocketsphinx':
       return lazyTranscriber(async () => {

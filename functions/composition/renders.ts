@@ -8,7 +8,7 @@ import { table } from './table.js';
 
 export const renders = lazy(() => dynamoRenderStore(table()));
 
-/** POST /v1/renders: captions need a transcriber (none by default; `npm start` picks pocketsphinx when installed). */
+/** POST /v1/renders: captions need a transcriber (none by default; `npm start` runs moonshine). */
 export const renderSubmission = lazy(
   (): RenderDeps => ({ renders: renders(), runs: runs(), workflows: hostWorkflows, claims: idClaims(), captionsAvailable: config().TRANSCRIBER !== 'none' }),
 );

@@ -1,21 +1,18 @@
-import { existsSync } from 'node:fs';
-import { POCKETSPHINX_DEFAULTS, POCKETSPHINX_INSTALL_HINT, pocketsphinxModelFiles } from '../config.js';
+import { POCKETSPHINX_DEFAULTS, POCKETSPHINX_INSTALL_HINT, pocketsphinxInstalled } from '../config.js';
 
 /**
- * The transcriber `npm start` runs with when none is named (DESIGN §7 keeps `none` as the config
- * default, so hosts and tests that set nothing stay deterministic): pocketsphinx when its CLI and
- * US English model are installed, so a newcomer gets captions on renders without configuring
- * anything; else `none`, with one line saying how to install it. A TRANSCRIBER or whisper.cpp
- * setting in the environment always wins. Returns the line to print.
+ * The transcriber `npm start` runs with when none is named (DESIGN §11; the config default stays
+ * `none`, so hosts and tests that set nothing stay deterministic): `moonshine`, whose model ships
+ * in the npm packages, so a newcomer gets real words without configuring anything. Its word
+ * times come from pocketsphinx when that is installed, else they are spread by length, and the
+ * line says how to get the better ones. A TRANSCRIBER or whisper.cpp setting in the environment
+ * always wins (TRANSCRIBER=pocketsphinx keeps the old recogniser). Returns the line to print.
  */
 export function chooseLocalTranscriber(env: NodeJS.ProcessEnv): string {
   if (env.TRANSCRIBER || env.WHISPER_CPP_BIN || env.WHISPER_MODEL) return `Transcriber: ${env.TRANSCRIBER ?? 'whisper-cpp'}`;
-  const binary = env.POCKETSPHINX_BIN || POCKETSPHINX_DEFAULTS.bin;
-  const model = pocketsphinxModelFiles(env.POCKETSPHINX_MODEL_DIR || POCKETSPHINX_DEFAULTS.modelDir);
-  if (existsSync(binary) && Object.values(model).every((path) => existsSync(path))) {
-    env.TRANSCRIBER = 'pocketsphinx';
-    return 'Transcriber: pocketsphinx (word-timed captions on renders; TRANSCRIBER=none turns it off)';
-  }
-  env.TRANSCRIBER = 'none';
-  return `Transcriber: none, so renders cannot have captions. Install pocketsphinx (${POCKETSPHINX_INSTALL_HINT}) and run npm start again.`;
+  env.TRANSCRIBER = 'moonshine';
+  const aligned = pocketsphinxInstalled(env.POCKETSPHINX_BIN || POCKETSPHINX_DEFAULTS.bin, env.POCKETSPHINX_MODEL_DIR || POCKETSPHINX_DEFAULTS.modelDir);
+  return aligned
+    ? 'Transcriber: moonshine (Moonshine Tiny English, word times aligned by pocketsphinx; TRANSCRIBER=none turns it off)'
+    : `Transcriber: moonshine (Moonshine Tiny English; word times estimated, install pocketsphinx for aligned ones: ${POCKETSPHINX_INSTALL_HINT})`;
 }

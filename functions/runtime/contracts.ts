@@ -55,7 +55,7 @@ export interface WritablePath {
 /** Executables a unit can run, each by the path it has on AWS. */
 export type ShippedBinary = 'ffmpeg' | 'ffprobe' | 'yt-dlp';
 /** Data directories the image carries (layers/ffmpeg/Dockerfile COPY lines), by their path on AWS. */
-export type ShippedFiles = 'fonts' | 'detector';
+export type ShippedFiles = 'fonts' | 'detector' | 'speech';
 
 interface ContractBase {
   readonly unit: string;
@@ -83,6 +83,8 @@ export interface LambdaContract extends ContractBase {
   readonly ffmpegLayer: boolean;
   /** Whether the function carries the yt-dlp layer (Debian's yt_dlp package, pure Python: any architecture). */
   readonly ytDlpLayer: boolean;
+  /** Whether the function's bundle carries the local analyzer's word table, at LAMBDA_WORD_VECTORS_DIR. */
+  readonly wordVectors: boolean;
   /** The reserve its concurrency comes from; undefined: the account's shared pool. */
   readonly concurrencyReserve: ConcurrencyReserve | undefined;
 }
@@ -127,6 +129,8 @@ export const ffmpegLayerPaths = { ffmpeg: '/opt/bin/ffmpeg', ffprobe: '/opt/bin/
  * runs it as `python -m yt_dlp` with the function's own interpreter (no executable file of its own).
  */
 export const ytDlpLayerPaths = { 'yt-dlp': '/opt/python/yt_dlp' } as const;
+/** Where a function that runs the analyzer finds the word table: a folder of its bundle (Lambda unpacks it at /var/task). */
+export const LAMBDA_WORD_VECTORS_DIR = '/var/task/word-vectors';
 
 interface LambdaNeeds {
   readonly module: string;
@@ -136,6 +140,7 @@ interface LambdaNeeds {
   readonly timeoutSeconds?: number | undefined;
   readonly ffmpeg?: boolean | undefined;
   readonly scratchMiB?: number | undefined;
+  readonly analyzes?: boolean | undefined;
   readonly concurrencyReserve?: ConcurrencyReserve | undefined;
 }
 
@@ -151,12 +156,16 @@ function lambdaContract(unit: string, needs: LambdaNeeds): LambdaContract {
     writable: [{ path: '/tmp', sizeMiB: needs.scratchMiB ?? LAMBDA_DEFAULT_TMP_MIB, owner: LAMBDA_USER, mode: 0o700 }],
     binaries: { ...(ffmpeg ? ffmpegLayerPaths : {}), ...(ytDlp ? ytDlpLayerPaths : {}) },
     files: {},
-    environment: ffmpeg ? { FFMPEG_PATH: ffmpegLayerPaths.ffmpeg, FFPROBE_PATH: ffmpegLayerPaths.ffprobe } : {},
+    environment: {
+      ...(ffmpeg ? { FFMPEG_PATH: ffmpegLayerPaths.ffmpeg, FFPROBE_PATH: ffmpegLayerPaths.ffprobe } : {}),
+      ...(needs.analyzes ? { WORD_VECTORS_DIR: LAMBDA_WORD_VECTORS_DIR } : {}),
+    },
     memoryMb: needs.memoryMb ?? LAMBDA_DEFAULT_MEMORY_MB,
     timeoutSeconds: needs.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS,
     architecture: ffmpeg ? 'x86_64' : 'arm64',
     ffmpegLayer: ffmpeg,
     ytDlpLayer: ytDlp,
+    wordVectors: needs.analyzes ?? false,
     concurrencyReserve: needs.concurrencyReserve,
   };
 }
@@ -242,6 +251,7 @@ function containerContract(unit: string, task: ContainerTask, image: ImageFacts)
   const files: Partial<Record<ShippedFiles, string>> = {
     ...(env.CAPTION_FONTS_DIR ? { fonts: env.CAPTION_FONTS_DIR } : {}),
     ...(env.FACE_MODEL_DIR ? { detector: env.FACE_MODEL_DIR } : {}),
+    ...(env.SPEECH_MODEL_DIR ? { speech: env.SPEECH_MODEL_DIR } : {}),
   };
   return {
     ...task,

@@ -22,6 +22,8 @@ export interface WorkflowTask {
   readonly memoryMb: number;
   /** Lambda's /tmp (ephemeral storage) in MiB, for tasks that write files; 512 otherwise. */
   readonly scratchMiB?: number;
+  /** The task calls the Analyzer (its function carries what the local analyzer reads: the word table). */
+  readonly analyzes?: boolean;
 }
 
 /**
@@ -87,8 +89,8 @@ export const workflows = {
         timeoutSeconds: 900,
         memoryMb: 2048,
       },
-      AnalyzeChunkFunction: { handler: 'workflows/analysis/analyze-chunk', table: 'readWrite', bucket: 'readWrite', timeoutSeconds: 300, memoryMb: 1024 },
-      PersistResultsFunction: { handler: 'workflows/analysis/persist-results', table: 'readWrite', bucket: 'read', timeoutSeconds: 300, memoryMb: 1024 },
+      AnalyzeChunkFunction: { handler: 'workflows/analysis/analyze-chunk', table: 'readWrite', bucket: 'readWrite', analyzes: true, timeoutSeconds: 300, memoryMb: 1024 },
+      PersistResultsFunction: { handler: 'workflows/analysis/persist-results', table: 'readWrite', bucket: 'read', analyzes: true, timeoutSeconds: 300, memoryMb: 1024 },
       CompleteRunFunction: { handler: 'workflows/analysis/complete-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
       FailRunFunction: { handler: 'workflows/analysis/fail-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
     },

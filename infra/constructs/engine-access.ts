@@ -5,7 +5,7 @@ import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type Node } from 'constructs';
 import { parseEngineConfig, type EngineConfig } from '../../functions/config.js';
 import { TRANSCRIPTION_JOB_PREFIX, TRANSCRIPTS_PREFIX } from '../../functions/adapters/transcribers/aws-transcribe.js';
-import type { workflows } from '../../functions/workflows/registry.js';
+import { workflows, type WorkflowTask } from '../../functions/workflows/registry.js';
 import type { ServiceContainerTask } from './service-container-task.js';
 import type { ServiceFunction } from './service-function.js';
 
@@ -26,9 +26,11 @@ type Analysis = (typeof workflows)['analysis'];
  * The analysis tasks that call the Analyzer (per chunk, and once over the whole source) and the
  * Transcriber (beside the signals, in a function or, for long chunks, a container).
  */
-export const analyzerTasks = ['AnalyzeChunkFunction', 'PersistResultsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
+export const analyzerTasks = (Object.entries(workflows.analysis.tasks) as [keyof Analysis['tasks'], WorkflowTask][]).filter(([, task]) => task.analyzes).map(([name]) => name);
 export const transcriberTasks = ['ExtractChunkSignalsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
 const transcriberContainerTasks = ['SignalsTaskDefinitionArn'] as const satisfies readonly (keyof Analysis['containerTasks'])[];
+/** The task that chooses where each run's chunks are extracted (SIGNALS_RUNNER). */
+export const signalsPlanningTask = 'PlanChunksFunction' satisfies keyof Analysis['tasks'];
 
 /** Something that runs an engine: its grants go to `grantee`, cdk-nag acknowledgements on `scope`, which owns it. */
 export interface EngineUser {
@@ -62,7 +64,7 @@ function engineSettingsIn(node: Node): EngineConfig {
     }),
   );
   if (settings.TRANSCRIBER === 'whisper-cpp') {
-    throw new Error('Invalid CDK context: transcriber=whisper-cpp runs on the local host only; on AWS use transcriber=aws-transcribe');
+    throw new Error('Invalid CDK context: transcriber=whisper-cpp runs on the local host only; on AWS use transcriber=moonshine or aws-transcribe');
   }
   try {
     return parseEngineConfig(settings);
@@ -109,8 +111,10 @@ export class EngineAccess extends Construct {
       return { scope: task, grantee: task.taskDefinition.taskRole, addEnvironment: (variable, value) => task.container.addEnvironment(variable, value) };
     };
     for (const name of analyzerTasks) this.bindAnalyzer(functionUser(name));
-    for (const name of transcriberTasks) this.bindTranscriber(functionUser(name));
-    for (const name of transcriberContainerTasks) this.bindTranscriber(containerUser(name));
+    for (const name of transcriberTasks) this.bindTranscriber(functionUser(name), 'lambda');
+    for (const name of transcriberContainerTasks) this.bindTranscriber(containerUser(name), 'container');
+    // Only the image carries moonshine's models and native runtime: every chunk goes to the container.
+    if (this.engines.TRANSCRIBER === 'moonshine') functionUser(signalsPlanningTask).addEnvironment('SIGNALS_RUNNER', 'container');
   }
 
   /** The chosen analyzer's settings and IAM (its settings were checked by parseEngineConfig) for what runs it. */
@@ -148,9 +152,17 @@ export class EngineAccess extends Construct {
     }
   }
 
-  /** The chosen transcriber's settings and IAM for what extracts signals: a task function, or a container task. */
-  public bindTranscriber(user: EngineUser): void {
+  /**
+   * The chosen transcriber's settings and IAM for what extracts signals: a task function, or a
+   * container task. moonshine runs in the container only (its image's SPEECH_MODEL_DIR: models
+   * and onnxruntime-node); the function is then never asked to extract signals (bindAnalysisTasks).
+   */
+  public bindTranscriber(user: EngineUser, runner: 'lambda' | 'container'): void {
     const { engines } = this;
+    if (engines.TRANSCRIBER === 'moonshine' && runner === 'container') {
+      user.addEnvironment('TRANSCRIBER', 'moonshine');
+      user.addEnvironment('TRANSCRIBE_LANGUAGE_CODE', engines.TRANSCRIBE_LANGUAGE_CODE);
+    }
     if (engines.TRANSCRIBER !== 'aws-transcribe') return;
     user.addEnvironment('TRANSCRIBER', 'aws-transcribe');
     user.addEnvironment('TRANSCRIBE_LANGUAGE_CODE', engines.TRANSCRIBE_LANGUAGE_CODE);

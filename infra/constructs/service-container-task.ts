@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync, type BuildOptions } from 'esbuild';
 import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
@@ -16,8 +16,7 @@ import { imageTaskPath, runtimeContracts, type ContainerContract } from '../../f
 import type { ContainerCluster } from './container-cluster.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
 import { stageFfmpegBuild } from './ffmpeg-layer.js';
-import { shippedFontFiles } from '../../functions/adapters/renders/caption-burn-in.js';
-import { shippedFaceDetectorFiles } from '../../functions/adapters/renders/face-detector.js';
+import { shippedFiles } from '../../functions/runtime/shipped-files.js';
 import { deploymentContextKeys } from '../deployment-context.js';
 import { markUnit } from './unit-metadata.js';
 import type { ServiceTable } from './service-table.js';
@@ -39,10 +38,27 @@ const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.c
 export const nodeEsmBundle = { bundle: true, platform: 'node', format: 'esm', target: 'node24', mainFields: ['module', 'main'] } as const satisfies BuildOptions;
 
 /**
+ * How a container task's entrypoint is bundled: the Lambda bundles' settings
+ * (infra/constructs/service-function.ts), minified ESM for Node 24 with names kept, and a `require`
+ * for the CommonJS dependencies that call it at run time. Everything is bundled, the AWS SDK
+ * included: a container has no runtime-provided SDK.
+ */
+export const containerTaskBundle = {
+  ...nodeEsmBundle,
+  minify: true,
+  keepNames: true,
+  // __filename/__dirname too: the TensorFlow.js WASM loader (render framing) reads them in Node.
+  banner: {
+    js: "import { createRequire } from 'node:module'; import { fileURLToPath as __bannerPath } from 'node:url'; const require = createRequire(import.meta.url); const __filename = __bannerPath(import.meta.url); const __dirname = __bannerPath(new URL('.', import.meta.url));",
+  },
+} as const satisfies BuildOptions;
+
+/**
  * Writes the build context of the container tasks' one image into `directory` (empty): the
  * Dockerfile of layers/ffmpeg, every container task's entrypoint bundled into `<name>.mjs` (with its
- * source map; a task definition chooses its program by command), and the pinned ffmpeg build in
- * bin/ with its manifest ffmpeg.json. No docker, no network: esbuild and the binaries are the ones
+ * source map; a task definition chooses its program by command), the pinned ffmpeg build in
+ * bin/ with its manifest ffmpeg.json, and the data directories (fonts/, detector/, speech/:
+ * functions/runtime/shipped-files.ts). No docker, no network: esbuild and the binaries are the ones
  * npm ci installed. The same inputs give the same bytes, wherever the checkout is, so the image
  * asset's hash (CDK's fingerprint of the directory) changes only with them.
  */
@@ -50,9 +66,6 @@ export function stageContainerImage(directory: string, tasks: readonly Container
   const taskDir = join(directory, 'task');
   mkdirSync(taskDir, { recursive: true });
   for (const task of tasks) {
-    // The Lambda bundles' settings (infra/constructs/service-function.ts): minified ESM for Node 24
-    // with names and source maps kept, and a `require` for the CommonJS dependencies that call it at
-    // run time. Everything is bundled, the AWS SDK included: a container has no runtime-provided SDK.
     const { outputFiles } = buildSync({
       entryPoints: [join(repoRoot, 'functions', `${task.entrypoint}.ts`)],
       absWorkingDir: repoRoot,
@@ -60,48 +73,25 @@ export function stageContainerImage(directory: string, tasks: readonly Container
       // depend on where the files are staged.
       outfile: join(repoRoot, basename(imageTaskPath(task))),
       write: false,
-      ...nodeEsmBundle,
-      minify: true,
-      keepNames: true,
+      ...containerTaskBundle,
       sourcemap: true,
-      // __filename/__dirname too: the TensorFlow.js WASM loader (render framing) reads them in Node.
-      banner: {
-        js: "import { createRequire } from 'node:module'; import { fileURLToPath as __bannerPath } from 'node:url'; const require = createRequire(import.meta.url); const __filename = __bannerPath(import.meta.url); const __dirname = __bannerPath(new URL('.', import.meta.url));",
-      },
       logLevel: 'warning',
     });
     for (const file of outputFiles) writeFileSync(join(taskDir, basename(file.path)), file.contents);
   }
   stageFfmpegBuild(directory);
-  stageCaptionFonts(join(directory, 'fonts'));
-  stageFaceDetector(join(directory, 'detector'));
+  for (const [kind, files] of Object.entries(shippedFiles)) {
+    for (const { name, source } of files()) {
+      mkdirSync(dirname(join(directory, kind, name)), { recursive: true });
+      copyFileSync(source, join(directory, kind, name));
+    }
+  }
   copyFileSync(join(imageDir, 'Dockerfile'), join(directory, 'Dockerfile'));
 }
 
 /** Every container task of the workflow table, each by its contract. */
 const allContainerContracts = (): ContainerContract[] =>
   [...runtimeContracts().values()].filter((contract): contract is ContainerContract => contract.kind === 'container');
-
-/**
- * The caption fonts (presets.ts FONTS) and their licence, from the pinned npm package, into the
- * image's fonts/ (the Dockerfile copies them to /opt/fonts, CAPTION_FONTS_DIR): the bundled task
- * has no node_modules to find them in, and burn-in never looks up a font of the image.
- */
-function stageCaptionFonts(directory: string): void {
-  mkdirSync(directory, { recursive: true });
-  for (const { name, source } of shippedFontFiles()) copyFileSync(source, join(directory, name));
-}
-
-/**
- * The render framing's face detector (adapters/renders/face-detector.ts): the BlazeFace graph
- * of @vladmandic/human and the TensorFlow.js WASM binaries, from the pinned npm
- * packages, into the image's detector/ (the Dockerfile copies it to /opt/detector,
- * FACE_MODEL_DIR and TFJS_WASM_DIR): the bundled task has no node_modules to find them in.
- */
-function stageFaceDetector(directory: string): void {
-  mkdirSync(directory, { recursive: true });
-  for (const { name, source } of shippedFaceDetectorFiles()) copyFileSync(source, join(directory, name));
-}
 
 interface StackImage {
   readonly image: ContainerImage;

@@ -1,10 +1,10 @@
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing, type FunctionOptions, type IFunction } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -14,12 +14,34 @@ import type { DataAccess } from '../../functions/routes.js';
 import { grantBucketAccess, grantTableAccess } from './data-grants.js';
 import { FfmpegLayer } from './ffmpeg-layer.js';
 import { YtDlpLayer } from './yt-dlp-layer.js';
-import { LAMBDA_DEFAULT_TMP_MIB, type LambdaContract } from '../../functions/runtime/contracts.js';
+import { LAMBDA_DEFAULT_TMP_MIB, LAMBDA_WORD_VECTORS_DIR, type LambdaContract } from '../../functions/runtime/contracts.js';
+import { tableDir, WORD_VECTOR_FILES } from '../../functions/adapters/meaning/word-vectors.js';
 import { markUnit } from './unit-metadata.js';
 import { reservedConcurrencyContext } from '../deployment-context.js';
 import type { ServiceTable } from './service-table.js';
 
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The local analyzer's word table (functions/adapters/meaning/word-vectors.ts) copied into the
+ * bundle of a function that runs it, at LAMBDA_WORD_VECTORS_DIR, since a bundle has no
+ * node_modules: built first, once per machine, from the installed package (offline; the
+ * `build:word-vectors` script), when the function is bundled.
+ */
+function wordTableHooks(): ICommandHooks {
+  const folder = basename(LAMBDA_WORD_VECTORS_DIR);
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_input, output) => [
+      `cd "${repoRoot}"`,
+      `"${process.execPath}" --import tsx functions/adapters/meaning/build-word-vectors.ts`,
+      `mkdir -p "${join(output, folder)}"`,
+      ...Object.values(WORD_VECTOR_FILES).map((file) => `cp "${join(tableDir(), file)}" "${join(output, folder, file)}"`),
+    ],
+  };
+}
 
 export interface ServiceFunctionProps {
   /**
@@ -110,6 +132,7 @@ export class ServiceFunction extends Construct {
         bundleAwsSDK: false,
         // Some CommonJS dependencies call require() at run time, which ESM does not define.
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        ...(contract.wordVectors ? { commandHooks: wordTableHooks() } : {}),
       },
     });
   }

@@ -4,9 +4,11 @@ import { benchBundles } from './bundles.js';
 import { benchChunking } from './chunking.js';
 import { benchCosts } from './costs.js';
 import { benchFraming, benchRender } from './framing.js';
+import { benchMeaning } from './meaning.js';
 import { benchOneOff } from './one-off.js';
 import { benchPipeline } from './pipeline.js';
 import { benchSignals, signalQuality } from './signals.js';
+import { benchSpeech } from './speech.js';
 import { benchWebhooks } from './webhooks.js';
 
 /** Prints a section's heading, then (once measured) its figures as a table. */
@@ -29,6 +31,11 @@ const sections: Record<string, () => Promise<void>> = {
     ]);
     await section('Signal quality on the labelled fixtures (transitions, overlapping sounds)', signalQuality);
   },
+  speech: () =>
+    section(
+      'Local transcribers on real read speech (LibriVox), espeak-ng and flite voices; targets: WER <= 5% real, <= 0.05 CPU-s/audio-s unaligned and <= 0.15 aligned, median onset error <= 50 ms, RSS <= 500 MB',
+      benchSpeech,
+    ),
   pipeline: () => section('A whole find_moments run through the local host vs a bare decode of the same file', async () => [await benchPipeline()]),
   'one-off': () =>
     section('One-off analysis of a 10-minute 1280x720 source served from loopback: acquisition vs a plain download, whole analysis vs a bare decode', async () => [await benchOneOff()]),
@@ -45,6 +52,7 @@ const sections: Record<string, () => Promise<void>> = {
     section(`Webhooks on the local host: event-to-delivery latency, and 1,000 events to 3 endpoints at once (signed, verified by the receiver)`, benchWebhooks),
   framing: () => section('Auto framing accuracy on the moving-subject fixture (9:16, production renderer and face detector)', benchFraming),
   render: () => section('Render wall time vs the same ffmpeg command run alone (30 s moment, 640x360 source over loopback)', benchRender),
+  meaning: () => section('Instructions matched by meaning: 12 paraphrased queries against 12 transcript lines, exact words vs meaning; the word-vector table\'s cost', benchMeaning),
   bundles: () => section(`Lambda bundles (cdk synth, minified ESM, SDK from the runtime): KB and median cold import in 5 fresh processes`, benchBundles),
 };
 

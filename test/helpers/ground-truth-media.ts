@@ -505,3 +505,54 @@ export async function overlappingSoundsAudio(): Promise<SoundsMedia> {
   await writeTruth(path, media);
   return media;
 }
+
+export interface PulsingSoundsMedia {
+  path: string;
+  durationMs: number;
+  /** Speech (espeak-ng), and each kind of regularly pulsing sound nobody speaks in, by name. */
+  truth: { speech: Span[]; pulsing: { what: string; span: Span }[] };
+}
+
+/**
+ * About 53 s of mono AAC (.m4a) of sound whose loudness swings at syllable rate without a voice,
+ * each 8 s, then speech over the first of them:
+ * - 0-8 s a C major chord with a 5 Hz tremolo (60-100%);
+ * - 8-16 s a sung-like tone (440 Hz and two partials) with 5.5 Hz vibrato and tremolo;
+ * - 16-24 s a pad of seven partials pumped to silence 4 times a second;
+ * - 24-32 s white noise gated 6 times a second (a shaker);
+ * - 32-40 s a drum pattern at 120 bpm: kick on the beat, noise snare off it, hi-hat in 8ths;
+ * - 40-42 s digital silence; from 42 s espeak-ng speech (about 8 s) over the tremolo chord, to the end.
+ */
+export async function pulsingSoundsAudio(): Promise<PulsingSoundsMedia> {
+  const dir = join(tmpdir(), 'mss-ground-truth');
+  const clip = await spokenClip('our next speaker has spent twenty years building bridges across the river valley and will tell us what the floods taught her about steel', dir);
+  const speechStart = 42_000;
+  const speech = span(speechStart, speechStart + clip.ms);
+  const durationMs = speech.endMs + 2_000;
+  const d = durationMs / 1000;
+  const noise = '(2*random(0)-1)';
+  const tremoloChord = '(0.8+0.2*sin(2*PI*5*t))*0.08*(sin(2*PI*261.6*t)+sin(2*PI*329.6*t)+sin(2*PI*392*t))';
+  const parts = [
+    [0, 8, tremoloChord],
+    [8, 16, '(0.5+0.5*sin(2*PI*5.5*t))*0.2*(sin(2*PI*440*t+8*sin(2*PI*5.5*t))+0.5*sin(2*PI*880*t+16*sin(2*PI*5.5*t))+0.3*sin(2*PI*1320*t+24*sin(2*PI*5.5*t)))'],
+    [16, 24, 'pow(max(0\\,sin(2*PI*4*t))\\,2)*0.1*(sin(2*PI*220*t)+sin(2*PI*277*t)+sin(2*PI*330*t)+sin(2*PI*440*t)+sin(2*PI*554*t)+0.5*sin(2*PI*880*t)+0.3*sin(2*PI*1660*t))'],
+    [24, 32, `pow(max(0\\,sin(2*PI*6*t))\\,4)*0.3*${noise}`],
+    [32, 40, `0.6*exp(-30*mod(t\\,0.5))*sin(2*PI*(60+100*exp(-40*mod(t\\,0.5)))*mod(t\\,0.5)*6)+0.3*exp(-25*mod(t+0.25\\,0.5))*${noise}+0.1*exp(-60*mod(t\\,0.125))*${noise}`],
+    [42, d, tremoloChord],
+  ] as const;
+  const bed = parts.reduceRight((rest, [from, to, sound]) => `if(between(t\\,${from}\\,${to})\\,${sound}\\,${rest})`, '0');
+  const path = await generated('pulsing-sounds.m4a', (output) => [
+    ...['-f', 's16le', '-ar', String(SOUNDS_RATE), '-ac', '1', '-i', clip.path],
+    ...['-f', 'lavfi', '-i', `aevalsrc='${bed}':c=mono:s=${SOUNDS_RATE}:d=${d}`],
+    ...['-filter_complex', `[0]adelay=${speechStart},apad=whole_len=${Math.round(d * SOUNDS_RATE)}[s];[s][1]amix=inputs=2:duration=longest,volume=2[a]`],
+    ...['-map', '[a]', '-t', String(d), '-c:a', 'aac', '-b:a', '96k', output],
+  ]);
+  const names = ['tremolo chord', 'vibrato tone', 'pumped pad', 'gated noise', 'drum pattern'];
+  const media: PulsingSoundsMedia = {
+    path,
+    durationMs,
+    truth: { speech: [speech], pulsing: names.map((what, i) => ({ what, span: span(i * 8_000, (i + 1) * 8_000) })) },
+  };
+  await writeTruth(path, media);
+  return media;
+}

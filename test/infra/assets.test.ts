@@ -129,7 +129,11 @@ describe('the container image', () => {
     const again = temporaryDirectory('media-scanner-image-again-');
     stageContainerImage(again);
     expect(listing(again)).toEqual(listing(staged));
-    expect(listing(staged)).toEqual([
+    // The speech folder: the moonshine models and onnxruntime-node's linux-x64 runtime (its own test is in signals-task.test.ts).
+    const speech = listing(staged).filter((file) => file.startsWith('speech/'));
+    expect(speech).toEqual(expect.arrayContaining(['speech/decoder_model_merged.onnx', 'speech/encoder_model.onnx', 'speech/silero_vad.onnx', 'speech/node_modules/onnxruntime-node/bin/napi-v3/linux/x64/onnxruntime_binding.node']));
+    expect(speech.filter((file) => /\/(darwin|win32|arm64)\/|\.d\.ts$|\.map$|cuda/.test(file))).toEqual([]);
+    expect(listing(staged).filter((file) => !file.startsWith('speech/'))).toEqual([
       'Dockerfile',
       'bin/ffmpeg',
       'bin/ffprobe',
@@ -151,7 +155,7 @@ describe('the container image', () => {
       'task/render-moment.mjs',
       'task/render-moment.mjs.map',
     ]);
-    for (const file of ['Dockerfile', 'ffmpeg.json', 'task/extract-signals.mjs', 'task/render-moment.mjs.map']) expect(sha256(join(again, file)), file).toBe(sha256(join(staged, file)));
+    for (const file of ['Dockerfile', 'ffmpeg.json', 'task/extract-signals.mjs', 'task/render-moment.mjs.map', 'speech/encoder_model.onnx']) expect(sha256(join(again, file)), file).toBe(sha256(join(staged, file)));
     // The binaries: the installed files (the layer's copies are compared byte for byte in validation.test.ts).
     for (const { binary, path } of installedFfmpegBuild()) expect(statSync(join(staged, 'bin', binary)).size, binary).toBe(statSync(path).size);
   }, SHARED_ASSEMBLY_TIMEOUT_MS);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Stack } from 'aws-cdk-lib';
 import { workflows } from '../../functions/workflows/registry.js';
 import { createApp } from '../../infra/create-app.js';
-import { bedrockModelArns } from '../../infra/constructs/engine-access.js';
+import { bedrockModelArns, signalsPlanningTask } from '../../infra/constructs/engine-access.js';
 import { awsSolutionsErrors, synthesize, type Synthesized } from './synth.js';
 import { stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement } from './template.js';
 
@@ -152,6 +152,31 @@ describe('an OpenAI-compatible endpoint with its key in Secrets Manager, no tran
   });
 });
 
+describe('moonshine: English speech in the signals container, no Amazon Transcribe', () => {
+  let synthesized: Synthesized;
+  let q: TemplateQueries;
+
+  beforeAll(() => {
+    synthesized = synthesizeWith({ transcriber: 'moonshine' });
+    q = new TemplateQueries(synthesized.template);
+  });
+  afterAll(() => synthesized?.dispose());
+
+  it('runs it in the signals container only, where the image carries its models and runtime, and sends every chunk there', () => {
+    expect(engineEnvironment(signalsContainer(q).environment)).toEqual({ TRANSCRIBER: 'moonshine', TRANSCRIBE_LANGUAGE_CODE: 'en-US' });
+    // No function can load it: none is told to run it, and the planner never picks the signals function.
+    expect(q.functionIds().filter((id) => 'TRANSCRIBER' in q.environmentOf(id))).toEqual([]);
+    expect(q.environmentOf(taskFunction(q, signalsPlanningTask))).toMatchObject({ SIGNALS_RUNNER: 'container' });
+    expect(q.functionIds().filter((id) => 'SIGNALS_RUNNER' in q.environmentOf(id))).toEqual([taskFunction(q, signalsPlanningTask)]);
+  });
+
+  it('grants no transcription service, and adds no cdk-nag finding', () => {
+    expect(q.functionIds().filter((id) => grantsAction(q, id, 'transcribe:'))).toEqual([]);
+    expect(transcriberStatements(q.statementsOfRole(signalsContainer(q).roleId))).toEqual([]);
+    expect(awsSolutionsErrors(synthesized.validationReport)).toEqual(awsSolutionsErrors(defaults.validationReport));
+  });
+});
+
 describe('engine context', () => {
   // cdk.json's feature flags, as `cdk synth` reads them.
   const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }).context;
@@ -161,6 +186,7 @@ describe('engine context', () => {
     [{ analyzer: 'openai', openaiModel: 'gpt-4o-mini' }, /openaiBaseUrl/],
     [{ analyzer: 'gpt' }, /analyzer/],
     [{ transcriber: 'whisper-cpp' }, /local host only/],
+    [{ transcriber: 'moonshine', transcribeLanguageCode: 'de-DE' }, /transcribeLanguageCode/],
     [{ transcriber: 'aws-transcribe', transcribeLanguageCode: 'german' }, /transcribeLanguageCode/],
   ])('refuses %j, naming the context key', (context, message) => {
     // In cdk.json, where engine settings belong (a command line alone is refused before they are read).

@@ -3,14 +3,20 @@
  * the cluster and its network, the x86_64 task definition and its image asset, the
  * ecs:runTask.sync state with its substitutions, and what the state machine may do with it.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { buildSync } from 'esbuild';
 import { containerPlacement, workflows, type ContainerTask } from '../../functions/workflows/registry.js';
-import { containerNameOf } from '../../functions/runtime/contracts.js';
+import { containerContractOf, containerNameOf, units } from '../../functions/runtime/contracts.js';
+import { shippedFiles } from '../../functions/runtime/shipped-files.js';
+import { containerTaskBundle } from '../../infra/constructs/service-container-task.js';
+import { ffmpegPath } from '../helpers/ground-truth-media.js';
+import { espeakInstalled, normalisedWords, speak, wordErrors } from '../helpers/speech-media.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import type { SynthesizedAssembly } from './synth.js';
 import { stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement } from './template.js';
@@ -21,6 +27,7 @@ const containerTaskCount = Object.keys(analysis.containerTasks).length;
 /** Every workflow's container tasks (analysis, render): one image each. */
 const allContainerTaskCount = Object.values(workflows).reduce((n, workflow) => n + Object.keys('containerTasks' in workflow ? workflow.containerTasks : {}).length, 0);
 const asl = readFileSync(new URL(`../../${analysis.definitionFile}`, import.meta.url), 'utf8');
+const repoRoot = join(import.meta.dirname, '..', '..');
 
 let synthesized: SynthesizedAssembly;
 let template: Template;
@@ -128,7 +135,7 @@ describe('task definition', () => {
     expect(images).toHaveLength(1);
     for (const { source } of images) expect(source).toEqual({ directory: expect.stringMatching(/^asset\.[0-9a-f]{64}$/) as unknown, platform: 'linux/amd64' });
     const staged = join(synthesized.assemblyDirectory, images[0]!.source.directory);
-    expect(readdirSync(staged).sort()).toEqual(['Dockerfile', 'bin', 'detector', 'ffmpeg.json', 'fonts', 'task']);
+    expect(readdirSync(staged).sort()).toEqual(['Dockerfile', 'bin', 'detector', 'ffmpeg.json', 'fonts', 'speech', 'task']);
     expect(readdirSync(join(staged, 'task')).length).toBe(2 * allContainerTaskCount);
     expect(readdirSync(join(staged, 'bin')).sort()).toEqual(['ffmpeg', 'ffprobe']);
     for (const binary of ['ffmpeg', 'ffprobe']) expect(statSync(join(staged, 'bin', binary)).mode & 0o777, binary).toBe(0o755);
@@ -159,7 +166,7 @@ describe('task definition', () => {
       .filter((line) => line.trim() && !line.startsWith('#'))
       .join('\n')
       .replaceAll(/\\\n\s*/g, '');
-    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'VOLUME', 'USER', 'ENTRYPOINT']);
+    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'VOLUME', 'USER', 'ENTRYPOINT']);
     expect(instructions).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates && rm -rf \/var\/lib\/apt\/lists\/\*$/m);
     // The base pinned by digest: the same bytes on every build.
     expect(instructions).toMatch(/^FROM node:24-bookworm-slim@sha256:[0-9a-f]{64}$/m);
@@ -172,6 +179,9 @@ describe('task definition', () => {
     // Render framing's face model and TensorFlow.js's .wasm files, where the detector settings point.
     expect(instructions).toMatch(/^COPY detector\/ \/opt\/detector\/$/m);
     expect(instructions).toMatch(/FACE_MODEL_DIR=\/opt\/detector/);
+    // The moonshine transcriber's models and runtime, where SPEECH_MODEL_DIR points.
+    expect(instructions).toMatch(/^COPY speech\/ \/opt\/speech\/$/m);
+    expect(instructions).toMatch(/SPEECH_MODEL_DIR=\/opt\/speech/);
     expect(instructions).toMatch(/^USER node$/m);
     // Scratch space at /tmp starts as the image has it (1777), not as a root-owned 0755 bind mount.
     expect(instructions).toMatch(/^VOLUME \["\/tmp"\]$/m);
@@ -179,6 +189,46 @@ describe('task definition', () => {
     expect(instructions).toMatch(/^ENTRYPOINT \["node"\]$/m);
     expect(instructions).toMatch(/^COPY task\/ \/task\/$/m);
   });
+});
+
+describe('the image’s data directories', () => {
+  const staged = () => {
+    const manifest = JSON.parse(readFileSync(join(synthesized.assemblyDirectory, `${synthesized.stackArtifactId}.assets.json`), 'utf8')) as { dockerImages: Record<string, { source: { directory: string } }> };
+    return join(synthesized.assemblyDirectory, Object.values(manifest.dockerImages)[0]!.source.directory);
+  };
+
+  it('are where the signals task’s contract says, copied from the staged folder of their kind, holding exactly the files the local sandbox shows there', () => {
+    const dockerfile = readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8');
+    const contract = containerContractOf(units.container('analysis', 'SignalsTaskDefinitionArn'));
+    expect(Object.keys(contract.files).sort()).toEqual(Object.keys(shippedFiles).sort());
+    for (const [kind, directory] of Object.entries(contract.files)) {
+      expect(dockerfile, kind).toMatch(new RegExp(`^COPY ${kind}/ ${directory}/$`, 'm'));
+      const files = readdirSync(join(staged(), kind), { recursive: true, encoding: 'utf8' }).filter((file) => statSync(join(staged(), kind, file)).isFile());
+      expect(files.sort(), kind).toEqual(shippedFiles[kind as keyof typeof shippedFiles]().map((file) => file.name).sort());
+    }
+  });
+
+  it.skipIf(!espeakInstalled)('speech: the moonshine transcriber, bundled as the image bundles it, hears espeak-ng’s words with nothing but the staged folder (no node_modules in reach)', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'media-scanner-speech-'));
+    try {
+      const { path } = await speak('espeak:en-us:150', 'Please call me when you get home tonight', join(work, 'speech.wav'));
+      const entry = [
+        `import { moonshineTranscriber } from ${JSON.stringify(join(repoRoot, 'functions/adapters/transcribers/moonshine.ts'))};`,
+        `import { resolveSpeechModelFiles } from ${JSON.stringify(join(repoRoot, 'functions/adapters/transcribers/moonshine-model.ts'))};`,
+        'const [ffmpegPath, speechDir, url] = process.argv.slice(2);',
+        'const segments = await moonshineTranscriber({ ffmpegPath, models: resolveSpeechModelFiles(speechDir), aligner: null }).transcribe({ url, objectKey: "unused", window: { startMs: 0, endMs: 30000 } });',
+        'console.log(JSON.stringify(segments.map((s) => s.text).join(" ")));',
+      ].join('\n');
+      const bundle = join(work, 'transcribe.mjs');
+      buildSync({ stdin: { contents: entry, resolveDir: repoRoot, loader: 'ts' }, outfile: bundle, ...containerTaskBundle, logLevel: 'warning' });
+      const run = spawnSync(process.execPath, [bundle, ffmpegPath(), join(staged(), 'speech'), path], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+      expect(run.status, run.stderr).toBe(0);
+      const heard = normalisedWords(JSON.parse(run.stdout) as string);
+      expect(wordErrors(normalisedWords('Please call me when you get home tonight'), heard), heard.join(' ')).toBeLessThanOrEqual(2);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe('the analysis state machine', () => {

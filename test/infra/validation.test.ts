@@ -1,10 +1,18 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CfnResource } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { installedFfmpegBuild, pinnedFfmpegBuild } from '../../infra/constructs/ffmpeg-layer.js';
+import { analyzerTasks } from '../../infra/constructs/engine-access.js';
+import { nodeEsmBundle } from '../../infra/constructs/service-container-task.js';
+import { WORD_VECTOR_FILES } from '../../functions/adapters/meaning/word-vectors.js';
+import { SAME_MEANING } from '../../functions/domain/analysis/meaning.js';
+import { LAMBDA_WORD_VECTORS_DIR } from '../../functions/runtime/contracts.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import { awsSolutionsErrors, synthesize, violations, type SynthesizedAssembly } from './synth.js';
 import { TemplateQueries } from './template.js';
@@ -18,6 +26,7 @@ import { TemplateQueries } from './template.js';
 // each check does report.
 let synthesized: SynthesizedAssembly;
 let q: TemplateQueries;
+const repoRoot = join(import.meta.dirname, '..', '..');
 
 const readShared = async () => {
   synthesized = await sharedAssembly();
@@ -95,6 +104,34 @@ describe('bundled assets', () => {
     const python = q.functionIds().filter((id) => !q.nodeFunctionIds().includes(id));
     expect(python).toHaveLength(1);
     expect(existsSync(join(assetDirectory(python[0]!), 'handler.py'))).toBe(true);
+  });
+
+  it('puts the local analyzer’s word table in the bundles of the functions that run it, and only theirs: from it alone, a bundle of the analyzer’s reading finds meaning', () => {
+    const carrying = q.nodeFunctionIds().filter((id) => existsSync(join(assetDirectory(id), basename(LAMBDA_WORD_VECTORS_DIR))));
+    expect(carrying).toEqual(q.nodeFunctionIds().filter((id) => q.environmentOf(id).WORD_VECTORS_DIR === LAMBDA_WORD_VECTORS_DIR));
+    expect(carrying).toHaveLength(analyzerTasks.length);
+    const table = join(assetDirectory(carrying[0]!), basename(LAMBDA_WORD_VECTORS_DIR));
+    expect(readdirSync(table).sort()).toEqual(Object.values(WORD_VECTOR_FILES).sort());
+    for (const id of carrying) expect(spawnSync(process.execPath, ['--check', join(assetDirectory(id), 'index.mjs')]).status, id).toBe(0);
+    // Bundled as the functions are (every package inside, minified ESM, the require banner) and run where no node_modules is in reach.
+    const work = mkdtempSync(join(tmpdir(), 'media-scanner-meaning-'));
+    try {
+      const entry = [
+        `import { loadWinkMeaning } from ${JSON.stringify(join(repoRoot, 'functions/adapters/meaning/wink-meaning.ts'))};`,
+        'const meaning = await loadWinkMeaning(process.argv[2]);',
+        'console.log(JSON.stringify({ cost: meaning.similarity("money", "cost"), negated: meaning.words("no music").map((w) => w.negated) }));',
+      ].join('\n');
+      const bundle = join(work, 'meaning.mjs');
+      buildSync({ stdin: { contents: entry, resolveDir: repoRoot, loader: 'ts' }, outfile: bundle, ...nodeEsmBundle, minify: true, keepNames: true, banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" }, logLevel: 'warning' });
+      const run = spawnSync(process.execPath, [bundle, table], { cwd: work, encoding: 'utf8', timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(0);
+      const read = JSON.parse(run.stdout) as { cost: number; negated: boolean[] };
+      expect(read.cost).toBeGreaterThanOrEqual(SAME_MEANING);
+      // "music" in the scope of "no".
+      expect(read.negated).toEqual([false, true]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('stages the ffmpeg layer with the pinned build npm ci installed: static x86-64 ffmpeg and ffprobe in bin/, and their manifest', () => {

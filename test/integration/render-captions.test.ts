@@ -1,34 +1,28 @@
 /**
- * Burned-in captions end to end, on a host of its own with TRANSCRIBER=pocketsphinx (the shared
- * host runs without a transcriber): a generated two-shot with speech (espeak-ng) in its first
- * seconds and silence after is analysed, its moments keep their words, and a spoken moment
- * renders 9:16 with captions on and off. Every output is ffprobed; frames of the two renders
- * differ in the caption area (the preset's lower third) and nowhere else, and a moment without
- * speech renders without captions and says so. Skipped only where pocketsphinx, its US English
- * model or espeak-ng are missing (CI installs them: .ci/run).
+ * Burned-in captions end to end, on a host of its own with TRANSCRIBER=moonshine (npm start's
+ * default; the shared host runs without a transcriber): a generated two-shot with speech
+ * (espeak-ng) in its first seconds and silence after is analysed, its moments keep their words
+ * (the spoken moment's excerpt reads what was said), and a spoken moment renders 9:16 with
+ * captions on and off. Every output is ffprobed; frames of the two renders differ in the caption
+ * area (the preset's lower third) and nowhere else, and a moment without speech renders without
+ * captions and says so. Skipped only where espeak-ng is missing (CI installs it, and the
+ * pocketsphinx that aligns the words: .ci/run).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { POCKETSPHINX_DEFAULTS, pocketsphinxModelFiles } from '../../functions/config.js';
 import { api, createScanner, type Client } from '../helpers/api.js';
 import { ffmpeg, ffmpegPath } from '../helpers/ground-truth-media.js';
 import { hostsOnOwnData } from '../helpers/host-process.js';
 import { momentsOf, runToCompletion, sleep, uploadFile, type Moment } from '../helpers/runs.js';
 import { toolOutput } from '../helpers/processes.js';
+import { espeakInstalled, normalisedWords } from '../helpers/speech-media.js';
 import type { Render } from '../../packages/client/src/schema.js';
 
-const pocketsphinxInstalled = existsSync(POCKETSPHINX_DEFAULTS.bin) && Object.values(pocketsphinxModelFiles(POCKETSPHINX_DEFAULTS.modelDir)).every((path) => existsSync(path));
-const espeakInstalled = spawnSync('espeak-ng', ['--version'], { stdio: 'ignore' }).status === 0;
-const skipReason = !pocketsphinxInstalled
-  ? 'pocketsphinx or pocketsphinx-en-us is not installed (apt-get install pocketsphinx pocketsphinx-en-us)'
-  : !espeakInstalled
-    ? 'espeak-ng is not installed (apt-get install espeak-ng)'
-    : null;
+const skipReason = espeakInstalled ? null : 'espeak-ng is not installed (apt-get install espeak-ng)';
 
 const ffprobePath = (createRequire(import.meta.url)('@ffprobe-installer/ffprobe') as { path: string }).path;
 /** One frame at 25 fps. */
@@ -59,7 +53,7 @@ function changedShare(a: Buffer, b: Buffer, from: number, to: number): number {
   return changed / ((to - from) * 108);
 }
 
-describe.skipIf(skipReason !== null)(`captions with pocketsphinx${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+describe.skipIf(skipReason !== null)(`captions with moonshine${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   const hosts = hostsOnOwnData('mss-captions-');
   let client: Client;
   let workDir: string;
@@ -84,7 +78,7 @@ describe.skipIf(skipReason !== null)(`captions with pocketsphinx${skipReason ? `
       ...['-map', '[v]', '-map', '[a]', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-t', String(SOURCE_SECONDS), '-movflags', '+faststart', source],
     ]);
 
-    const host = await hosts.start({ TRANSCRIBER: 'pocketsphinx' });
+    const host = await hosts.start({ TRANSCRIBER: 'moonshine' });
     client = api(host.baseUrl, host.apiKey);
     const upload = await uploadFile(client, source);
     const scanner = await createScanner(client, { name: 'Cuts', instructions: 'Find the scene changes', type: 'find_moments', min_seconds: 5, max_seconds: 5 });
@@ -96,6 +90,16 @@ describe.skipIf(skipReason !== null)(`captions with pocketsphinx${skipReason ? `
     silent = moments.find((m) => m.start_ms >= SPEECH_END_MS + 500)!;
     expect(speechIn(spoken), JSON.stringify(moments)).toBeGreaterThanOrEqual(3_000);
     expect(silent, JSON.stringify(moments)).toBeDefined();
+
+    // The words captions are drawn from are the ones spoken (pocketsphinx, the old default, heard
+    // 75-88% of espeak-ng's words wrong): a question about what is said finds them, and its moment quotes them.
+    const weather = await createScanner(client, { name: 'Weather', instructions: 'Find where they talk about the weather', type: 'find_moments', min_seconds: 5, max_seconds: 10 });
+    const { run: asked } = await runToCompletion(client, weather.scanner_id, { upload_id: upload.upload_id });
+    const quoted = (await momentsOf(client, asked.analysis_id)).moments;
+    expect(quoted.length, JSON.stringify(quoted)).toBeGreaterThanOrEqual(1);
+    const excerpt = normalisedWords(quoted[0]!.transcript_excerpt);
+    expect(['welcome', 'back', 'show', 'today', 'talk', 'weather', 'tomorrow', 'morning'].filter((w) => excerpt.includes(w)).length, quoted[0]!.transcript_excerpt).toBeGreaterThanOrEqual(6);
+    expect(speechIn(quoted[0]!)).toBeGreaterThan(0);
   }, 240_000);
 
   afterAll(async () => {

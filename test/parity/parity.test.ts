@@ -39,7 +39,9 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
     workDir = await mkdtemp(join(tmpdir(), 'mss-parity-'));
     server = await startMediaServer();
     const host = await hosts.start({
-      TRANSCRIBER: 'pocketsphinx',
+      // npm start's default: in the signals function it loads from node_modules, in the signals
+      // container from the image's speech folder (SPEECH_MODEL_DIR), which the sandbox shows it.
+      TRANSCRIBER: 'moonshine',
       // Chunks of 15 s, each in a signals container: a 45 s source is a "long" one here.
       CHUNK_SECONDS: '15',
       SIGNALS_RUNNER: 'auto',
@@ -73,11 +75,16 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
     return path;
   }
 
-  test('a render with captions and auto framing: speech transcribed in the signals task, burned in by the render container', async () => {
-    const speech = join(workDir, 'speech.wav');
-    const sentences = 'Welcome back to the show. Today we talk about the weather tomorrow morning. '.repeat(3);
+  /** A clip whose audio is espeak-ng saying two sentences about the weather `repeats` times (about 6.5 s each time). */
+  async function spokenClip(name: string, seconds: number, repeats: number): Promise<string> {
+    const speech = join(workDir, `${name}.wav`);
+    const sentences = 'Welcome back to the show. Today we talk about the weather tomorrow morning. '.repeat(repeats);
     expect(spawnSync('espeak-ng', ['-v', 'en-us', '-s', '130', '-w', speech, sentences]).status, 'espeak-ng (apt-get install espeak-ng)').toBe(0);
-    const source = await clip('speech.mp4', 20, ['-i', speech]);
+    return clip(`${name}.mp4`, seconds, ['-i', speech]);
+  }
+
+  test('a render with captions and auto framing: speech transcribed in the signals task, burned in by the render container', async () => {
+    const source = await spokenClip('speech', 20, 3);
     const analysis = await analyseOnce(client, server.add(source), 20);
     expect(analysis.status, JSON.stringify(analysis.error)).toBe('completed');
     const render = await renderFirstMoment(client, analysis.analysis_id, { output: { aspect_ratio: '9:16' }, captions: { enabled: true, preset_id: 'bold_pop' }, framing: { mode: 'auto' } });
@@ -114,10 +121,12 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
     expect(await probeInUnit(units.container('analysis', 'AcquireSourceTaskDefinitionArn'), ['yt-dlp', page])).toMatchObject({ bytes: expect.any(Number) as unknown });
   });
 
-  test('a chunked long source: each chunk in a signals container', async () => {
-    const analysis = await analyseOnce(client, server.add(await clip('long.mp4', 45)), 45);
+  test('a chunked long source: each chunk in a signals container, its speech heard there', async () => {
+    const analysis = await analyseOnce(client, server.add(await spokenClip('long', 45, 6)), 45, undefined, { what_to_find: 'Find where they talk about the weather' });
     expect(analysis.status, JSON.stringify(analysis.error)).toBe('completed');
     const containers = (output?.().stdout ?? '').split('\n').filter((line) => line.includes('"Container task done"') && line.includes(analysis.analysis_id));
     expect(containers.length).toBeGreaterThanOrEqual(3);
+    const { body } = await client.get<{ moments: { transcript_excerpt: string }[] }>(`/v1/analyses/${analysis.analysis_id}/moments`);
+    expect(body.moments.map((m) => m.transcript_excerpt).join(' ')).toMatch(/weather/i);
   });
 });

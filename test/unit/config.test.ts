@@ -104,6 +104,7 @@ describe('parseConfig: analyzer and transcriber', () => {
     expect(parseConfig({ ...minimal, ...openai, OPENAI_API_KEY: 'sk-test' })).toMatchObject({ ANALYZER: 'openai', OPENAI_MODEL: 'llama3.1' });
     expect(parseConfig({ ...minimal, ...openai, OPENAI_API_KEY_SECRET_ID: 'media-scanner/openai' }).OPENAI_API_KEY_SECRET_ID).toBe('media-scanner/openai');
     expect(parseConfig({ ...minimal, TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' })).toMatchObject({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
+    expect(parseConfig({ ...minimal, TRANSCRIBER: 'moonshine', TRANSCRIBE_LANGUAGE_CODE: 'en-GB', SPEECH_MODEL_DIR: '/opt/speech' })).toMatchObject({ TRANSCRIBER: 'moonshine', SPEECH_MODEL_DIR: '/opt/speech' });
   });
 
   it('uses whisper.cpp once its binary and model are set, unless told otherwise', () => {
@@ -125,6 +126,8 @@ describe('parseConfig: analyzer and transcriber', () => {
     // The local host's AWS credentials are its stand-ins', and Transcribe cannot read its S3.
     ['ANALYZER', { ...minimal, ...localHost, ANALYZER: 'bedrock', BEDROCK_MODEL_ID: 'amazon.nova-lite-v1:0' }],
     ['TRANSCRIBER', { ...minimal, ...localHost, TRANSCRIBER: 'aws-transcribe' }],
+    // Its model is English only: other languages need Amazon Transcribe.
+    ['TRANSCRIBE_LANGUAGE_CODE', { ...minimal, TRANSCRIBER: 'moonshine', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' }],
   ])('fails loudly naming %s', (variable, env) => {
     const message = failure(env);
     expect(message).toMatch(/^Invalid configuration: /);

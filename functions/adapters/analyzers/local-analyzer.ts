@@ -1,40 +1,75 @@
 import type { Analyzer } from '../../domain/analysis/analyzer.js';
 import type { AnalyzerResult } from '../../domain/analysis/contract.js';
+import { matchTerms, type Meaning, type Word } from '../../domain/analysis/meaning.js';
 import { namedChatMomentTypes, requestedChatTypes, type MomentBrief } from '../../domain/analysis/moment-brief.js';
-import type { SourceSignals, Span, TranscriptSegment } from '../../domain/analysis/signals.js';
+import type { SourceSignals, Span } from '../../domain/analysis/signals.js';
+import { subtractSpans } from '../../domain/analysis/spans.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
 import { chatGroundings } from './chat-moments.js';
-import { conceptsIn, transcriptTerms, type Grounding, type Occurrence } from './vocabulary.js';
+import { asksForTopic, byLength, conceptsIn, readInstruction, type Grounding, type Occurrence } from './vocabulary.js';
 
 /**
  * The `local` analyzer (DESIGN §7): deterministic, honest, built only on measured signals and
- * lexical matching of the instructions against the transcript. It answers only what its
- * signals support and lists the signals it used; anything else is `unsupported`.
+ * on the instructions read against the transcript by meaning (lemmas, word vectors, negation:
+ * `meaning`, loaded once and shared). It answers only what its signals support and lists the
+ * signals it used; anything else is `unsupported`.
  */
-export const localAnalyzer: Analyzer = {
-  name: 'local',
-  analyze({ scanner, signals, brief }) {
-    return Promise.resolve(answer(scanner, signals, brief));
-  },
-};
+export function localAnalyzer(meaning: () => Promise<Meaning>): Analyzer {
+  return {
+    name: 'local',
+    async analyze({ scanner, signals, brief }) {
+      return answer(scanner, signals, brief, await meaning());
+    },
+  };
+}
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const unsupported = (reason: string): AnalyzerResult => ({ status: 'unsupported', reason });
 const inWindow = (o: Span, window: Span) => o.endMs > window.startMs && o.startMs < window.endMs;
 
-/** Every way the text can be grounded in this source: vocabulary concepts, then transcript words. */
-function ground(text: string, signals: SourceSignals): Grounding[] {
+/**
+ * Every way the text can be grounded in this source: vocabulary concepts ("no music": where
+ * none was measured), then, only for a question about what is said, the transcript.
+ */
+function ground(text: string, signals: SourceSignals, meaning: Meaning): Grounding[] {
+  const reading = readInstruction(text, meaning.words(text));
   const groundings: Grounding[] = [];
-  for (const concept of conceptsIn(text)) {
+  for (const concept of conceptsIn(reading.signalText)) {
     const occurrences = concept.occurrences(signals);
     // The concept's signal does not exist for this media (e.g. "black" in audio): not grounded.
-    if (occurrences) groundings.push({ label: concept.name, signals: concept.signals, occurrences: within(occurrences, signals.window), fromTranscript: false });
+    if (!occurrences) continue;
+    const found: Grounding = { label: concept.name, signals: concept.signals, occurrences: within(occurrences, signals.window), fromTranscript: false };
+    groundings.push(reading.signalWords.some((w) => w.negated && concept.words.test(w.text)) ? absence(found, signals.window) : found);
   }
-  if (signals.transcript) {
-    const terms = transcriptTerms(text);
-    if (terms.length) groundings.push({ label: 'transcript', signals: ['transcript'], occurrences: transcriptHits(signals.transcript, terms, signals.window), fromTranscript: true });
-  }
+  if (reading.topic.length) groundings.push(...saidGrounding(reading.topic, reading.negated, signals, meaning));
   return groundings;
+}
+
+/** Where a grounding does not occur within the window ("no music", "without talking", "never mentions money"). */
+const absence = (g: Grounding, window: Span): Grounding => ({
+  ...g,
+  label: `no_${g.label}`,
+  occurrences: subtractSpans([window], g.occurrences).map((s) => ({ startMs: s.startMs, endMs: s.endMs, strength: byLength(s) })),
+});
+
+/**
+ * The transcript segments that say the topic: each topic word matched to a said word by lemma or
+ * by vector similarity. Cited as `transcript`, plus `transcript:meaning` and `transcript:<topic
+ * word>~<said word>` for every match that was not the same lemma. None without a transcript.
+ */
+function saidGrounding(topic: Word[], negated: boolean, signals: SourceSignals, meaning: Meaning): Grounding[] {
+  if (!signals.transcript) return [];
+  const occurrences = signals.transcript
+    .filter((segment) => inWindow(segment, signals.window))
+    .flatMap((segment): Occurrence[] => {
+      const matches = matchTerms(meaning, topic, meaning.words(segment.text));
+      if (!matches.length) return [];
+      const inferred = matches.filter((m) => m.similarity < 1);
+      const cited = inferred.length ? ['transcript', 'transcript:meaning', ...inferred.map((m) => `transcript:${m.term}~${m.said}`)] : ['transcript'];
+      return [{ startMs: segment.startMs, endMs: segment.endMs, strength: matches.reduce((sum, m) => sum + m.similarity, 0) / topic.length, signals: cited }];
+    });
+  const said: Grounding = { label: 'transcript', signals: ['transcript'], occurrences, fromTranscript: true };
+  return [negated ? absence(said, signals.window) : said];
 }
 
 const within = (occurrences: Occurrence[], window: Span) => occurrences.filter((o) => inWindow(o, window));
@@ -45,8 +80,8 @@ const within = (occurrences: Occurrence[], window: Span) => occurrences.filter((
  * instructions' own moments (each moment must be of a requested type) and the instructions rank
  * them instead; a named type the source cannot support adds nothing.
  */
-function momentGroundings(instructions: string, signals: SourceSignals, brief: MomentBrief | undefined): Grounding[] {
-  const instructed = ground(instructions, signals);
+function momentGroundings(instructions: string, signals: SourceSignals, brief: MomentBrief | undefined, meaning: Meaning): Grounding[] {
+  const instructed = ground(instructions, signals, meaning);
   const named = requestedChatTypes(brief);
   const auto = brief?.chatMomentTypes.includes('auto') ?? false;
   const chat = chatGroundings(named ?? (auto ? namedChatMomentTypes : []), signals, (span) => inWindow(span, signals.window));
@@ -68,16 +103,6 @@ function rankedBy(instructed: Grounding[], chat: Grounding[]): Grounding[] {
       return { ...o, strength: (o.strength + (best?.strength ?? 0)) / 2, signals: [...new Set([...(o.signals ?? g.signals), ...(best?.signals ?? [])])] };
     }),
   }));
-}
-
-function transcriptHits(transcript: TranscriptSegment[], terms: string[], window: Span): Occurrence[] {
-  return transcript
-    .filter((segment) => inWindow(segment, window))
-    .flatMap((segment) => {
-      const words = new Set(segment.text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []);
-      const matched = terms.filter((t) => words.has(t)).length;
-      return matched ? [{ startMs: segment.startMs, endMs: segment.endMs, strength: matched / terms.length }] : [];
-    });
 }
 
 /** The share of the window a grounding covers (0..1): how present the concept is. */
@@ -118,12 +143,12 @@ function occurrenceFindings(groundings: Grounding[], signals: SourceSignals, val
   );
 }
 
-function answer(scanner: ScannerDefinition, signals: SourceSignals, brief: MomentBrief | undefined): AnalyzerResult {
+function answer(scanner: ScannerDefinition, signals: SourceSignals, brief: MomentBrief | undefined, meaning: Meaning): AnalyzerResult {
   switch (scanner.type) {
     case 'find_moments':
     case 'monitor': {
       // The brief's chat moment types are moments: a monitor has none to find.
-      const groundings = scanner.type === 'find_moments' ? momentGroundings(scanner.instructions, signals, brief) : ground(scanner.instructions, signals);
+      const groundings = scanner.type === 'find_moments' ? momentGroundings(scanner.instructions, signals, brief, meaning) : ground(scanner.instructions, signals, meaning);
       if (!groundings.length) return unsupported(brief ? 'Neither the instructions nor the requested chat moment types can be grounded in what was measured.' : 'The instructions name nothing the local analyzer can measure.');
       const value = scanner.type === 'monitor' ? () => true : (g: Grounding) => ({ event_type: g.label });
       const findings = occurrenceFindings(groundings, signals, value);
@@ -135,7 +160,7 @@ function answer(scanner: ScannerDefinition, signals: SourceSignals, brief: Momen
       return { status: 'answered', findings };
     }
     case 'scorer': {
-      const groundings = ground(scanner.instructions, signals);
+      const groundings = ground(scanner.instructions, signals, meaning);
       if (!groundings.length) return unsupported('The instructions name nothing the local analyzer can measure.');
       const best = groundings.map((g) => ({ g, share: presence(g, signals.window) })).sort((a, b) => b.share - a.share)[0]!;
       return {
@@ -152,7 +177,7 @@ function answer(scanner: ScannerDefinition, signals: SourceSignals, brief: Momen
       };
     }
     case 'classifier':
-      return classify(scanner, signals);
+      return classify(scanner, signals, meaning);
     case 'summarizer':
       return { status: 'answered', findings: [{ value: summarize(signals), relevance_score: 1, title: 'Summary of the recording', signals: signalsPresent(signals) }] };
     case 'extractor':
@@ -160,10 +185,12 @@ function answer(scanner: ScannerDefinition, signals: SourceSignals, brief: Momen
   }
 }
 
-function classify(scanner: ScannerDefinition, signals: SourceSignals): AnalyzerResult {
+/** Labels are grounded like instructions; when the instructions ask what is talked about, each label is a topic of what is said. */
+function classify(scanner: ScannerDefinition, signals: SourceSignals, meaning: Meaning): AnalyzerResult {
   const labels = scanner.output?.labels ?? [];
+  const topics = asksForTopic(meaning.words(scanner.instructions));
   const scored = labels.flatMap((label) => {
-    const groundings = ground(label, signals);
+    const groundings = topics ? saidGrounding(meaning.words(label).filter((w) => w.content), false, signals, meaning) : ground(label, signals, meaning);
     if (!groundings.length) return [];
     const best = groundings.map((g) => ({ g, share: presence(g, signals.window) })).sort((a, b) => b.share - a.share)[0]!;
     return [{ label, ...best }];

@@ -1,3 +1,4 @@
+import type { Word } from '../../domain/analysis/meaning.js';
 import type { SourceSignals, Span } from '../../domain/analysis/signals.js';
 
 /**
@@ -36,7 +37,7 @@ const spans = (list: Span[] | undefined, strength: (s: Span) => number): Occurre
   list ? list.map((s) => ({ startMs: s.startMs, endMs: s.endMs, strength: strength(s) })) : null;
 
 /** Longer spans are stronger evidence, saturating at ten seconds. */
-const byLength = (s: Span) => Math.min(1, (s.endMs - s.startMs) / 10_000);
+export const byLength = (s: Span) => Math.min(1, (s.endMs - s.startMs) / 10_000);
 
 export const concepts: Concept[] = [
   {
@@ -101,16 +102,36 @@ export const concepts: Concept[] = [
 /** The concepts a text names, in vocabulary order. */
 export const conceptsIn = (text: string): Concept[] => concepts.filter((c) => c.words.test(text));
 
-const STOPWORDS = new Set(
-  'the a an and or of to in on at for with from by is are was were be been any all some this that these those there their when where what which who whom how find show me moments moment each every whether does did do has have had it its into about more most less very than then them they clip clips video audio recording source part parts times time'.split(
-    ' ',
-  ),
-);
+/** Instruction filler that is never a topic, beyond the NLP model's own stop words. */
+const FILLER = new Set('find show moment clip video audio recording source part time where when someone anyone anybody everyone people person speaker they'.split(' '));
 
-/** Content words of an instruction that are not vocabulary words: candidates for transcript matching. */
-export function transcriptTerms(text: string): string[] {
-  const conceptWords = concepts.map((c) => c.words);
-  return [...new Set(text.toLowerCase().match(/[\p{L}\p{N}']{3,}/gu) ?? [])].filter(
-    (word) => !STOPWORDS.has(word) && !conceptWords.some((re) => re.test(word)),
-  );
+/**
+ * Lemmas that ask about what is said (DESIGN §11: only such a question can be settled, either
+ * way, by a transcript). The content words after one are its topic.
+ */
+const SAYING = new Set(['say', 'mention', 'talk', 'speak', 'discuss', 'discussion', 'conversation', 'ask', 'tell', 'quote', 'word', 'phrase', 'topic', 'subject', 'refer', 'announce']);
+
+/** An instruction read for grounding: the part that names signal concepts, and the topic of what is said. */
+export interface Reading {
+  /** The text before the saying word (all of it when nothing is asked about what is said). */
+  signalText: string;
+  signalWords: Word[];
+  /** What must be said; empty when the instruction is not about what is said. */
+  topic: Word[];
+  /** "don't mention prices": the topic's absence is asked for. */
+  negated: boolean;
 }
+
+export function readInstruction(text: string, words: Word[]): Reading {
+  const at = words.findIndex((w) => SAYING.has(w.lemma));
+  const topic = at < 0 ? [] : words.slice(at + 1).filter((w) => w.content && !SAYING.has(w.lemma) && !FILLER.has(w.lemma));
+  // "Is anyone talking?" names no topic: it asks about speech, a signal concept.
+  if (!topic.length) return { signalText: text, signalWords: words, topic, negated: false };
+  const saying = words[at]!;
+  const cut = text.toLowerCase().search(new RegExp(`\\b${saying.text.replace(/\W/g, '\\$&')}`));
+  return { signalText: text.slice(0, Math.max(0, cut)), signalWords: words.slice(0, at), topic, negated: saying.negated || topic.some((w) => w.negated) };
+}
+
+/** Whether a classifier's labels name topics of what is said ("What do they talk about?", "Which topic is discussed?"). */
+export const asksForTopic = (words: Word[]): boolean =>
+  words.some((w, i) => SAYING.has(w.lemma) && (w.lemma === 'topic' || w.lemma === 'subject' || ['about', 'of', 'on'].includes(words[i + 1]?.lemma ?? '')));

@@ -28,7 +28,7 @@ function checkSettings(settings: RenderSettings, captionsAvailable: boolean): vo
   if (settings.captions.enabled && !captionsAvailable) {
     throw new ApiError(
       'captions_unavailable',
-      'Captions need word timings, and this deployment has no transcriber configured. Set TRANSCRIBER: aws-transcribe on AWS; locally pocketsphinx (apt-get install pocketsphinx pocketsphinx-en-us; npm start then uses it) or whisper-cpp with WHISPER_CPP_BIN and WHISPER_MODEL. Then analyse again, or render with captions.enabled false.',
+      'Captions need word timings, and this deployment has no transcriber configured. Set TRANSCRIBER: aws-transcribe on AWS; locally npm start runs moonshine unless TRANSCRIBER says otherwise (pocketsphinx, or whisper-cpp with WHISPER_CPP_BIN and WHISPER_MODEL). Then analyse again, or render with captions.enabled false.',
       'render.captions.enabled',
     );
   }

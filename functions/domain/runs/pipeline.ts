@@ -1,6 +1,7 @@
 import { enforceContract, type AnalyzerResult } from '../analysis/contract.js';
 import type { Analyzer } from '../analysis/analyzer.js';
 import type { SignalExtractor, SourceSignals, Span, Transcriber, TranscriptSegment } from '../analysis/signals.js';
+import { withTranscript } from '../analysis/transcript-speech.js';
 import { effectiveMaxObservations, requireAccount } from '../accounts.js';
 import { nowIso } from '../clock.js';
 import { newId } from '../ids.js';
@@ -141,7 +142,7 @@ export async function extractChunkSignals(deps: PipelineDeps, ref: AnalysisRef, 
     deps.transcriber.transcribe({ url, objectKey: run.objectKey, window }),
   ]);
   const signalsKey = signalsKeyOf(ref, chunk);
-  await deps.artifacts.putJson(signalsKey, { ...signals, transcript } satisfies SourceSignals);
+  await deps.artifacts.putJson(signalsKey, withTranscript(signals, transcript));
   return { signalsKey };
 }
 

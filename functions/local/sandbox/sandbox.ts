@@ -14,9 +14,8 @@ import type { Launch } from '../../composition/host.js';
 import { resolveFfmpegPath, resolveFfprobePath } from '../../adapters/ffmpeg-binaries.js';
 import { locateYtDlp } from '../../adapters/sources/yt-dlp.js';
 import { localPython } from '../../adapters/sources/process-provider-resolver.js';
-import { shippedFontFiles } from '../../adapters/renders/caption-burn-in.js';
-import { shippedFaceDetectorFiles } from '../../adapters/renders/face-detector.js';
 import { DOCKERFILE, imageFacts, runtimeContracts, units, type RuntimeContract, type ShippedBinary } from '../../runtime/contracts.js';
+import { shippedFiles } from '../../runtime/shipped-files.js';
 import { currentUnit } from '../unit-context.js';
 import { bwrapArgs, unitView, type Bind, type HostFacts, type UnitView } from './view.js';
 
@@ -87,7 +86,7 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
   return {
     binaries,
     interpreters,
-    files: { fonts: shippedFontFiles(), detector: shippedFaceDetectorFiles() },
+    files: { fonts: shippedFiles.fonts(), detector: shippedFiles.detector(), speech: shippedFiles.speech() },
     executableDirs: executableDirs.filter((dir) => !executableDirs.some((other) => dir.startsWith(`${other}/`))),
     node: process.execPath,
     python: localPython(),
@@ -97,8 +96,8 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
 
 /**
  * The units that run the analysis pipeline's transcriber. Locally that can be a binary AWS never
- * runs (pocketsphinx, whisper.cpp: the local host's transcribers), so it is added to these units'
- * views: a local-host difference, not part of their contracts.
+ * runs (pocketsphinx, whisper.cpp: the local host's transcribers; pocketsphinx as moonshine's word
+ * aligner), so it is added to these units' views: a local-host difference, not part of their contracts.
  */
 const TRANSCRIBING_MODULES: readonly string[] = ['workflows/analysis/extract-chunk-signals', 'containers/extract-signals'];
 
@@ -106,11 +105,20 @@ const TRANSCRIBING_MODULES: readonly string[] = ['workflows/analysis/extract-chu
  * The local transcriber's settings, told only to the units that run it: the configuration checks
  * its binary exists (functions/config.ts), and only their views show it.
  */
-const LOCAL_TRANSCRIBER_VARIABLES = ['TRANSCRIBER', 'POCKETSPHINX_BIN', 'POCKETSPHINX_MODEL_DIR', 'WHISPER_CPP_BIN', 'WHISPER_MODEL'] as const;
+const LOCAL_TRANSCRIBER_VARIABLES = ['TRANSCRIBER', 'POCKETSPHINX_BIN', 'POCKETSPHINX_MODEL_DIR', 'WHISPER_CPP_BIN', 'WHISPER_MODEL', 'SPEECH_MODEL_DIR'] as const;
 
-function localTranscriber(): string[] {
+function localTranscriber(contract: RuntimeContract): string[] {
   const cfg = config();
-  const binary = cfg.TRANSCRIBER === 'pocketsphinx' ? cfg.POCKETSPHINX_BIN : cfg.TRANSCRIBER === 'whisper-cpp' ? cfg.WHISPER_CPP_BIN : undefined;
+  const binary =
+    cfg.TRANSCRIBER === 'pocketsphinx'
+      ? cfg.POCKETSPHINX_BIN
+      : cfg.TRANSCRIBER === 'whisper-cpp'
+        ? cfg.WHISPER_CPP_BIN
+        : // moonshine's word aligner, in the function only: the image has none, so in the container
+          // moonshine spreads its words by length, as it does on AWS (its models and runtime are the image's).
+          cfg.TRANSCRIBER === 'moonshine' && contract.kind === 'lambda'
+          ? cfg.POCKETSPHINX_BIN
+          : undefined;
   return binary && existsSync(binary) ? [realpathSync(binary)] : [];
 }
 
@@ -140,7 +148,7 @@ export class Sandbox {
     let view = this.views.get(unit);
     if (!view) {
       const contract = this.contractOf(unit);
-      view = unitView(contract, this.facts, TRANSCRIBING_MODULES.includes(contract.module) ? localTranscriber() : []);
+      view = unitView(contract, this.facts, TRANSCRIBING_MODULES.includes(contract.module) ? localTranscriber(contract) : []);
       this.views.set(unit, view);
     }
     return view;

@@ -12,7 +12,11 @@ import { withoutVolume } from '../../helpers/sandbox.js';
 const facts: HostFacts = {
   binaries: { ffmpeg: '/repo/node_modules/ffmpeg', ffprobe: '/repo/node_modules/ffprobe', 'yt-dlp': '/usr/bin/yt-dlp' },
   interpreters: { 'yt-dlp': [{ source: '/usr/bin/python3.11', path: '/usr/bin/python3' }] },
-  files: { fonts: [{ name: 'DejaVuSans.ttf', source: '/repo/node_modules/dejavu/ttf/DejaVuSans.ttf' }], detector: [{ name: 'blazeface.bin', source: '/repo/node_modules/human/models/blazeface.bin' }] },
+  files: {
+    fonts: [{ name: 'DejaVuSans.ttf', source: '/repo/node_modules/dejavu/ttf/DejaVuSans.ttf' }],
+    detector: [{ name: 'blazeface.bin', source: '/repo/node_modules/human/models/blazeface.bin' }],
+    speech: [{ name: 'node_modules/onnxruntime-node/package.json', source: '/repo/node_modules/onnxruntime-node/package.json' }],
+  },
   executableDirs: ['/usr/bin', '/usr/local/bin', '/opt'],
   node: '/repo/node_modules/node/bin/node',
   python: '/usr/bin/python3.11',
@@ -34,7 +38,7 @@ describe('unitView and bwrapArgs', () => {
     expect(after(args, '--uid')).toEqual(['1000']);
     expect(after(args, '--gid')).toEqual(['1000']);
     expect(after(args, '--ro-bind', 2)).toEqual(
-      expect.arrayContaining(['/ /', '/repo/node_modules/ffmpeg /opt/bin/ffmpeg', '/repo/node_modules/ffprobe /opt/bin/ffprobe', '/usr/bin/yt-dlp /usr/bin/yt-dlp', '/usr/bin/python3.11 /usr/bin/python3', '/repo/node_modules/dejavu/ttf/DejaVuSans.ttf /opt/fonts/DejaVuSans.ttf', '/repo/node_modules/human/models/blazeface.bin /opt/detector/blazeface.bin', '/repo/node_modules/node/bin/node /repo/node_modules/node/bin/node']),
+      expect.arrayContaining(['/ /', '/repo/node_modules/ffmpeg /opt/bin/ffmpeg', '/repo/node_modules/ffprobe /opt/bin/ffprobe', '/usr/bin/yt-dlp /usr/bin/yt-dlp', '/usr/bin/python3.11 /usr/bin/python3', '/repo/node_modules/dejavu/ttf/DejaVuSans.ttf /opt/fonts/DejaVuSans.ttf', '/repo/node_modules/human/models/blazeface.bin /opt/detector/blazeface.bin', '/repo/node_modules/onnxruntime-node/package.json /opt/speech/node_modules/onnxruntime-node/package.json', '/repo/node_modules/node/bin/node /repo/node_modules/node/bin/node']),
     );
     // 30 GiB of task storage, world-writable as the image's VOLUME has it; writable: no remount.
     expect(args.join(' ')).toContain(`--perms 1777 --size ${30 * 1024 ** 3} --tmpfs /tmp`);

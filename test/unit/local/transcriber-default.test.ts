@@ -7,27 +7,30 @@ import { standInPocketsphinx } from '../../helpers/unit-fixtures.js';
 const { root, bin, modelDir } = standInPocketsphinx();
 
 describe('chooseLocalTranscriber', () => {
-  it('pocketsphinx when it is installed and nothing else is named', () => {
+  it('moonshine when nothing else is named, saying its word times are aligned when pocketsphinx is installed', () => {
     const env: NodeJS.ProcessEnv = { POCKETSPHINX_BIN: bin, POCKETSPHINX_MODEL_DIR: modelDir };
-    expect(chooseLocalTranscriber(env)).toMatch(/^Transcriber: pocketsphinx/);
-    expect(env.TRANSCRIBER).toBe('pocketsphinx');
+    expect(chooseLocalTranscriber(env)).toMatch(/^Transcriber: moonshine .*aligned by pocketsphinx/);
+    expect(env.TRANSCRIBER).toBe('moonshine');
   });
 
-  it('none, with one line saying how to install it, when it is missing', () => {
-    const env: NodeJS.ProcessEnv = { POCKETSPHINX_BIN: join(root, 'missing'), POCKETSPHINX_MODEL_DIR: modelDir };
-    const line = chooseLocalTranscriber(env);
-    expect(line).toContain('apt-get install -y pocketsphinx pocketsphinx-en-us');
-    expect(line.split('\n')).toHaveLength(1);
-    expect(env.TRANSCRIBER).toBe('none');
-    const incomplete: NodeJS.ProcessEnv = { POCKETSPHINX_BIN: bin, POCKETSPHINX_MODEL_DIR: root };
-    chooseLocalTranscriber(incomplete);
-    expect(incomplete.TRANSCRIBER).toBe('none');
+  it('moonshine without pocketsphinx too, with one line saying how to get aligned word times', () => {
+    for (const env of [
+      { POCKETSPHINX_BIN: join(root, 'missing'), POCKETSPHINX_MODEL_DIR: modelDir },
+      { POCKETSPHINX_BIN: bin, POCKETSPHINX_MODEL_DIR: root },
+    ] as NodeJS.ProcessEnv[]) {
+      const line = chooseLocalTranscriber(env);
+      expect(line).toMatch(/^Transcriber: moonshine .*estimated.*apt-get install -y pocketsphinx pocketsphinx-en-us/);
+      expect(line.split('\n')).toHaveLength(1);
+      expect(env.TRANSCRIBER).toBe('moonshine');
+    }
   });
 
-  it('a transcriber named in the environment (or whisper.cpp settings) wins', () => {
-    const named: NodeJS.ProcessEnv = { TRANSCRIBER: 'none', POCKETSPHINX_BIN: bin, POCKETSPHINX_MODEL_DIR: modelDir };
-    expect(chooseLocalTranscriber(named)).toBe('Transcriber: none');
-    expect(named.TRANSCRIBER).toBe('none');
+  it('a transcriber named in the environment (or whisper.cpp settings) wins: pocketsphinx stays selectable', () => {
+    for (const name of ['none', 'pocketsphinx']) {
+      const named: NodeJS.ProcessEnv = { TRANSCRIBER: name, POCKETSPHINX_BIN: bin, POCKETSPHINX_MODEL_DIR: modelDir };
+      expect(chooseLocalTranscriber(named)).toBe(`Transcriber: ${name}`);
+      expect(named.TRANSCRIBER).toBe(name);
+    }
     const whisper: NodeJS.ProcessEnv = { WHISPER_CPP_BIN: '/opt/whisper-cli', WHISPER_MODEL: '/opt/ggml.bin', POCKETSPHINX_BIN: bin, POCKETSPHINX_MODEL_DIR: modelDir };
     expect(chooseLocalTranscriber(whisper)).toBe('Transcriber: whisper-cpp');
     expect(whisper.TRANSCRIBER).toBeUndefined();

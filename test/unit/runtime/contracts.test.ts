@@ -63,7 +63,7 @@ describe('container contracts', () => {
 });
 
 describe('function contracts', () => {
-  it('run as Lambda’s user with only /tmp writable, the layer’s ffmpeg where the table asks for it', () => {
+  it('run as Lambda’s user with only /tmp writable, the layers’ ffmpeg and yt-dlp where the tables ask for them', () => {
     for (const contract of runtimeContracts().values()) {
       if (contract.kind !== 'lambda') continue;
       expect(contract.user).toEqual(LAMBDA_USER);

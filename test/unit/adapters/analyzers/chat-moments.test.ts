@@ -1,10 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { localAnalyzer } from '../../../../functions/adapters/analyzers/local-analyzer.js';
-import { conceptsIn, transcriptTerms } from '../../../../functions/adapters/analyzers/vocabulary.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testLocalAnalyzer as localAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
+import { conceptsIn, readInstruction } from '../../../../functions/adapters/analyzers/vocabulary.js';
 import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
 import { DEFAULT_WHAT_TO_FIND, type ChatMomentType } from '../../../../functions/domain/analysis/moment-brief.js';
 import type { LevelSpan, SourceSignals, TranscriptSegment } from '../../../../functions/domain/analysis/signals.js';
 import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
+
+// The NLP model loads once per file: seconds on a loaded machine, more than a test's own timeout.
+beforeAll(() => testMeaning(), 120_000);
 
 /** A segment whose words share its span evenly. */
 function said(startMs: number, endMs: number, text: string, speaker: string | null = 'spk_0'): TranscriptSegment {
@@ -168,8 +171,8 @@ describe('chat moment types in the local analyzer', () => {
 });
 
 describe('DEFAULT_WHAT_TO_FIND', () => {
-  it('is grounded in the vocabulary alone: loud peaks and scene cuts, no transcript words', () => {
+  it('is grounded in the vocabulary alone: loud peaks and scene cuts, no transcript words', async () => {
     expect(conceptsIn(DEFAULT_WHAT_TO_FIND).map((c) => c.name)).toEqual(['scene_change', 'loud']);
-    expect(transcriptTerms(DEFAULT_WHAT_TO_FIND)).toEqual([]);
+    expect(readInstruction(DEFAULT_WHAT_TO_FIND, (await testMeaning()).words(DEFAULT_WHAT_TO_FIND)).topic).toEqual([]);
   });
 });

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { localAnalyzer } from '../../../../functions/adapters/analyzers/local-analyzer.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testLocalAnalyzer as localAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
 import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
 import type { SourceSignals } from '../../../../functions/domain/analysis/signals.js';
 import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
+
+// The NLP model loads once per file: seconds on a loaded machine, more than a test's own timeout.
+beforeAll(() => testMeaning(), 120_000);
 
 /** 30 s of video: cuts at 10 s and 20 s, black 12-14 s, a loud burst 15-16 s, silence 25-28 s. */
 const video: SourceSignals = {

@@ -1,4 +1,4 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { GetObjectCommand, NoSuchKey, S3Client, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import {
@@ -11,10 +11,13 @@ import {
   TranscribeClient,
   type TranscriptionJob,
 } from '@aws-sdk/client-transcribe';
-import { localAnalyzer } from '../../../../functions/adapters/analyzers/local-analyzer.js';
+import { testLocalAnalyzer as localAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
 import { TranscriptionFailed, TranscriptionNotReady } from '../../../../functions/adapters/transcribers/errors.js';
 import { awsTranscribeTranscriber, transcriptionJobName } from '../../../../functions/adapters/transcribers/aws-transcribe.js';
 import { audioSignals, observationsOf, scanner } from './fixtures.js';
+
+// The NLP model loads once per file: seconds on a loaded machine, more than a test's own timeout.
+beforeAll(() => testMeaning(), 120_000);
 
 const transcribeMock = mockClient(TranscribeClient);
 const s3Mock = mockClient(S3Client);
@@ -171,11 +174,13 @@ describe('aws-transcribe transcriber', () => {
       ...(await adapter.transcribe({ url: '', objectKey: KEY, window: NEXT_TEN_SECONDS }))!,
     ];
     const signals = audioSignals(transcript);
-    const def = scanner('monitor', 'rocket launches');
+    const def = scanner('monitor', 'Does anyone mention a rocket?');
 
     const observations = observationsOf(await localAnalyzer.analyze({ scanner: def, signals }), def, signals);
 
-    expect(observations).toHaveLength(1);
+    // The exact word first; the launch is a rocket's by meaning, and says so.
+    expect(observations.map((o) => o.evidence.transcript_excerpt)).toEqual(['The rocket launches now!', 'Welcome to the launch.']);
+    expect(observations[1]!.evidence.signals).toEqual(['transcript', 'transcript:meaning', 'transcript:rocket~launch']);
     expect(observations[0]).toMatchObject({
       value: true,
       evidence: { start_ms: 12_000, end_ms: 13_900, transcript_excerpt: 'The rocket launches now!', speaker: 'spk_0', evidence_kind: 'transcript' },

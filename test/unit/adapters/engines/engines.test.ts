@@ -8,7 +8,6 @@ import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-r
 import { GetObjectCommand, S3Client, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetTranscriptionJobCommand, TranscribeClient } from '@aws-sdk/client-transcribe';
-import { localAnalyzer } from '../../../../functions/adapters/analyzers/local-analyzer.js';
 import { analyzerFor, transcriberFor } from '../../../../functions/adapters/engines.js';
 import { readSecretString } from '../../../../functions/adapters/secrets.js';
 import { noTranscriber } from '../../../../functions/adapters/signals/no-transcriber.js';
@@ -49,7 +48,7 @@ beforeEach(() => {
 
 describe('analyzerFor', () => {
   it('is the local analyzer by default', () => {
-    expect(analyzerFor(parseConfig(base), readSecret)).toBe(localAnalyzer);
+    expect(analyzerFor(parseConfig(base), readSecret).name).toBe('local');
   });
 
   it('asks the configured Bedrock model', async () => {

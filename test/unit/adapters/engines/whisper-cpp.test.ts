@@ -3,12 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localAnalyzer } from '../../../../functions/adapters/analyzers/local-analyzer.js';
+import { testLocalAnalyzer as localAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
 import { SignalExtractionError } from '../../../../functions/adapters/signals/errors.js';
 import { TranscriptionFailed } from '../../../../functions/adapters/transcribers/errors.js';
 import { whisperCppTranscriber } from '../../../../functions/adapters/transcribers/whisper-cpp.js';
 import { ffmpegPath, groundTruthAudio, solidColorVideo, unreadableFile, type GroundTruthMedia } from '../../../helpers/ground-truth-media.js';
 import { audioSignals, observationsOf, scanner, writeFakeWhisperCli, type FakeWhisperBehaviour } from './fixtures.js';
+
+// The NLP model loads once per file: seconds on a loaded machine, more than a test's own timeout.
+beforeAll(() => testMeaning(), 120_000);
 
 const TEST_TIMEOUT = 30_000;
 const WINDOW = { startMs: 10_000, endMs: 14_000 };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AudioFrameAnalyzer,
   PCM_SAMPLE_RATE,
+  pulseRegularity,
   speechSpans,
   syllableRateShare,
   toneSpans,
@@ -101,5 +102,24 @@ describe('syllableRateShare', () => {
     expect(syllableRateShare(envelope(1))).toBeLessThan(0.1);
     expect(syllableRateShare(Array.from({ length: 62 }, (_, i) => (i < 31 ? 0 : 20)))).toBeLessThan(0.45);
     expect(syllableRateShare(Array.from({ length: 62 }, () => 5))).toBe(0);
+  });
+});
+
+describe('pulseRegularity', () => {
+  const frames = (seconds: number) => Array.from({ length: Math.round(seconds * 31.25) }, (_, i) => i / 31.25);
+
+  it('a steady tremolo or a beat repeats (>= 0.85); syllables at uneven times do not', () => {
+    expect(pulseRegularity(frames(4).map((t) => 10 * Math.sin(2 * Math.PI * 5 * t)))).toBeGreaterThanOrEqual(0.85);
+    expect(pulseRegularity(frames(4).map((t) => (t % 0.5 < 0.1 ? 0 : -30)))).toBeGreaterThanOrEqual(0.85);
+    // Syllables of 120-300 ms with pauses of 50-250 ms, in a fixed but uneven order.
+    const lengths = [0.18, 0.3, 0.12, 0.22, 0.27, 0.15, 0.2, 0.29, 0.13, 0.24, 0.17, 0.26];
+    const pauses = [0.08, 0.2, 0.05, 0.25, 0.1, 0.15, 0.06, 0.22, 0.12, 0.09, 0.18, 0.07];
+    const onsets = lengths.map((_, i) => lengths.slice(0, i).reduce((s, l, j) => s + l + pauses[j]!, 0));
+    const speaking = (t: number) => onsets.some((o, i) => t >= o && t < o + lengths[i]!);
+    expect(pulseRegularity(frames(4).map((t) => (speaking(t) ? 0 : -30)))).toBeLessThan(0.85);
+  });
+
+  it('sound starting after silence is a step, not a pulse', () => {
+    expect(pulseRegularity(frames(4).map((t) => (t < 2 ? -40 : 0)))).toBeLessThan(0.85);
   });
 });
