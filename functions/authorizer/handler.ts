@@ -17,7 +17,7 @@ export const handler = async (
 ): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => {
   const authorization = event.headers?.authorization;
   try {
-    const { accountId, verdict } = await admitRequest(accountReads(), requestBuckets(), authorization, Date.now());
+    const { accountId, verdict } = await admitRequest(accountReads(), requestBuckets(), authorization, Date.now);
     return {
       isAuthorized: true,
       context: {

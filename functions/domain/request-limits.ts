@@ -69,15 +69,19 @@ export function refused(rate: RequestRate, tat: number, now: number): RateVerdic
 const MAX_MOVES = 4;
 
 /**
- * Takes one token from the account's bucket at `now` (ms). The first move assumes a bucket whose
- * time has passed (most requests: a client polling, or within its rate), so those cost one write;
- * a request within a burst costs a second.
+ * Takes one token from the account's bucket. The clock (ms) is read at every move, not once at
+ * arrival: a request delayed behind others (a busy table, a cold start) is judged against the
+ * time its move is made, which the moves of those that overtook it were judged against too;
+ * judged at its arrival it would find their moves ahead of its own latest and be refused falsely.
+ * The first move assumes a bucket whose time has passed (most requests: a client polling, or
+ * within its rate), so those cost one write; a request within a burst costs a second.
  */
-export async function takeRequestToken(store: RequestBucketStore, accountId: string, rate: RequestRate, now: number): Promise<RateVerdict> {
+export async function takeRequestToken(store: RequestBucketStore, accountId: string, rate: RequestRate, clock: () => number): Promise<RateVerdict> {
   const interval = intervalOf(rate);
-  const latest = latestOf(rate, now) - interval;
   let known: { stored: number | undefined } | undefined;
-  for (let move = 0; move < MAX_MOVES; move++) {
+  let now = clock();
+  for (let move = 0; move < MAX_MOVES; move++, now = clock()) {
+    const latest = latestOf(rate, now) - interval;
     const stored = known?.stored;
     if (known && stored !== undefined && stored > latest) return refused(rate, stored, now);
     const result =
@@ -103,9 +107,9 @@ export async function admitRequest(
   reads: Pick<AccountStore, 'findApiKey' | 'getAccount'>,
   buckets: RequestBucketStore,
   authorization: string | undefined,
-  now: number,
+  clock: () => number,
 ): Promise<{ accountId: string; verdict: RateVerdict }> {
   const accountId = await authenticate(reads, authorization);
   const account = await requireAccount(reads, accountId);
-  return { accountId, verdict: await takeRequestToken(buckets, accountId, requestRateOf(account), now) };
+  return { accountId, verdict: await takeRequestToken(buckets, accountId, requestRateOf(account), clock) };
 }
