@@ -116,6 +116,9 @@ export interface ServerLimits {
   maxConnectionsPerClient: number;
 }
 
+/** How long an idle keep-alive connection stays open (createApiServer says why so long). */
+const IDLE_CONNECTION_MS = 65_000;
+
 export const defaultServerLimits: ServerLimits = { requestTimeoutMs: 30_000, maxConnectionsPerClient: 256 };
 
 /**
@@ -239,6 +242,11 @@ export function createApiServer(limits: ServerLimits = defaultServerLimits): Ser
     requestTimeout: 0,
     connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
   });
+  // Node closes an idle connection 5 s after its last answer by default, and the client, told so,
+  // reuses it for 3 s. A host whose event loop stalls past that (units analysing in-process on a
+  // busy machine) runs the expired timer before it reads the request already sent, and resets the
+  // connection under it (ECONNRESET). Kept a minute, an idle connection is always the client's to drop.
+  server.keepAliveTimeout = IDLE_CONNECTION_MS;
   const baseUrl = () => {
     const address = server.address();
     return `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 0}`;

@@ -86,6 +86,7 @@ export interface Client {
 /** Sees every response api() receives, before the test does; throwing fails the request (and the test). */
 export type ResponseHook = (response: { method: string; url: string; status: number; headers: Headers; text: string }) => void;
 let responseHook: ResponseHook | undefined;
+let lastAnswerAt = Date.now();
 
 /**
  * Opt-in: the integration project validates every response against openapi.json this way
@@ -107,7 +108,11 @@ export function api(baseUrl: string, apiKey?: string): Client {
       headers['content-type'] = 'application/json';
     }
     Object.assign(headers, options.headers);
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const started = Date.now();
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }).catch((error: unknown) => {
+      throw new Error(`${method} ${baseUrl}${path} failed after ${Date.now() - started} ms (${Date.now() - lastAnswerAt} ms since the last answer)`, { cause: error });
+    });
+    lastAnswerAt = Date.now();
     const text = await response.text();
     responseHook?.({ method, url: response.url, status: response.status, headers: response.headers, text });
     let parsed: unknown = text;

@@ -84,6 +84,7 @@ export function startHost(options: StartOptions): Promise<HostProcess> {
  */
 export function hostsOnOwnData(prefix: string) {
   const hosts: HostProcess[] = [];
+  const stopping = new Set<HostProcess>();
   let dataDir = '';
   return {
     dataDir: () => dataDir,
@@ -91,10 +92,16 @@ export function hostsOnOwnData(prefix: string) {
       dataDir ||= await mkdtemp(join(tmpdir(), prefix));
       const host = await startHost({ dataDir, ...(env ? { env } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
       hosts.push(host);
+      // A host that dies under a test shows up there as a refused or reset request: say why it died.
+      void host.exited.then(({ code, signal }) => {
+        const crashed = (code !== null && code !== 0) || signal === 'SIGSEGV' || signal === 'SIGABRT' || signal === 'SIGBUS';
+        if (crashed && !stopping.has(host)) console.error(`local host ${host.baseUrl} exited (${code ?? signal}) while a test used it:\n${host.output().stderr.slice(-4_000)}`);
+      });
       return host;
     },
     async cleanUp(): Promise<void> {
       for (const host of hosts) {
+        stopping.add(host);
         if (host.child.exitCode === null && host.child.signalCode === null) {
           host.child.kill('SIGINT');
           await Promise.race([host.exited, new Promise((r) => setTimeout(r, 20_000))]);

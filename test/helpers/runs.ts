@@ -159,7 +159,9 @@ export async function createPendingUpload(client: Client, path: string, contentT
 /** Sends the bytes as an integrator must: upload_method to upload_url with every upload_headers entry. */
 export async function putBytes(upload: Upload, path: string): Promise<void> {
   if (!upload.upload_url || !upload.upload_method || !upload.upload_headers) throw new Error('the upload has no single signed target');
-  const response = await fetch(upload.upload_url, { method: upload.upload_method, headers: upload.upload_headers, body: await readFile(path) });
+  const response = await fetch(upload.upload_url, { method: upload.upload_method, headers: upload.upload_headers, body: await readFile(path) }).catch((error: unknown) => {
+    throw new Error(`${upload.upload_method} ${upload.upload_url} failed`, { cause: error });
+  });
   await response.arrayBuffer();
   expect(response.status, `PUT ${upload.upload_id}`).toBe(200);
 }
