@@ -8,6 +8,7 @@ import { ApiError, type ErrorCode } from '../domain/errors.js';
 import { errorResponse } from '../http/responses.js';
 import { matchRoute, notFoundHandler } from '../routes.js';
 import { handler as authorize } from '../authorizer/handler.js';
+import { keepIdleConnections } from './idle-connections.js';
 import { lambdaContext } from './lambda-context.js';
 import { inUnit } from './unit-context.js';
 import { units } from '../runtime/contracts.js';
@@ -115,9 +116,6 @@ export interface ServerLimits {
   /** Connections one client address may hold open at once; a request on one more is answered 429. */
   maxConnectionsPerClient: number;
 }
-
-/** How long an idle keep-alive connection stays open (createApiServer says why so long). */
-const IDLE_CONNECTION_MS = 65_000;
 
 export const defaultServerLimits: ServerLimits = { requestTimeoutMs: 30_000, maxConnectionsPerClient: 256 };
 
@@ -242,11 +240,7 @@ export function createApiServer(limits: ServerLimits = defaultServerLimits): Ser
     requestTimeout: 0,
     connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
   });
-  // Node closes an idle connection 5 s after its last answer by default, and the client, told so,
-  // reuses it for 3 s. A host whose event loop stalls past that (units analysing in-process on a
-  // busy machine) runs the expired timer before it reads the request already sent, and resets the
-  // connection under it (ECONNRESET). Kept a minute, an idle connection is always the client's to drop.
-  server.keepAliveTimeout = IDLE_CONNECTION_MS;
+  keepIdleConnections(server);
   const baseUrl = () => {
     const address = server.address();
     return `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 0}`;

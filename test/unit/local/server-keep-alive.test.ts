@@ -1,6 +1,7 @@
 /**
- * A client reusing an idle connection is answered even when the host's event loop stalls for
- * seconds after the request was sent (units analysing in-process on a busy machine): with Node's
+ * The local host's API server (and s3rver, which functions/local/idle-connections.ts sets alike):
+ * a client reusing an idle connection is answered even when the host's event loop stalls for
+ * seconds after the request was sent (units analysing in-process on a busy machine). With Node's
  * default 5 s keep-alive, the expired idle timer ran before the request was read and the
  * connection was reset under the client (ECONNRESET, seen in CI).
  */
