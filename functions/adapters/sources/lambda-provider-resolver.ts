@@ -1,6 +1,6 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { logger } from '../../shared/logger.js';
-import type { ProviderResolverInvoker } from './provider-resolution.js';
+import { answerOf, type ProviderResolverInvoker } from './provider-resolution.js';
 
 /**
  * The provider-resolver function invoked synchronously: the AWS host's way to run it. Give it a
@@ -19,7 +19,7 @@ export function lambdaProviderResolver(lambda: LambdaClient, functionName: strin
       logger.warn('The provider resolver could not be invoked', { errorName: (error as Error).name });
       return undefined;
     }
-    const body = parseJson(reply.Payload ? new TextDecoder().decode(reply.Payload) : '');
+    const body = answerOf(reply.Payload ? new TextDecoder().decode(reply.Payload) : '');
     if (reply.FunctionError) {
       // Lambda's own timeout (Sandbox.Timedout) or an exception in the handler.
       logger.warn('The provider resolver failed', { functionError: reply.FunctionError, errorType: errorTypeOf(body) });
@@ -27,14 +27,6 @@ export function lambdaProviderResolver(lambda: LambdaClient, functionName: strin
     }
     return body;
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 const errorTypeOf = (body: unknown): string | undefined =>

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { reportStandInCall } from '../aws-call-hooks.js';
 import { logger } from '../../shared/logger.js';
-import type { ProviderResolverInvoker } from './provider-resolution.js';
+import { answerOf, type ProviderResolverInvoker } from './provider-resolution.js';
 import { runYtDlp } from './yt-dlp-process.js';
 
 export interface ProcessProviderResolverOptions {
@@ -47,10 +47,6 @@ export function processProviderResolver(options: ProcessProviderResolverOptions)
       logger.warn('The provider resolver failed', { exitCode: run.exitCode, timedOut: run.timedOut });
       return undefined;
     }
-    try {
-      return JSON.parse(run.stdout) as unknown;
-    } catch {
-      return undefined;
-    }
+    return answerOf(run.stdout);
   };
 }

@@ -17,6 +17,15 @@ export interface ProviderResolverEvent {
  */
 export type ProviderResolverInvoker = (event: ProviderResolverEvent) => Promise<unknown>;
 
+/** The handler's printed or returned JSON; undefined when it is not JSON (factsOfAnswer then answers 503). */
+export function answerOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The handler's answer as the facts of the page or the error DESIGN §4 gives for it. Judging the
  * info dict stays here (factsOf), where the container's downloads are judged too: the handler
