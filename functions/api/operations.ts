@@ -387,7 +387,7 @@ export const errorDescriptions: Record<ErrorCode, string> = {
   webhook_endpoint_limit_reached: 'the account has as many webhook endpoints as it may have; delete one first',
   request_timeout: 'the request did not arrive in time',
   payload_too_large: 'the body is over what the endpoint accepts',
-  request_header_fields_too_large: 'the request line and headers are too large',
+  request_header_fields_too_large: 'the request line and headers are too large, or too many header lines',
   untrusted_source_url: 'neither a built-in provider nor an exact trusted host (private and loopback addresses are always refused)',
   source_unreadable: 'no decodable video at a permitted source',
   rate_limited: 'throttled, or too many concurrent changes; retry with backoff',

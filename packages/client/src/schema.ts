@@ -2808,7 +2808,7 @@ export interface components {
                 };
             };
         };
-        /** @description `request_header_fields_too_large`: the request line and headers are too large. */
+        /** @description `request_header_fields_too_large`: the request line and headers are too large, or too many header lines. */
         RequestHeaderFieldsTooLarge: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
