@@ -250,7 +250,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Price one window of a source URL */
+        /**
+         * Price one window of a source URL
+         * @description Takes the body of POST /v1/analyses, validated the same way, so a client prices exactly what it will submit; only the source, the window and use_proof_allowance bear on the price.
+         */
         post: operations["quoteAnalysis"];
         delete?: never;
         options?: never;
@@ -3805,7 +3808,12 @@ export interface operations {
                  * @example {
                  *       "source_url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ",
                  *       "analysis_start_seconds": 0,
-                 *       "analysis_end_seconds": 600
+                 *       "analysis_end_seconds": 600,
+                 *       "what_to_find": "Moments where the guest tells a story",
+                 *       "chat_moment_types": [
+                 *         "story"
+                 *       ],
+                 *       "max_moments": 5
                  *     }
                  */
                 "application/json": {
@@ -3814,6 +3822,15 @@ export interface operations {
                     analysis_end_seconds: number;
                     /** @default false */
                     use_proof_allowance?: boolean;
+                    what_to_find?: string;
+                    /** @enum {string} */
+                    profile?: "conversation" | "gameplay";
+                    chat_moment_types?: ("auto" | "q_and_a" | "story" | "opinion" | "reaction" | "funny" | "advice")[];
+                    /** @enum {string} */
+                    speech_cleanup?: "natural" | "tight";
+                    max_moments?: number;
+                    min_seconds?: number;
+                    max_seconds?: number;
                 };
             };
         };
