@@ -2177,7 +2177,7 @@ export interface components {
                 at: string;
                 /** @description The receiver's HTTP status; a 2xx within 15 s is success, a 3xx is never followed. Null when there was no answer. */
                 status_code: number | null;
-                /** @description Why there was no answer: target_refused (the URL now breaks the outbound rules), dns_failed, connect_failed, tls_failed, timeout, network_error; or why nothing was sent: endpoint_disabled, endpoint_deleted, event_delivery_unavailable. Null when the receiver answered. */
+                /** @description Why there was no answer: target_refused (the URL now breaks the outbound rules), dns_failed (the hostname did not resolve at that attempt), connect_failed, tls_failed, timeout, network_error; or why nothing was sent: endpoint_disabled, endpoint_deleted, event_delivery_unavailable. Null when the receiver answered. */
                 error: string | null;
                 duration_ms: number;
                 /** @description The first 1 KiB of the receiver's answer, as text. */
