@@ -55,7 +55,7 @@ afterAll(() => server.close());
 /** A fresh account that trusts the loopback media server's host. */
 async function trustedClient(options: AccountOptions = {}): Promise<{ client: Client; accountId: string }> {
   const account = await createAccount({ plan: 'creator', credits: 100, ...options });
-  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir'), { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }));
+  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir')));
   return { client: clientFor(account.apiKey), accountId: account.accountId };
 }
 

@@ -53,7 +53,7 @@ afterAll(async () => {
 /** A fresh account's key, trusting the loopback media server's host. */
 async function trustedKey(credits: number): Promise<string> {
   const account = await createAccount({ plan: 'creator', credits });
-  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir'), { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }));
+  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir')));
   return account.apiKey;
 }
 
