@@ -8,6 +8,7 @@ import { planNames } from '../domain/plans.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
 import { localDocumentClient, readRunningHost, stateFile } from '../local/host.js';
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 
 /**
  * Operator CLI (key creation is not an API operation). By default it works on the running local
@@ -20,7 +21,8 @@ const usage = `Usage: npm run admin -- accounts <command> [options]
   add-credits --account <acct_...> --credits <n>
   trust-host <hostname> [--account <acct_...>]
   event-delivery --on|--off [--account <acct_...>]
-Targets the running local host (LOCAL_DATA_DIR, default .local) unless --table NAME --region R is given.`;
+Targets the running local host (LOCAL_DATA_DIR, default .local), following its LOCAL_ALLOW_LOOPBACK_TARGETS,
+unless --table NAME --region R is given. Prints one JSON object; its "host" names where it acted.`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -40,17 +42,32 @@ const { values, positionals } = parseArgs({
   },
 });
 
-const dataDir = process.env.LOCAL_DATA_DIR ?? '.local';
+const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.local');
 const positiveInt = (name: string) => z.coerce.number({ error: `--${name} must be a number` }).check(z.int(), z.positive(`--${name} must be a positive integer`));
 
-async function target(): Promise<{ doc: DynamoDBDocumentClient; tableName: string }> {
+/** Where the commands act, as the output names it, and whether loopback names may be trusted there (DESIGN §9). */
+interface Target {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  host: { base_url: string; data_dir: string } | { table: string; region: string };
+  allowLoopback: boolean;
+}
+
+async function target(): Promise<Target> {
   if (values.table) {
     if (!values.region) throw new Error('--table needs --region');
-    return { doc: DynamoDBDocumentClient.from(new DynamoDBClient({ region: values.region })), tableName: values.table };
+    const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: values.region }));
+    return { doc, tableName: values.table, host: { table: values.table, region: values.region }, allowLoopback: false };
   }
   const running = await readRunningHost(dataDir);
   if (!running) throw new Error(`No local host is running under ${dataDir}: start it with \`npm start\`, or pass --table NAME --region R.`);
-  return { doc: localDocumentClient(running.dynamodb_endpoint), tableName: running.table };
+  return {
+    doc: localDocumentClient(running.dynamodb_endpoint),
+    tableName: running.table,
+    host: { base_url: running.base_url, data_dir: dataDir },
+    // The running host's own setting: what it will fetch is what it may be told to trust.
+    allowLoopback: running.allow_loopback_targets,
+  };
 }
 
 /** A contracted request rate (both options, or neither: the plan's). */
@@ -72,7 +89,11 @@ async function defaultAccount(): Promise<string> {
 async function main(): Promise<unknown> {
   const [group, command, argument] = positionals;
   if (values.help || group !== 'accounts' || !command) throw new Error(usage);
-  const { doc, tableName } = await target();
+  const acting = await target();
+  return { ...(await run(command, argument, acting)), host: acting.host };
+}
+
+async function run(command: string, argument: string | undefined, { doc, tableName, allowLoopback }: Target): Promise<Record<string, unknown>> {
   // Admin commands never list anything, so cursors are never issued here.
   const store = dynamoAccountStore({ doc, tableName, cursors: () => Promise.reject(new Error('The admin CLI lists nothing, so it issues no cursors')) });
   switch (command) {
@@ -103,8 +124,6 @@ async function main(): Promise<unknown> {
     case 'trust-host': {
       if (!argument) throw new Error('trust-host needs a hostname');
       const accountId = await defaultAccount();
-      // Loopback names only for the local host's own table, and only when it may reach loopback (DESIGN §9).
-      const allowLoopback = !values.table && process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1';
       return { account_id: accountId, trusted_hosts: await trustHost(store, accountId, argument, { allowLoopback }) };
     }
     case 'event-delivery': {

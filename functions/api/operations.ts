@@ -39,6 +39,16 @@ export interface Operation {
 
 const sourceErrors = ['untrusted_source_url', 'source_unreadable', 'source_too_large', 'provider_unavailable'] as const satisfies readonly ErrorCode[];
 
+/** One body for the quote and the submission: a client quotes exactly what it will submit. */
+const oneOffExample = {
+  source_url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+  analysis_start_seconds: 0,
+  analysis_end_seconds: 600,
+  what_to_find: 'Moments where the guest tells a story',
+  chat_moment_types: ['story'],
+  max_moments: 5,
+};
+
 export const operations = {
   'GET /v1/account': {
     operationId: 'getAccount',
@@ -159,9 +169,10 @@ export const operations = {
     operationId: 'quoteAnalysis',
     tag: 'Analyses',
     summary: 'Price one window of a source URL',
+    description: 'Takes the body of POST /v1/analyses, validated the same way, so a client prices exactly what it will submit; only the source, the window and use_proof_allowance bear on the price.',
     response: { status: 200, schema: 'AnalysisQuote', description: 'Exact credits, balance and affordability.' },
     errors: [...sourceErrors, 'window_out_of_range'],
-    example: { source_url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', analysis_start_seconds: 0, analysis_end_seconds: 600 },
+    example: oneOffExample,
   },
   'POST /v1/analyses': {
     operationId: 'createAnalysis',
@@ -170,14 +181,7 @@ export const operations = {
     description: 'Re-prices the window and reserves its credits (or claims the proof allowance) before acquisition; poll every 5-10 s with jitter.',
     response: { status: 202, schema: 'Analysis', description: 'The queued analysis.' },
     errors: [...sourceErrors, 'window_out_of_range', 'insufficient_credits', 'proof_allowance_exhausted', 'queue_unavailable'],
-    example: {
-      source_url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
-      analysis_start_seconds: 0,
-      analysis_end_seconds: 600,
-      what_to_find: 'Moments where the guest tells a story',
-      chat_moment_types: ['story'],
-      max_moments: 5,
-    },
+    example: oneOffExample,
   },
   'GET /v1/analyses': {
     operationId: 'listAnalyses',
@@ -387,7 +391,7 @@ export const errorDescriptions: Record<ErrorCode, string> = {
   webhook_endpoint_limit_reached: 'the account has as many webhook endpoints as it may have; delete one first',
   request_timeout: 'the request did not arrive in time',
   payload_too_large: 'the body is over what the endpoint accepts',
-  request_header_fields_too_large: 'the request line and headers are too large',
+  request_header_fields_too_large: 'the request line and headers are too large, or too many header lines',
   untrusted_source_url: 'neither a built-in provider nor an exact trusted host (private and loopback addresses are always refused)',
   source_unreadable: 'no decodable video at a permitted source',
   rate_limited: 'throttled, or too many concurrent changes; retry with backoff',

@@ -79,6 +79,8 @@ export interface RunningHost {
   table: string;
   bucket: string;
   pid: number;
+  /** LOCAL_ALLOW_LOOPBACK_TARGETS of this host: the admin CLI follows it, whatever its own environment says. */
+  allow_loopback_targets: boolean;
 }
 
 export const stateFile = (dataDir: string) => join(dataDir, 'local-host.json');
@@ -257,6 +259,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       table: LOCAL_TABLE,
       bucket: LOCAL_BUCKET,
       pid: process.pid,
+      allow_loopback_targets: config().LOCAL_ALLOW_LOOPBACK_TARGETS,
     };
     await writeFile(runningFile(dataDir), JSON.stringify(running, null, 2));
     await lock.listening(baseUrl);

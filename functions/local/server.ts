@@ -16,6 +16,14 @@ import type { ApiEvent, ApiResponse } from '../http/types.js';
 
 /** API Gateway HTTP APIs refuse request bodies over 10 MB; the local host does the same. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * Header lines a request may carry. API Gateway's HTTP API quotas bound only the bytes (10,240
+ * of request line and header values, not adjustable) and state no count, so this is the edge
+ * convention (Apache's LimitRequestFields, Tomcat, Envoy, nghttpx: 100): far above what a client
+ * sends (about 20), and low enough that the local host is never laxer than AWS. node:http's own
+ * default (2,000) let hundreds through.
+ */
+export const MAX_HEADER_LINES = 100;
 const functionsDir = join(import.meta.dirname, '..');
 
 type RouteHandler = (event: ApiEvent | APIGatewayProxyEventV2, context: Context) => Promise<ApiResponse>;
@@ -197,7 +205,7 @@ function rawResponse(response: ApiResponse, headOnly = false): string {
 function clientErrorOf(error: NodeJS.ErrnoException, limits: ServerLimits): ApiError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('request_header_fields_too_large', `The request line and headers are limited to ${maxHeaderSize / 1024} KiB.`);
+      return new ApiError('request_header_fields_too_large', `The request line and headers are limited to ${maxHeaderSize / 1024} KiB and ${MAX_HEADER_LINES} header lines.`);
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return new ApiError('payload_too_large', 'Chunk extensions are too large.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
@@ -241,6 +249,8 @@ export function createApiServer(limits: ServerLimits = defaultServerLimits): Ser
     connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
   });
   keepIdleConnections(server);
+  // A line past the count is a parser error (HPE_HEADER_OVERFLOW), as bytes past maxHeaderSize are: answered 431 below.
+  server.maxHeadersCount = MAX_HEADER_LINES;
   const baseUrl = () => {
     const address = server.address();
     return `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 0}`;

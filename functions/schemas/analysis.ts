@@ -11,27 +11,23 @@ const seconds = z.number().check(z.minimum(0), z.maximum(10 * 24 * 3600));
 export const preflightSchema = z.strictObject({ source_url: sourceUrl });
 export type PreflightInput = z.infer<typeof preflightSchema>;
 
-const quoteShape = {
-  source_url: sourceUrl,
-  analysis_start_seconds: seconds,
-  analysis_end_seconds: seconds,
-  /** Pay with the account's one proof analysis (window <= 7,200 s) instead of credits. */
-  use_proof_allowance: z._default(z.boolean(), false),
-};
-
-/** POST /v1/analyses/quote: the exact price of one explicit window. */
-export const quoteSchema = z.strictObject(quoteShape);
-export type QuoteInput = z.infer<typeof quoteSchema>;
-
 /** Defaults of a one-off analysis when the request leaves them out. */
 export const ONE_OFF_DEFAULTS = { profile: 'conversation', speech_cleanup: 'natural', max_moments: 10, min_seconds: 15, max_seconds: 60 } as const;
 
 const momentSeconds = z.int().check(z.minimum(MOMENT_SECONDS.min), z.maximum(MOMENT_SECONDS.max));
 
-/** POST /v1/analyses (SPEC "One-off analysis request fields"). */
+/**
+ * POST /v1/analyses (SPEC "One-off analysis request fields"), and POST /v1/analyses/quote, which
+ * takes the same body so a client prices exactly what it will submit: every field is validated
+ * alike, and only the source, the window and use_proof_allowance bear on the price.
+ */
 export const analysisCreateSchema = z
   .strictObject({
-    ...quoteShape,
+    source_url: sourceUrl,
+    analysis_start_seconds: seconds,
+    analysis_end_seconds: seconds,
+    /** Pay with the account's one proof analysis (window <= 7,200 s) instead of credits. */
+    use_proof_allowance: z._default(z.boolean(), false),
     what_to_find: z.optional(z.pipe(z.string().check(z.trim(), z.minLength(1)), maxChars(600))),
     profile: z.optional(z.enum(profiles)),
     chat_moment_types: z.optional(

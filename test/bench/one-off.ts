@@ -60,7 +60,7 @@ async function plainToBucket(url: string, s3: S3Client, bucket: string, size: nu
 async function trustLoopback(dataDir: string): Promise<void> {
   const child = spawn(process.execPath, [tsxCli, 'functions/admin/cli.ts', 'accounts', 'trust-host', '127.0.0.1'], {
     cwd: repoRoot,
-    env: childEnv({ LOCAL_DATA_DIR: dataDir, LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }),
+    env: childEnv({ LOCAL_DATA_DIR: dataDir }),
     stdio: 'ignore',
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

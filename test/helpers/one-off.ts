@@ -16,7 +16,7 @@ export interface OneOff {
 /** A new account that trusts loopback sources, on the host at `baseUrl` with data in `dataDir`. */
 export async function trustedClient(baseUrl: string, dataDir: string, credits = 100): Promise<Client> {
   const account = await createAccount({ plan: 'creator', credits }, dataDir);
-  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], dataDir, { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }));
+  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], dataDir));
   return api(baseUrl, account.apiKey);
 }
 

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
+import { hostsOnOwnData } from '../helpers/host-process.js';
 import { adminOutput, clientFor, createAccount, expectError, isoMillisPattern, runAdmin, type Account, type NewAccount, type ProcessResult } from '../helpers/api.js';
 
 const GiB = 1024 ** 3;
@@ -28,6 +29,9 @@ beforeAll(async () => {
   const created = await Promise.all(plans.map((p) => createAccount({ plan: p.plan, credits: p.credits })));
   plans.forEach((p, i) => accounts.set(p.plan, created[i] as NewAccount));
 });
+
+/** The shared host, as the admin CLI names the host it acted on. */
+const sharedHost = () => ({ base_url: inject('baseUrl'), data_dir: inject('dataDir') });
 
 const getAccount = async (apiKey: string): Promise<Account> => {
   const response = await clientFor(apiKey).get<Account>('/v1/account');
@@ -98,7 +102,7 @@ describe('admin CLI: accounts add-credits', () => {
     const { accountId, apiKey } = accountOf('hobby');
     const before = (await getAccount(apiKey)).wallet.balance_credits;
     const result = adminOutput<{ account_id: string; balance_credits: number }>(await runAdmin(['accounts', 'add-credits', '--account', accountId, '--credits', '250']));
-    expect(result).toEqual({ account_id: accountId, balance_credits: before + 250 });
+    expect(result).toEqual({ account_id: accountId, balance_credits: before + 250, host: sharedHost() });
     const account = await getAccount(apiKey);
     expect(account.wallet.balance_credits).toBe(before + 250);
     expect(Date.parse(account.updated_at)).toBeGreaterThanOrEqual(Date.parse(account.created_at));
@@ -130,20 +134,30 @@ describe('admin CLI: accounts trust-host', () => {
     expect((await getAccount(apiKey)).trusted_hosts).toEqual(['cdn.example.org', 'media.example.com']);
   });
 
-  test('localhost or an IP literal fails with exit code 1 and changes nothing', async () => {
-    const { accountId, apiKey } = accountOf('beginner');
-    const hosts = ['localhost', '127.0.0.1', '[::1]', '10.0.0.1', '8.8.8.8'];
-    const results = await Promise.all(hosts.map((host) => runAdmin(['accounts', 'trust-host', host, '--account', accountId])));
-    results.forEach((result, i) => expectFailure(result, hosts[i] ?? '', /loopback|hostname/i));
-    expect((await getAccount(apiKey)).trusted_hosts).toEqual([]);
+  test('on the shared host, started with LOCAL_ALLOW_LOOPBACK_TARGETS=1, loopback names may be trusted without setting it again; other addresses never', { timeout: 120_000 }, async () => {
+    const { accountId, apiKey } = await createAccount({ plan: 'hobby' });
+    // runAdmin passes none of this process's LOCAL_ALLOW_LOOPBACK_TARGETS: the CLI reads the host's.
+    const hosts = ['localhost', '::1', '10.0.0.1', '8.8.8.8'];
+    const [localhost, ipv6, ...refused] = await Promise.all(hosts.map((host) => runAdmin(['accounts', 'trust-host', host, '--account', accountId])));
+    for (const result of [localhost, ipv6]) expect(adminOutput(result!)).toMatchObject({ account_id: accountId, host: sharedHost() });
+    refused.forEach((result, i) => expectFailure(result, hosts[i + 2] ?? '', /hostname/i));
+    expect((await getAccount(apiKey)).trusted_hosts).toEqual(['[::1]', 'localhost']);
   });
 
-  test('with LOCAL_ALLOW_LOOPBACK_TARGETS=1 the local host may trust loopback names, and still no other address', async () => {
-    const { accountId, apiKey } = await createAccount({ plan: 'hobby' });
-    const loopback = { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' };
-    for (const host of ['localhost', '::1']) adminOutput(await runAdmin(['accounts', 'trust-host', host, '--account', accountId], inject('dataDir'), loopback));
-    expectFailure(await runAdmin(['accounts', 'trust-host', '10.0.0.1', '--account', accountId], inject('dataDir'), loopback), '10.0.0.1', /hostname/i);
-    expect((await getAccount(apiKey)).trusted_hosts).toEqual(['[::1]', 'localhost']);
+  test('on a host started without LOCAL_ALLOW_LOOPBACK_TARGETS, localhost or an IP literal fails with exit code 1, even with the variable set for the CLI', { timeout: 300_000 }, async () => {
+    const own = hostsOnOwnData('mss-no-loopback-');
+    try {
+      const host = await own.start(undefined, 180_000);
+      const hosts = ['localhost', '127.0.0.1', '[::1]', '10.0.0.1', '8.8.8.8'];
+      const [trusted, ...results] = await Promise.all([
+        runAdmin(['accounts', 'trust-host', 'media.example.com', '--account', host.accountId], own.dataDir()),
+        ...hosts.map((name) => runAdmin(['accounts', 'trust-host', name, '--account', host.accountId], own.dataDir(), { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' })),
+      ]);
+      results.forEach((result, i) => expectFailure(result, hosts[i] ?? '', /loopback|hostname/i));
+      expect(adminOutput(trusted)).toEqual({ account_id: host.accountId, trusted_hosts: ['media.example.com'], host: { base_url: host.baseUrl, data_dir: own.dataDir() } });
+    } finally {
+      await own.cleanUp();
+    }
   });
 });
 
@@ -154,7 +168,9 @@ describe('admin CLI: accounts create', () => {
     const lines = result.stdout.split('\n').filter((line) => line.length > 0);
     expect(lines).toHaveLength(1);
     const created = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
-    expect(Object.keys(created).sort()).toEqual(['account_id', 'api_key']);
+    expect(Object.keys(created).sort()).toEqual(['account_id', 'api_key', 'host']);
+    // It says which host it acted on: the one whose running.json it read.
+    expect(created.host).toEqual(sharedHost());
     expect(created.account_id).toMatch(/^acct_[0-9a-f]{32}$/);
     expect(created.api_key).toMatch(/^sk_(live|test)_[0-9A-Za-z]{40}$/);
     const account = await getAccount(String(created.api_key));

@@ -55,7 +55,7 @@ afterAll(() => server.close());
 /** A fresh account that trusts the loopback media server's host. */
 async function trustedClient(options: AccountOptions = {}): Promise<{ client: Client; accountId: string }> {
   const account = await createAccount({ plan: 'creator', credits: 100, ...options });
-  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir'), { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }));
+  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir')));
   return { client: clientFor(account.apiKey), accountId: account.accountId };
 }
 
@@ -127,6 +127,30 @@ describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
     expect(proof.body).toMatchObject({ credits: 0, affordable: true, proof: { available: true, applies: true } });
     expectError(await client.post('/v1/analyses/quote', windowBody(url, 30, 20)), 400, 'window_out_of_range', 'analysis_end_seconds');
     expectError(await client.post('/v1/analyses/quote', windowBody(url, 0, SOURCE_SECONDS + 5)), 400, 'window_out_of_range', 'analysis_end_seconds');
+  });
+
+  test('quote takes the submission body as it will be sent: its other fields are checked as a submission checks them and do not change the price', async () => {
+    const { client } = await trustedClient({ credits: 5 });
+    const url = server.add(video);
+    const submission = windowBody(url, 10, 71, { what_to_find: 'a story', profile: 'conversation', chat_moment_types: ['story'], speech_cleanup: 'tight', max_moments: 3, min_seconds: 5, max_seconds: 20 });
+    const full = await client.post<Record<string, unknown>>('/v1/analyses/quote', submission);
+    expect(full.status, full.text).toBe(200);
+    const bare = await client.post<Record<string, unknown>>('/v1/analyses/quote', windowBody(url, 10, 71));
+    expect(full.body).toEqual(bare.body);
+    expect(full.body).toMatchObject({ credits: 2, affordable: true });
+    // What a submission refuses, the quote refuses with the same answer, before measuring the source.
+    for (const [extra, field] of [
+      [{ profile: 'gameplay', speech_cleanup: 'tight' }, 'speech_cleanup'],
+      [{ min_seconds: 30, max_seconds: 20 }, 'min_seconds'],
+      [{ max_moments: 0 }, 'max_moments'],
+      [{ what_to_find: 'x'.repeat(601) }, 'what_to_find'],
+    ] as const) {
+      const { request_id: _quoted, ...quoted } = expectError(await client.post('/v1/analyses/quote', windowBody(url, 10, 71, extra)), 400, 'validation_failed', field);
+      const { request_id: _submitted, ...submitted } = expectError(await client.post('/v1/analyses', windowBody(url, 10, 71, extra)), 400, 'validation_failed', field);
+      expect(quoted).toEqual(submitted);
+    }
+    expectError(await client.post('/v1/analyses/quote', windowBody(url, 10, 71, { webhook_url: 'https://example.com' })), 400, 'validation_failed');
+    expect(await balanceOf(client)).toBe(5);
   });
 
   test('an analysis reserves its quote, acquires the source, completes with ranked moments and announces analysis.completed', async () => {

@@ -53,7 +53,7 @@ afterAll(async () => {
 /** A fresh account's key, trusting the loopback media server's host. */
 async function trustedKey(credits: number): Promise<string> {
   const account = await createAccount({ plan: 'creator', credits });
-  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir'), { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }));
+  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir')));
   return account.apiKey;
 }
 
@@ -100,6 +100,17 @@ describe.concurrent('media-scanner', () => {
     const noKey = await cli(['account'], { MEDIA_SCANNER_API_KEY: '' });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('MEDIA_SCANNER_API_KEY');
+  });
+
+  test('analyses quote takes the options of create and sends the body create would: a setting the submission refuses, the quote refuses', async () => {
+    const key = await trustedKey(5);
+    const url = server.add(video);
+    const quoted = await cli(['--json', 'analyses', 'quote', url, '--window', '0:61', '--what', 'a story', '--types', 'story', '--max-moments', '3'], { MEDIA_SCANNER_API_KEY: key });
+    expect(quoted.code, quoted.stderr).toBe(0);
+    expect(JSON.parse(quoted.stdout)).toMatchObject({ object: 'analysis_quote', billed_seconds: 61, credits: 2, balance_credits: 5, affordable: true });
+    const refused = await cli(['analyses', 'quote', url, '--window', '0:61', '--profile', 'gameplay', '--tight'], { MEDIA_SCANNER_API_KEY: key });
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stderr).toMatch(/^error: validation_failed \(HTTP 400\): .*\[speech_cleanup\]/m);
   });
 
   test('analyze: preflight, quote, submit and --wait print the analysis and its ranked moments as JSON', async () => {

@@ -1,7 +1,7 @@
 /**
  * What one client may hold on the local host (functions/local/server.ts), probed with raw sockets
  * as a hostile or broken client would: a body that trickles or stops is answered 408 within the
- * bound (LOCAL_REQUEST_TIMEOUT_MS, 2 s here), slow headers too; oversized headers and URLs 431; a
+ * bound (LOCAL_REQUEST_TIMEOUT_MS, 2 s here), slow headers too; oversized headers, URLs and header counts 431; a
  * connection beyond the per-address cap (LOCAL_MAX_CONNECTIONS_PER_CLIENT, 8 here) 429; and a 413
  * reaches a client that keeps sending. Every answer is in the error envelope. Bounds asserted are
  * generous: the machine may be busy.
@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api, expectError, type ApiResponse } from '../helpers/api.js';
 import { hostsOnOwnData, type HostProcess } from '../helpers/host-process.js';
+import { MAX_HEADER_LINES } from '../../functions/local/server.js';
 
 const TIMEOUT_MS = 2_000;
 const CAP = 8;
@@ -138,6 +139,19 @@ describe('oversized request heads', () => {
   test('a URL over 16 KiB is answered 431 in the envelope', async () => {
     const result = await exchange((socket) => socket.write(`GET /v1/scanners?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
     expectError(result.response, 431, 'request_header_fields_too_large');
+  });
+
+  test(`hundreds of header lines are answered 431 in the envelope, as an oversized head is; ${MAX_HEADER_LINES} are served`, async () => {
+    // Small lines (about 5 KiB in all): the count refuses them, not the size.
+    const lines = (count: number) => Array.from({ length: count }, (_, i) => `X-Pad-${i}: ${i}\r\n`).join('');
+    const many = await exchange((socket) => socket.write(`GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines(300)}Authorization: Bearer ${host.apiKey}\r\n\r\n`));
+    expectError(many.response, 431, 'request_header_fields_too_large');
+    expect((many.response.body as { error: { message: string } }).error.message).toContain(`${MAX_HEADER_LINES} header lines`);
+    // At the limit (Host and Authorization included), the request is served: nothing was dropped on the way.
+    const atLimit = await exchange((socket) =>
+      socket.write(`GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${lines(MAX_HEADER_LINES - 3)}Authorization: Bearer ${host.apiKey}\r\n\r\n`),
+    );
+    expect(atLimit.response.status, atLimit.response.text).toBe(200);
   });
 
   test('a request that is not HTTP is answered 400 in the envelope', async () => {

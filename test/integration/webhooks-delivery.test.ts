@@ -226,6 +226,18 @@ describe('webhook delivery', () => {
     expect(receiver.strays).toEqual([]);
   });
 
+  test('an endpoint whose name does not resolve yet is created; each attempt resolves it again and fails with dns_failed', async () => {
+    // .invalid never resolves (RFC 6761): a receiver whose DNS is not set up yet.
+    const response = await client.post<Endpoint>('/v1/webhook-endpoints', { url: 'https://hooks.receiver.invalid/in', events: ['render.failed'] });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body.url).toBe('https://hooks.receiver.invalid/in');
+    const eventId = await sendTest(client, response.body.endpoint_id);
+    const [delivery] = await waitForDeliveries(client, { event_id: eventId }, ([d]) => (d?.attempts.length ?? 0) >= 2);
+    expect(delivery!.status).toBe('pending');
+    for (const attempt of delivery!.attempts) expect(attempt).toMatchObject({ status_code: null, error: 'dns_failed', response_body: null });
+    expect((await client.send('DELETE', `/v1/webhook-endpoints/${response.body.endpoint_id}`)).status).toBe(200);
+  });
+
   test('after a secret rotation, deliveries carry a signature under each secret, and each verifies alone', async () => {
     const rotating = receiver.hook('/rotating');
     const endpoint = await createEndpoint(client, rotating, ['render.failed']);

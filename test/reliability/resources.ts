@@ -24,7 +24,7 @@ export interface Tenant {
 export async function newTenant(credits = 100): Promise<Tenant> {
   const account = await createAccount({ plan: 'creator', credits });
   // Its one-off sources and webhook receivers are loopback servers (the shared host allows loopback).
-  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir'), { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }));
+  adminOutput(await runAdmin(['accounts', 'trust-host', '127.0.0.1', '--account', account.accountId], inject('dataDir')));
   return { ...account, client: api(inject('baseUrl'), account.apiKey) };
 }
 

@@ -60,7 +60,7 @@ export function checkUrl(input: string | URL, policy: TargetPolicy): URL {
   }
   const hostname = bareHostname(url);
   // A single-label name is resolved through the resolver's search domains: an intranet name.
-  if (isIP(hostname) === 0 && !hostname.replace(/\.$/, '').includes('.') && !isLocalhost(hostname)) {
+  if (isIP(hostname) === 0 && !hostname.replace(/\.$/, '').includes('.') && !isLocalhostName(hostname)) {
     throw new OutboundRequestRefused('host_not_allowed', target, 'the hostname must be a fully qualified public name');
   }
   return url;
@@ -128,6 +128,7 @@ function bareHostname(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
-function isLocalhost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === 'localhost.';
+/** `localhost` and its subdomains, which name loopback whatever DNS says (RFC 6761 §6.3). */
+export function isLocalhostName(hostname: string): boolean {
+  return /(^|\.)localhost\.?$/i.test(hostname);
 }

@@ -2,11 +2,11 @@ import { requireAccount } from '../../domain/accounts.js';
 import { quoteAnalysis } from '../../domain/analyses/one-off.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentQuote } from '../../shared/analysis-presenters.js';
-import { quoteSchema } from '../../schemas/analysis.js';
+import { analysisCreateSchema } from '../../schemas/analysis.js';
 import { noQuerySchema } from '../../schemas/common.js';
 import { sourceProbing } from '../../composition/source-probing.js';
 
-export const handler = httpHandler('api/analyses/quote', { query: noQuerySchema, body: quoteSchema }, sourceProbing, async ({ accountId, body }, deps) => {
+export const handler = httpHandler('api/analyses/quote', { query: noQuerySchema, body: analysisCreateSchema }, sourceProbing, async ({ accountId, body }, deps) => {
   const account = await requireAccount(deps.accounts, accountId);
   return { status: 200, body: presentQuote(await quoteAnalysis(deps, account, body)) };
 });

@@ -11,7 +11,7 @@ import type { SourceFacts, SourceOrigin, SourceReader } from '../sources/ports.j
 import { creditsFor, queuedAnalysis, queuedRun, type AnalysisRecord, type AnalysisSource } from '../runs/model.js';
 import type { RunStore, WorkflowStarter } from '../runs/ports.js';
 import { startOrRefund } from '../runs/submit.js';
-import { ONE_OFF_DEFAULTS, type AnalysisCreate, type PreflightInput, type QuoteInput } from '../../schemas/analysis.js';
+import { ONE_OFF_DEFAULTS, type AnalysisCreate, type PreflightInput } from '../../schemas/analysis.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
 import { PAID_MAX_SOURCE_BYTES, PROOF_MAX_SOURCE_BYTES, PROOF_MAX_WINDOW_MS } from './limits.js';
 
@@ -79,8 +79,11 @@ export interface AnalysisQuote {
   limits: { maxSourceBytes: number; concurrency: number };
 }
 
+/** What prices an analysis; the rest of a submission does not. */
+type PricedInput = Pick<AnalysisCreate, 'analysis_start_seconds' | 'analysis_end_seconds' | 'use_proof_allowance'>;
+
 /** SPEC: a required window inside the source; a proof window at most 7,200 s. */
-function windowOf(input: QuoteInput, facts: SourceFacts): Span {
+function windowOf(input: PricedInput, facts: SourceFacts): Span {
   const window = { startMs: Math.round(input.analysis_start_seconds * 1000), endMs: Math.round(input.analysis_end_seconds * 1000) };
   if (window.endMs <= window.startMs) throw new ApiError('window_out_of_range', 'analysis_end_seconds must be after analysis_start_seconds.', 'analysis_end_seconds');
   if (window.endMs > facts.durationMs) {
@@ -92,7 +95,7 @@ function windowOf(input: QuoteInput, facts: SourceFacts): Span {
   return window;
 }
 
-function quoteOf(account: Account, input: QuoteInput, facts: SourceFacts): AnalysisQuote {
+function quoteOf(account: Account, input: PricedInput, facts: SourceFacts): AnalysisQuote {
   const window = windowOf(input, facts);
   const billedMs = window.endMs - window.startMs;
   const windowCredits = creditsFor(billedMs);
@@ -110,8 +113,8 @@ function quoteOf(account: Account, input: QuoteInput, facts: SourceFacts): Analy
   };
 }
 
-/** POST /v1/analyses/quote: the exact credits of one explicit window (1 per started minute). */
-export async function quoteAnalysis(deps: Pick<OneOffDeps, 'sources' | 'allowLoopback'>, account: Account, input: QuoteInput): Promise<AnalysisQuote> {
+/** POST /v1/analyses/quote: the exact credits of the submission's window (1 per started minute). */
+export async function quoteAnalysis(deps: Pick<OneOffDeps, 'sources' | 'allowLoopback'>, account: Account, input: AnalysisCreate): Promise<AnalysisQuote> {
   const { facts } = await probe(deps, account, input.source_url);
   return quoteOf(account, input, facts);
 }

@@ -477,11 +477,10 @@ export function program(): Command {
     }),
   );
   const windowed = (command: Command) => command.requiredOption('--window <start:end>', 'seconds of the source to analyse').option('--proof', 'use the proof allowance', false);
-  windowed(analyses.command('quote <source_url>')).action(
-    run(async ({ api, out }, sourceUrl: string, options: { window: string; proof: boolean }) => {
-      const window = windowOf(options.window);
-      if (!window) throw new UsageError('--window is required');
-      const quote = await unwrap(api.api.POST('/v1/analyses/quote', { body: { source_url: sourceUrl, ...window, use_proof_allowance: options.proof } }));
+  // The options of create: the quote takes the body the submission would send.
+  analysisOptions(windowed(analyses.command('quote <source_url>'))).action(
+    run(async ({ api, out }, sourceUrl: string, options: AnalysisOptions) => {
+      const quote = await unwrap(api.api.POST('/v1/analyses/quote', { body: analysisBody(sourceUrl, options) }));
       out.result(quote, () => keyValues({ billed_seconds: quote.billed_seconds, credits: quote.credits, balance: quote.balance_credits, affordable: quote.affordable, proof_applies: quote.proof.applies }));
     }),
   );
@@ -583,8 +582,7 @@ export function program(): Command {
         const preflight = await unwrap(api.api.POST('/v1/sources/preflight', { body: { source_url: sourceUrl } }));
         const provider = 'id' in preflight.provider ? preflight.provider.name : preflight.provider.host;
         out.note(`Source: ${provider}, ${seconds(preflight.duration_ms)}; up to ${preflight.max_window_seconds}s can be analysed now${preflight.proof_available ? ', proof allowance available' : ''}.`);
-        const window = { analysis_start_seconds: body.analysis_start_seconds, analysis_end_seconds: body.analysis_end_seconds };
-        const quote = await unwrap(api.api.POST('/v1/analyses/quote', { body: { source_url: sourceUrl, ...window, use_proof_allowance: options.proof } }));
+        const quote = await unwrap(api.api.POST('/v1/analyses/quote', { body }));
         out.note(
           `Quote: ${quote.credits} credit(s) for ${quote.billed_seconds}s${quote.proof.applies ? ' (proof allowance)' : ''}; balance ${quote.balance_credits}: ${quote.affordable ? 'affordable' : 'not affordable'}.`,
         );

@@ -250,7 +250,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Price one window of a source URL */
+        /**
+         * Price one window of a source URL
+         * @description Takes the body of POST /v1/analyses, validated the same way, so a client prices exactly what it will submit; only the source, the window and use_proof_allowance bear on the price.
+         */
         post: operations["quoteAnalysis"];
         delete?: never;
         options?: never;
@@ -2174,7 +2177,7 @@ export interface components {
                 at: string;
                 /** @description The receiver's HTTP status; a 2xx within 15 s is success, a 3xx is never followed. Null when there was no answer. */
                 status_code: number | null;
-                /** @description Why there was no answer: target_refused (the URL now breaks the outbound rules), dns_failed, connect_failed, tls_failed, timeout, network_error; or why nothing was sent: endpoint_disabled, endpoint_deleted, event_delivery_unavailable. Null when the receiver answered. */
+                /** @description Why there was no answer: target_refused (the URL now breaks the outbound rules), dns_failed (the hostname did not resolve at that attempt), connect_failed, tls_failed, timeout, network_error; or why nothing was sent: endpoint_disabled, endpoint_deleted, event_delivery_unavailable. Null when the receiver answered. */
                 error: string | null;
                 duration_ms: number;
                 /** @description The first 1 KiB of the receiver's answer, as text. */
@@ -2808,7 +2811,7 @@ export interface components {
                 };
             };
         };
-        /** @description `request_header_fields_too_large`: the request line and headers are too large. */
+        /** @description `request_header_fields_too_large`: the request line and headers are too large, or too many header lines. */
         RequestHeaderFieldsTooLarge: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -3805,7 +3808,12 @@ export interface operations {
                  * @example {
                  *       "source_url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ",
                  *       "analysis_start_seconds": 0,
-                 *       "analysis_end_seconds": 600
+                 *       "analysis_end_seconds": 600,
+                 *       "what_to_find": "Moments where the guest tells a story",
+                 *       "chat_moment_types": [
+                 *         "story"
+                 *       ],
+                 *       "max_moments": 5
                  *     }
                  */
                 "application/json": {
@@ -3814,6 +3822,15 @@ export interface operations {
                     analysis_end_seconds: number;
                     /** @default false */
                     use_proof_allowance?: boolean;
+                    what_to_find?: string;
+                    /** @enum {string} */
+                    profile?: "conversation" | "gameplay";
+                    chat_moment_types?: ("auto" | "q_and_a" | "story" | "opinion" | "reaction" | "funny" | "advice")[];
+                    /** @enum {string} */
+                    speech_cleanup?: "natural" | "tight";
+                    max_moments?: number;
+                    min_seconds?: number;
+                    max_seconds?: number;
                 };
             };
         };

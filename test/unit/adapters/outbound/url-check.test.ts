@@ -34,7 +34,7 @@ describe('outboundUrlCheck (webhook URLs, DESIGN 9)', () => {
     ['https://[::1]/in', /public addresses only/],
     ['https://[::ffff:7f00:1]/in', /public addresses only/],
     ['https://169.254.169.254/latest', /public addresses only/],
-    ['https://nowhere.example.com/in', /does not resolve/],
+    ['https://app.localhost/in', /does not resolve/],
     ['not a url', /absolute URL/],
   ])('refuses %s', async (url, reason) => {
     const verdict = await strict(url);
@@ -44,6 +44,14 @@ describe('outboundUrlCheck (webhook URLs, DESIGN 9)', () => {
       // Never the address a name resolved to: that is information about the network.
       expect(verdict.reason).not.toMatch(/10\.0\.0\.7|192\.168/);
     }
+  });
+
+  it('accepts a public https name that does not resolve yet: delivery resolves and checks it at every attempt', async () => {
+    await expect(strict('https://Nowhere.Example.com/in')).resolves.toEqual({ allowed: true, url: 'https://nowhere.example.com/in' });
+    await expect(local('https://nowhere.example.com/in')).resolves.toMatchObject({ allowed: true });
+    // Plain http is for loopback targets: a name that does not resolve cannot be shown to be one.
+    await expect(local('http://nowhere.example.com/in')).resolves.toEqual({ allowed: false, reason: 'the hostname does not resolve' });
+    await expect(local('https://app.localhost/in')).resolves.toEqual({ allowed: false, reason: 'the hostname does not resolve' });
   });
 
   it('with loopback allowed (local host), admits loopback over plain http, and nothing else new', async () => {

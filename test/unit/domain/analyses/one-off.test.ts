@@ -10,7 +10,7 @@ import { acquisitionRunnerFor } from '../../../../functions/domain/runs/pipeline
 import type { AnalysisRecord, RunRecord } from '../../../../functions/domain/runs/model.js';
 import type { ReservationOutcome, RunStore } from '../../../../functions/domain/runs/ports.js';
 import type { SourceFacts } from '../../../../functions/domain/sources/ports.js';
-import { analysisCreateSchema, quoteSchema } from '../../../../functions/schemas/analysis.js';
+import { analysisCreateSchema } from '../../../../functions/schemas/analysis.js';
 import { testAccount } from '../../../helpers/unit-fixtures.js';
 
 const GiB = 1024 ** 3;
@@ -62,7 +62,7 @@ describe('preflight', () => {
 describe('quote', () => {
   it('bills 1 credit per started minute of the window, 0 when the proof allowance applies', async () => {
     const { deps } = fakes();
-    const quote = (extra: Record<string, unknown>) => quoteAnalysis(deps, account({ creditsBalance: 1 }), quoteSchema.parse({ source_url: URL_, ...extra }));
+    const quote = (extra: Record<string, unknown>) => quoteAnalysis(deps, account({ creditsBalance: 1 }), analysisCreateSchema.parse({ source_url: URL_, ...extra }));
     expect(await quote({ analysis_start_seconds: 10, analysis_end_seconds: 70 })).toMatchObject({ billedMs: 60_000, credits: 1, affordable: true });
     expect(await quote({ analysis_start_seconds: 10, analysis_end_seconds: 70.5 })).toMatchObject({ credits: 2, affordable: false });
     expect(await quote({ analysis_start_seconds: 0, analysis_end_seconds: 120, use_proof_allowance: true })).toMatchObject({ credits: 0, affordable: true, proof: { applies: true } });
@@ -71,7 +71,7 @@ describe('quote', () => {
   it('refuses windows outside the source, backwards ones and proof windows over 7,200 s', async () => {
     const { deps } = fakes({ durationMs: 9_000_000 });
     const code = (start: number, end: number, proof = false) =>
-      codeOf(quoteAnalysis(deps, account(), quoteSchema.parse({ source_url: URL_, analysis_start_seconds: start, analysis_end_seconds: end, use_proof_allowance: proof })));
+      codeOf(quoteAnalysis(deps, account(), analysisCreateSchema.parse({ source_url: URL_, analysis_start_seconds: start, analysis_end_seconds: end, use_proof_allowance: proof })));
     expect(await code(30, 30)).toBe('window_out_of_range');
     expect(await code(0, 9_001)).toBe('window_out_of_range');
     expect(await code(0, 7_201, true)).toBe('window_out_of_range');
