@@ -9,6 +9,7 @@ import { ContainerCluster } from './constructs/container-cluster.js';
 import { EngineAccess } from './constructs/engine-access.js';
 import { EventDelivery } from './constructs/event-delivery.js';
 import { MediaBucket } from './constructs/media-bucket.js';
+import { RouteRoles } from './constructs/route-roles.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { ServiceHttpApi } from './constructs/service-http-api.js';
 import { ServiceMonitoring } from './constructs/service-monitoring.js';
@@ -140,10 +141,17 @@ export class MediaScannerStack extends Stack {
       description: 'Describes provider page URLs with yt-dlp for preflight, quote and submission',
     });
 
-    // One function and one route per entry of the route table; nothing here names a route.
+    // One function and one route per entry of the route table; nothing here names a route. Routes
+    // whose entries declare the same grants share a role (RouteRoles says why).
+    const routeRoles = new RouteRoles(this, 'RouteRoles');
     for (const route of routes as readonly RouteDefinition[]) {
       const id = constructIdFor(route.handler);
-      const fn = new ServiceFunction(this, id, { contract: lambdaContractOf(units.route(routeKey(route))), description: routeKey(route), environment });
+      const fn = new ServiceFunction(this, id, {
+        contract: lambdaContractOf(units.route(routeKey(route))),
+        description: routeKey(route),
+        environment,
+        role: routeRoles.roleFor(route),
+      });
       fn.bindTable(table, route.table);
       if (route.bucket) fn.bindBucket(media.bucket, route.bucket);
       if (route.events) fn.bindEventBus(eventBus);

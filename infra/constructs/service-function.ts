@@ -53,6 +53,11 @@ export interface ServiceFunctionProps {
   readonly contract: LambdaContract;
   readonly description?: string;
   readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * The role to run with, when functions with identical grants share one (RouteRoles). Its grants
+   * are then every sharer's, so share it only among functions bound to the same things. @default a role of its own
+   */
+  readonly role?: Role;
 }
 
 /**
@@ -67,13 +72,15 @@ function functionLogs(scope: Construct): LogGroup {
 }
 
 /**
- * A Lambda function with the service's defaults: the stack's function log group and a role that
- * holds nothing but what the bind methods grant. Node functions run nodejs24.x on arm64 (x86_64 when
+ * A Lambda function with the service's defaults: the stack's function log group and a role (its own,
+ * or one shared with functions of identical grants) that holds nothing but what the bind methods grant. Node functions run nodejs24.x on arm64 (x86_64 when
  * they carry the ffmpeg layer) from an ESM bundle built by the locally installed esbuild; the one
  * Python function (the provider resolver) runs its handler's directory as it is, with the yt-dlp layer.
  */
 export class ServiceFunction extends Construct {
   public readonly fn: LambdaFunction;
+  /** Where the grants land, and so where cdk-nag's acknowledgements of them go. */
+  private readonly role: Role;
 
   public constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -82,7 +89,8 @@ export class ServiceFunction extends Construct {
 
     // Our own role instead of the default one, whose AWSLambdaBasicExecutionRole managed policy
     // may write to any log group in the account (cdk-nag IAM4): this one writes only to the service's.
-    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    const role = props.role ?? new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.role = role;
     logGroup.grantWrite(role);
 
     const { contract } = props;
@@ -139,13 +147,13 @@ export class ServiceFunction extends Construct {
 
   /** Grants the table access a route needs and tells the function the table's name. */
   public bindTable(table: ServiceTable, access: DataAccess): void {
-    grantTableAccess(this, this.fn, table, access);
+    grantTableAccess(this.role, this.fn, table, access);
     this.fn.addEnvironment('TABLE_NAME', table.tableName);
   }
 
   /** Grants object access in the media bucket (see grantBucketAccess) and tells the function the bucket's name. */
   public bindBucket(bucket: Bucket, access: DataAccess): void {
-    grantBucketAccess(this, this.fn, bucket, access);
+    grantBucketAccess(this.role, this.fn, bucket, access);
     this.fn.addEnvironment('MEDIA_BUCKET', bucket.bucketName);
   }
 

@@ -2,16 +2,21 @@ import { Duration } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   HttpApi,
+  HttpIntegrationType,
   HttpMethod,
   HttpRoute,
+  HttpRouteIntegration,
   HttpRouteKey,
+  IntegrationCredentials,
   LogGroupLogDestination,
+  PayloadFormatVersion,
   type CfnAuthorizer,
+  type HttpRouteIntegrationConfig,
   type HttpStage,
   type ThrottleSettings,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -47,10 +52,39 @@ const accessLogFormat = AccessLogFormat.custom(
   }),
 );
 
+/**
+ * A Lambda proxy integration (payload 2.0, as HttpLambdaIntegration's) that API Gateway calls with
+ * the credentials of `invoker`, which may invoke the function by its own ARN (unqualified, as the
+ * integration names it). HttpLambdaIntegration instead adds a resource-based permission to the
+ * function for each route: one more CloudFormation resource per route, and a permission can only
+ * ever name one function, so no single one can serve every route.
+ */
+class InvokeWithRoleIntegration extends HttpRouteIntegration {
+  public constructor(
+    id: string,
+    private readonly handler: IFunction,
+    private readonly invoker: Role,
+  ) {
+    super(id);
+  }
+
+  public bind(): HttpRouteIntegrationConfig {
+    Grant.addToPrincipal({ grantee: this.invoker, actions: ['lambda:InvokeFunction'], resourceArns: [this.handler.functionArn] });
+    return {
+      type: HttpIntegrationType.AWS_PROXY,
+      uri: this.handler.functionArn,
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      credentials: IntegrationCredentials.fromRole(this.invoker),
+    };
+  }
+}
+
 /** The public HTTP API: every route behind the Lambda authorizer, with JSON access logs. */
 export class ServiceHttpApi extends Construct {
   public readonly api: HttpApi;
   private readonly stage: HttpStage;
+  /** The one role API Gateway invokes every route's function (and the fallback) with: see InvokeWithRoleIntegration. */
+  private readonly invoker: Role;
 
   public constructor(scope: Construct, id: string, props: ServiceHttpApiProps) {
     super(scope, id);
@@ -71,11 +105,12 @@ export class ServiceHttpApi extends Construct {
       resultsCacheTtl: Duration.seconds(0),
     });
 
+    this.invoker = new Role(this, 'InvokeRole', { assumedBy: new ServicePrincipal('apigateway.amazonaws.com') });
     this.api = new HttpApi(this, 'Api', {
       description: 'Media Scanner Service public API',
       defaultAuthorizer: authorizer,
       // The $default route catches whatever no route matches, so it too answers with our envelope.
-      defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', props.fallback),
+      defaultIntegration: new InvokeWithRoleIntegration('FallbackIntegration', props.fallback, this.invoker),
       // Created below instead, since the default stage offers no access log settings.
       createDefaultStage: false,
     });
@@ -98,7 +133,7 @@ export class ServiceHttpApi extends Construct {
     return new HttpRoute(this, id, {
       httpApi: this.api,
       routeKey: HttpRouteKey.with(path, HttpMethod[method]),
-      integration: new HttpLambdaIntegration(`${id}Integration`, handler),
+      integration: new InvokeWithRoleIntegration(`${id}Integration`, handler, this.invoker),
     });
   }
 

@@ -20,7 +20,7 @@ function readmeCounts(): Record<string, number> {
 }
 
 describe('README describes the template it deploys', () => {
-  it('counts the functions, state machines, task definitions, log groups, alarms and resources the template has', () => {
+  it('counts the functions, state machines, task definitions, log groups, alarms, roles and resources the template has', () => {
     const count = (type: string) => Object.keys(q.find(type)).length;
     expect(readmeCounts()).toEqual({
       'Lambda functions': count('AWS::Lambda::Function'),
@@ -28,6 +28,7 @@ describe('README describes the template it deploys', () => {
       'container task definitions': count('AWS::ECS::TaskDefinition'),
       'log groups': count('AWS::Logs::LogGroup'),
       alarms: count('AWS::CloudWatch::Alarm'),
+      'IAM roles': count('AWS::IAM::Role'),
       'CloudFormation resources': Object.keys(q.resources).length,
     });
   });

@@ -5,6 +5,7 @@ import { tableDefinition } from '../../functions/adapters/table/definition.js';
 import type { Config } from '../../functions/config.js';
 import { RETENTION_TAG_KEY, retentionClasses } from '../../functions/domain/retention.js';
 import { routeKey, routes, type RouteDefinition } from '../../functions/routes.js';
+import { grantSetId } from '../../infra/constructs/route-roles.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../../functions/workflows/registry.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import type { SynthesizedAssembly } from './synth.js';
@@ -34,7 +35,18 @@ const stateMachineArnVariables: Readonly<Record<WorkflowName, keyof Config>> = {
   render: 'RENDER_STATE_MACHINE_ARN',
 };
 
+/** The project's guard under CloudFormation's 500 resources a stack may hold, and how many more routes must fit under it. */
+const RESOURCE_GUARD = 450;
+const ROUTES_OF_HEADROOM = 20;
+const resourceCount = (): number => Object.keys(q.resources).length;
+
 const find = (type: string, props: object = {}) => q.find(type, props);
+/** Logical id of the authorizer's function. */
+function authorizerFunction(): string {
+  const [authorizer] = Object.values(find('AWS::ApiGatewayV2::Authorizer'));
+  const uri = authorizer!.Properties.AuthorizerUri as { 'Fn::Join': [string, unknown[]] };
+  return (uri['Fn::Join'][1].find((part) => typeof part === 'object' && part !== null && 'Fn::GetAtt' in part) as FnGetAtt)['Fn::GetAtt'][0];
+}
 const functionBehindRoute = (key: string): string => q.functionBehindRoute(key);
 const actionsOf = (functionId: string): string[] => q.actionsOf(functionId);
 const descriptionOf = (functionId: string): unknown => q.descriptionOf(functionId);
@@ -63,6 +75,46 @@ describe('routes', () => {
     const functionIds = routes.map((route) => functionBehindRoute(routeKey(route)));
     expect(new Set(functionIds).size).toBe(routes.length);
     expect(functionIds.map(descriptionOf)).toEqual(routes.map(routeKey));
+  });
+
+  it('shares a role between two routes exactly when their entries declare the same grants, and with no other function', () => {
+    const roleOfRoute = (route: RouteDefinition) => q.roleOf(functionBehindRoute(routeKey(route)));
+    for (const a of routes as readonly RouteDefinition[]) {
+      for (const b of routes as readonly RouteDefinition[]) {
+        expect(roleOfRoute(a) === roleOfRoute(b), `${routeKey(a)} and ${routeKey(b)}`).toBe(grantSetId(a) === grantSetId(b));
+      }
+    }
+    const routeRoles = new Set(routes.map(roleOfRoute));
+    const routeFunctions = new Set(routes.map((route) => functionBehindRoute(routeKey(route))));
+    const othersOnRouteRoles = q.functionIds().filter((id) => !routeFunctions.has(id) && routeRoles.has(q.roleOf(id)));
+    expect(othersOnRouteRoles).toEqual([]);
+    console.log(`Route roles: ${routeRoles.size} for ${routes.length} routes.`);
+  });
+
+  it('has API Gateway invoke the route functions and the fallback with one role that may invoke exactly those, and no Lambda permission per route', () => {
+    const behindRoutes = [...routes.map(routeKey), '$default'].map((key) => q.routeParts(key));
+    const invokers = new Set(behindRoutes.map(({ integrationId }) => (q.resource(integrationId).Properties.CredentialsArn as FnGetAtt)['Fn::GetAtt'][0]));
+    expect(invokers.size).toBe(1);
+    const [invoker] = [...invokers] as [string];
+    expect(q.resource(invoker).Properties.AssumeRolePolicyDocument).toMatchObject({ Statement: [{ Action: 'sts:AssumeRole', Principal: { Service: 'apigateway.amazonaws.com' } }] });
+    const statements = q.statementsOfRole(invoker);
+    expect(sorted(statements.flatMap((s) => [s.Action].flat()))).toEqual(['lambda:InvokeFunction']);
+    expect(sorted(q.resourcesGranted(statements, 'lambda:InvokeFunction'))).toEqual(sorted(behindRoutes.map(({ functionId }) => ({ 'Fn::GetAtt': [functionId, 'Arn'] }))));
+    // The authorizer's is the one permission API Gateway has.
+    const permissions = Object.values(find('AWS::Lambda::Permission', { Principal: 'apigateway.amazonaws.com' }));
+    expect(permissions).toHaveLength(1);
+    expect(permissions[0]!.Properties.FunctionName).toEqual({ 'Fn::GetAtt': [authorizerFunction(), 'Arn'] });
+  });
+
+  it(`keeps the invoking role's policy under IAM's 10,240 characters a role's inline policies may hold with ${ROUTES_OF_HEADROOM} more routes`, () => {
+    const [integration] = Object.values(find('AWS::ApiGatewayV2::Integration'));
+    const invoker = (integration!.Properties.CredentialsArn as FnGetAtt)['Fn::GetAtt'][0];
+    // The longest a function ARN can be: the longest partition and region, a 64-character function name.
+    const longestArn = `"arn:aws-us-gov:lambda:us-gov-west-1:123456789012:function:${'f'.repeat(64)}"`;
+    const documents = q.policiesOfRole(invoker).map((id) => JSON.stringify(q.resource(id).Properties.PolicyDocument).replace(/\{"Fn::GetAtt":\["[^"]+","Arn"\]\}/g, longestArn));
+    const size = documents.join('').length + ROUTES_OF_HEADROOM * (longestArn.length + 1);
+    console.log(`Invoking role's policy: at most ${size} characters with ${ROUTES_OF_HEADROOM} more routes.`);
+    expect(size).toBeLessThan(10_240);
   });
 
   it('grants each route the table and bucket access its entry declares, and the cursor key only to routes that page lists', () => {
@@ -98,12 +150,7 @@ describe('authorizer', () => {
   });
 
   it('reads the table but not the cursor key', () => {
-    const [authorizer] = Object.values(find('AWS::ApiGatewayV2::Authorizer'));
-    const uri = authorizer!.Properties.AuthorizerUri as { 'Fn::Join': [string, unknown[]] };
-    const functionId = (uri['Fn::Join'][1].find((part) => typeof part === 'object' && part !== null && 'Fn::GetAtt' in part) as FnGetAtt)[
-      'Fn::GetAtt'
-    ][0];
-    const actions = actionsOf(functionId);
+    const actions = actionsOf(authorizerFunction());
     expect(actions).toContain('dynamodb:GetItem');
     expect(actions).not.toContain('dynamodb:PutItem');
     expect(actions).not.toContain('secretsmanager:GetSecretValue');
@@ -149,8 +196,21 @@ describe('functions', () => {
   });
 
   it('stays well under CloudFormation\'s 500 resources per stack', () => {
-    const count = Object.keys(template.toJSON().Resources as object).length;
-    expect(count).toBeLessThan(450);
+    expect(resourceCount()).toBeLessThan(RESOURCE_GUARD);
+  });
+
+  it(`leaves room under the guard for ${ROUTES_OF_HEADROOM} more routes, each with grants no route has yet`, () => {
+    const keys = routes.map(routeKey);
+    const costs = keys.map((key) => q.resourcesOfRoute(key, keys));
+    // The derivation finds at least each route's own route, integration and function (and its role).
+    for (const [i, cost] of costs.entries()) {
+      expect(cost.map((id) => q.resource(id).Type), keys[i]).toEqual(
+        expect.arrayContaining(['AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Integration', 'AWS::Lambda::Function', 'AWS::IAM::Role']),
+      );
+    }
+    const perRoute = Math.max(...costs.map((cost) => cost.length));
+    console.log(`Headroom: ${resourceCount()} resources; one more route costs at most ${perRoute}; ${ROUTES_OF_HEADROOM} more make ${resourceCount() + ROUTES_OF_HEADROOM * perRoute} of the ${RESOURCE_GUARD} the guard allows.`);
+    expect(resourceCount() + ROUTES_OF_HEADROOM * perRoute).toBeLessThan(RESOURCE_GUARD);
   });
 });
 

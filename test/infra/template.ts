@@ -1,4 +1,4 @@
-import type { Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 
 /** Reading a synthesized template the way the infra tests need it. */
 export interface Resource {
@@ -67,13 +67,48 @@ export class TemplateQueries {
     });
   }
 
+  /** Logical ids of a route, the integration it targets and the Lambda function that integration invokes. */
+  public routeParts(key: string): { routeId: string; integrationId: string; functionId: string } {
+    const [[routeId, route] = []] = Object.entries(this.find('AWS::ApiGatewayV2::Route', { RouteKey: key }));
+    if (!routeId || !route) throw new Error(`No route ${key}`);
+    const target = route.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
+    const integrationId = target['Fn::Join'][1][1].Ref;
+    const functionId = (this.resource(integrationId).Properties.IntegrationUri as FnGetAtt)['Fn::GetAtt'][0];
+    return { routeId, integrationId, functionId };
+  }
+
   /** Logical id of the Lambda function a route's integration invokes. */
   public functionBehindRoute(key: string): string {
-    const [route] = Object.values(this.find('AWS::ApiGatewayV2::Route', { RouteKey: key }));
-    if (!route) throw new Error(`No route ${key}`);
-    const target = route.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
-    const integration = this.resource(target['Fn::Join'][1][1].Ref);
-    return (integration.Properties.IntegrationUri as FnGetAtt)['Fn::GetAtt'][0];
+    return this.routeParts(key).functionId;
+  }
+
+  /** Logical id of the role a function runs with. */
+  public roleOf(functionId: string): string {
+    return (this.resource(functionId).Properties.Role as FnGetAtt)['Fn::GetAtt'][0];
+  }
+
+  /** Logical ids of the IAM policies attached to a role. */
+  public policiesOfRole(roleId: string): string[] {
+    return Object.keys(this.find('AWS::IAM::Policy', { Roles: Match.arrayWith([{ Ref: roleId }]) }));
+  }
+
+  /**
+   * What one route costs the template, by logical id: its route, integration and function, whatever
+   * refers to them and to no other route's (a Lambda permission, an alarm on the function), and its
+   * function's role with the role's policies, as if no other route shared them (a route whose grants
+   * no route has yet brings its own).
+   */
+  public resourcesOfRoute(key: string, allKeys: readonly string[]): string[] {
+    const partsOf = (routeKey: string): string[] => Object.values(this.routeParts(routeKey));
+    const own = partsOf(key);
+    const others = new Set(allKeys.filter((other) => other !== key).flatMap(partsOf));
+    const referenced = (value: unknown): string[] => [...JSON.stringify(value ?? {}).matchAll(/\{"(?:Ref|Fn::GetAtt)":\[?"([^"]+)"/g)].map(([, id]) => id!);
+    const dependents = Object.entries(this.resources).flatMap(([id, resource]) => {
+      const ids = referenced(resource.Properties);
+      return !own.includes(id) && ids.some((ref) => own.includes(ref)) && !ids.some((ref) => others.has(ref)) ? [id] : [];
+    });
+    const roleId = this.roleOf(this.functionBehindRoute(key));
+    return [...new Set([...own, ...dependents, roleId, ...this.policiesOfRole(roleId)])];
   }
 
   /** Every statement of the IAM policies attached to a role. */
@@ -85,8 +120,7 @@ export class TemplateQueries {
 
   /** Every statement of the IAM policies attached to a function's role, by the function's logical id. */
   public statementsOf(functionId: string): Statement[] {
-    const roleId = (this.resource(functionId).Properties.Role as FnGetAtt)['Fn::GetAtt'][0];
-    return this.statementsOfRole(roleId);
+    return this.statementsOfRole(this.roleOf(functionId));
   }
 
   /** Every IAM action granted to the role of a function, by the function's logical id. */
