@@ -70,7 +70,7 @@ const millisecondsOf = (seconds: string | undefined, offsetMs: number): number |
  * since a turn can run for minutes and an observation quotes its whole segment. Times are the
  * staged audio's, which starts at `offsetMs` of the source.
  */
-export function segmentsOf(output: TranscribeOutput, offsetMs = 0): TranscriptSegment[] {
+export function segmentsOf(output: TranscribeOutput, offsetMs: number): TranscriptSegment[] {
   const segments: TranscriptSegment[] = [];
   let current: TranscriptSegment | null = null;
   for (const item of output.results.items) {
@@ -111,8 +111,8 @@ const isRefusedForCapacity = (error: unknown, sdk: TranscribeSdk) => error insta
  * The `aws-transcribe` transcriber (DESIGN §7, §11): an Amazon Transcribe batch job per analysed
  * window (a chunk) over that window's audio alone, decoded to 16 kHz mono and compressed
  * losslessly (FLAC), with speaker labels and word times. Transcribe bills the audio it gets, so a
- * 10-minute window bills 10 minutes whatever the source's length, and a chunk's audio (about
- * 1 MB a minute) is far below Transcribe's 2 GB limit. `transcript` never waits: the workflow
+ * 10-minute window bills 10 minutes whatever the source's length, and a chunk's audio (at most
+ * the 1.92 MB a minute of the PCM it compresses) is far below Transcribe's 2 GB limit. `transcript` never waits: the workflow
  * polls it. Throws TranscriptionFailed when the job fails.
  */
 export function awsTranscribeJobs(options: AwsTranscribeOptions): TranscriptionJobs {
