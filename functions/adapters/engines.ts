@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { pocketsphinxInstalled, requiredSetting, type Config } from '../config.js';
 import type { Analyzer } from '../domain/analysis/analyzer.js';
 import type { Meaning } from '../domain/analysis/meaning.js';
-import type { Transcriber } from '../domain/analysis/signals.js';
+import type { Speech, Transcriber, TranscriptionJobs } from '../domain/analysis/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
 import { loadWinkMeaning } from './meaning/wink-meaning.js';
 import { once } from '../shared/memo.js';
@@ -52,16 +52,24 @@ export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promi
   }
 }
 
-/** `bucket`: the media bucket, which Amazon Transcribe reads sources from and writes transcripts to. */
-export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: string): Transcriber {
+/** `bucket`: the media bucket, where a window's audio is staged for Amazon Transcribe and its transcripts are written. */
+export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: string): Speech {
   switch (cfg.TRANSCRIBER) {
     case 'none':
       return noTranscriber;
-    case 'aws-transcribe':
-      return lazyTranscriber(async () => {
-        const [{ TranscribeClient }, { awsTranscribeTranscriber }] = await Promise.all([import('@aws-sdk/client-transcribe'), import('./transcribers/aws-transcribe.js')]);
-        return awsTranscribeTranscriber({ transcribe: instrumentClient(new TranscribeClient({ region: cfg.AWS_REGION })), s3: clients.s3, bucket, languageCode: cfg.TRANSCRIBE_LANGUAGE_CODE });
+    case 'aws-transcribe': {
+      const jobs = once(async (): Promise<TranscriptionJobs> => {
+        const [{ TranscribeClient }, { awsTranscribeJobs }] = await Promise.all([import('@aws-sdk/client-transcribe'), import('./transcribers/aws-transcribe.js')]);
+        return awsTranscribeJobs({
+          transcribe: instrumentClient(new TranscribeClient({ region: cfg.AWS_REGION })),
+          s3: clients.s3,
+          bucket,
+          languageCode: cfg.TRANSCRIBE_LANGUAGE_CODE,
+          ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH),
+        });
       });
+      return { stageAudio: async (input) => (await jobs()).stageAudio(input), transcript: async (input) => (await jobs()).transcript(input) };
+    }
     case 'whisper-cpp':
       return lazyTranscriber(async () => {
         const { whisperCppTranscriber } = await import('./transcribers/whisper-cpp.js');

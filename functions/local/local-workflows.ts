@@ -72,6 +72,8 @@ export class LocalWorkflows implements WorkflowStarter, RenderWorkflowStarter, T
   private readonly machines = new Map<WorkflowName, Promise<{ machine: StateMachine; handlers: Record<string, TaskHandler> }>>();
   /** Billable state transitions per execution name (see countTransitions). */
   private readonly transitions = new Map<string, number>();
+  /** Seconds spent in each state (from entered to exited or failed, over every Map iteration) per execution name. */
+  private readonly stateSeconds = new Map<string, Map<string, number>>();
 
   /**
    * hostChildren: where the host records the container tasks it runs as child processes.
@@ -189,11 +191,28 @@ export class LocalWorkflows implements WorkflowStarter, RenderWorkflowStarter, T
    * interpreter drop the events it queues for a reader.
    */
   private async countTransitions(executionName: string, events: ExecutionEvents): Promise<void> {
+    const entered = new Map<string, number>();
+    const seconds = new Map<string, number>();
+    this.stateSeconds.set(executionName, seconds);
     for await (const event of events) {
       if (event.type === 'StateEntered' || event.type === 'StateRetried') {
         this.transitions.set(executionName, (this.transitions.get(executionName) ?? 0) + 1);
       }
+      if (!('state' in event)) continue;
+      // A state runs once at a time per Map iteration (index) or outside any.
+      const key = `${event.state.name}#${event.index ?? ''}`;
+      if (event.type === 'StateEntered') entered.set(key, event.timestamp);
+      if (event.type === 'StateExited' || event.type === 'StateFailed') {
+        const since = entered.get(key);
+        if (since !== undefined) seconds.set(event.state.name, (seconds.get(event.state.name) ?? 0) + (event.timestamp - since) / 1000);
+        entered.delete(key);
+      }
     }
+  }
+
+  /** Seconds the execution named so spent in each of its states, by state name (what the cost bench prices compute by). */
+  stateSecondsOf(executionName: string): ReadonlyMap<string, number> {
+    return this.stateSeconds.get(executionName) ?? new Map();
   }
 
   /** The billable state transitions of the executions named so in this process so far (0 if none ran). */

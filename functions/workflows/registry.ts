@@ -89,6 +89,8 @@ export const workflows = {
         timeoutSeconds: 900,
         memoryMb: 2048,
       },
+      // Chunks planned with transcription `job` (Amazon Transcribe): one poll of the chunk's job between Wait states.
+      AwaitTranscriptFunction: { handler: 'workflows/analysis/await-transcript', table: 'read', bucket: 'readWrite', timeoutSeconds: 60, memoryMb: 256 },
       AnalyzeChunkFunction: { handler: 'workflows/analysis/analyze-chunk', table: 'readWrite', bucket: 'readWrite', analyzes: true, timeoutSeconds: 300, memoryMb: 1024 },
       PersistResultsFunction: { handler: 'workflows/analysis/persist-results', table: 'readWrite', bucket: 'read', analyzes: true, timeoutSeconds: 300, memoryMb: 1024 },
       CompleteRunFunction: { handler: 'workflows/analysis/complete-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },

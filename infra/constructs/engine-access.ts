@@ -24,13 +24,16 @@ export const engineContextKeys = {
 type Analysis = (typeof workflows)['analysis'];
 /**
  * The analysis tasks that call the Analyzer (per chunk, and once over the whole source) and the
- * Transcriber (beside the signals, in a function or, for long chunks, a container).
+ * Transcriber (beside the signals, in a function or, for long chunks, a container; with Amazon
+ * Transcribe they stage the chunk's audio, and AwaitTranscript alone calls Transcribe).
  */
 export const analyzerTasks = (Object.entries(workflows.analysis.tasks) as [keyof Analysis['tasks'], WorkflowTask][]).filter(([, task]) => task.analyzes).map(([name]) => name);
 export const transcriberTasks = ['ExtractChunkSignalsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
 const transcriberContainerTasks = ['SignalsTaskDefinitionArn'] as const satisfies readonly (keyof Analysis['containerTasks'])[];
-/** The task that chooses where each run's chunks are extracted (SIGNALS_RUNNER). */
+/** The task that chooses where each run's chunks are extracted (SIGNALS_RUNNER), and whether they wait for a transcription job. */
 export const signalsPlanningTask = 'PlanChunksFunction' satisfies keyof Analysis['tasks'];
+/** The task that polls a chunk's Amazon Transcribe job between the state machine's Wait states. */
+export const transcriptionJobTask = 'AwaitTranscriptFunction' satisfies keyof Analysis['tasks'];
 
 /** Something that runs an engine: its grants go to `grantee`, cdk-nag acknowledgements on `scope`, which owns it. */
 export interface EngineUser {
@@ -115,6 +118,16 @@ export class EngineAccess extends Construct {
     for (const name of transcriberContainerTasks) this.bindTranscriber(containerUser(name), 'container');
     // Only the image carries moonshine's models and native runtime: every chunk goes to the container.
     if (this.engines.TRANSCRIBER === 'moonshine') functionUser(signalsPlanningTask).addEnvironment('SIGNALS_RUNNER', 'container');
+    if (this.engines.TRANSCRIBER === 'aws-transcribe') {
+      // PlanChunks plans each chunk's wait for its job (transcription `job`); it never calls Transcribe.
+      this.setTranscriber(functionUser(signalsPlanningTask));
+      this.bindTranscriptionJobs(functionUser(transcriptionJobTask));
+    }
+  }
+
+  private setTranscriber(user: EngineUser): void {
+    user.addEnvironment('TRANSCRIBER', this.engines.TRANSCRIBER);
+    user.addEnvironment('TRANSCRIBE_LANGUAGE_CODE', this.engines.TRANSCRIBE_LANGUAGE_CODE);
   }
 
   /** The chosen analyzer's settings and IAM (its settings were checked by parseEngineConfig) for what runs it. */
@@ -153,35 +166,36 @@ export class EngineAccess extends Construct {
   }
 
   /**
-   * The chosen transcriber's settings and IAM for what extracts signals: a task function, or a
-   * container task. moonshine runs in the container only (its image's SPEECH_MODEL_DIR: models
-   * and onnxruntime-node); the function is then never asked to extract signals (bindAnalysisTasks).
+   * The chosen transcriber's settings for what extracts signals: a task function, or a container
+   * task. moonshine runs in the container only (its image's SPEECH_MODEL_DIR: models and
+   * onnxruntime-node); the function is then never asked to extract signals (bindAnalysisTasks).
+   * With Amazon Transcribe both stage the chunk's audio in the bucket (their object access
+   * covers it) and call nothing else.
    */
   public bindTranscriber(user: EngineUser, runner: 'lambda' | 'container'): void {
     const { engines } = this;
-    if (engines.TRANSCRIBER === 'moonshine' && runner === 'container') {
-      user.addEnvironment('TRANSCRIBER', 'moonshine');
-      user.addEnvironment('TRANSCRIBE_LANGUAGE_CODE', engines.TRANSCRIBE_LANGUAGE_CODE);
-    }
-    if (engines.TRANSCRIBER !== 'aws-transcribe') return;
-    user.addEnvironment('TRANSCRIBER', 'aws-transcribe');
-    user.addEnvironment('TRANSCRIBE_LANGUAGE_CODE', engines.TRANSCRIBE_LANGUAGE_CODE);
+    if ((engines.TRANSCRIBER === 'moonshine' && runner === 'container') || engines.TRANSCRIBER === 'aws-transcribe') this.setTranscriber(user);
+  }
+
+  /** Amazon Transcribe's settings and IAM for the task that starts and polls the jobs (AwaitTranscript). */
+  private bindTranscriptionJobs(user: EngineUser): void {
+    this.setTranscriber(user);
     const jobs = Stack.of(this).formatArn({ service: 'transcribe', resource: 'transcription-job', resourceName: `${TRANSCRIPTION_JOB_PREFIX}*` });
     Grant.addToPrincipal({
       grantee: user.grantee,
       actions: ['transcribe:StartTranscriptionJob', 'transcribe:GetTranscriptionJob', 'transcribe:DeleteTranscriptionJob'],
       resourceArns: [jobs],
     });
-    // Transcribe writes its output with the caller's permissions (the source it reads with the task's bucket access).
+    // Transcribe reads the staged audio and writes its output with the caller's permissions.
     Grant.addToPrincipal({ grantee: user.grantee, actions: ['s3:PutObject', 's3:GetObject'], resourceArns: [this.bucket.arnForObjects(`${TRANSCRIPTS_PREFIX}*`)] });
     const bucketId = Stack.of(this.bucket).getLogicalId(this.bucket.node.defaultChild as CfnElement);
     Validations.of(user.scope).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:transcription-job/${TRANSCRIPTION_JOB_PREFIX}*]`,
-      reason: 'Job names are derived from each source (one job per source and language); the wildcard covers only the jobs this service names.',
+      reason: 'Job names are derived from each source and window (one job per chunk and language); the wildcard covers only the jobs this service names.',
     });
     Validations.of(user.scope).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${TRANSCRIPTS_PREFIX}*]`,
-      reason: 'Transcribe writes one output object per job under the transcripts prefix, which the caller then reads back.',
+      reason: 'Each job reads its staged audio and writes one output object under the transcripts prefix, which the caller then reads back.',
     });
   }
 }

@@ -30,6 +30,9 @@ export interface RunInputs {
   scannerId: string;
 }
 
+/** The scanner every bench run analyses with. */
+export const benchScanner = { name: 'bench', instructions: 'Find the scene changes and loud bursts', type: 'find_moments', min_seconds: 5, max_seconds: 30 } as const;
+
 /** Upload -> PUT -> complete (ready), and a find_moments scanner. */
 export async function prepareRun(target: ApiTarget, file: string): Promise<RunInputs> {
   const upload = await call<{ upload_id: string; upload_url: string; upload_headers: Record<string, string> }>(target, 'POST', '/v1/uploads', {
@@ -40,13 +43,7 @@ export async function prepareRun(target: ApiTarget, file: string): Promise<RunIn
   const put = await fetch(upload.upload_url, { method: 'PUT', headers: upload.upload_headers, body: await readFile(file) });
   if (!put.ok) throw new Error(`PUT: ${put.status}`);
   await call(target, 'POST', `/v1/uploads/${upload.upload_id}/complete`);
-  const scanner = await call<{ scanner_id: string }>(target, 'POST', '/v1/scanners', {
-    name: 'bench',
-    instructions: 'Find the scene changes and loud bursts',
-    type: 'find_moments',
-    min_seconds: 5,
-    max_seconds: 30,
-  });
+  const scanner = await call<{ scanner_id: string }>(target, 'POST', '/v1/scanners', benchScanner);
   return { uploadId: upload.upload_id, scannerId: scanner.scanner_id };
 }
 

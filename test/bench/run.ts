@@ -46,7 +46,11 @@ const sections: Record<string, () => Promise<void>> = {
       console.log(`speed-up of chunking on (off runSeconds / on runSeconds): ${speedUp}x`);
       return figures;
     }),
-  costs: () => section('AWS cost drivers per run, counted on the local host: Step Functions state transitions, DynamoDB writes', benchCosts),
+  costs: async () => {
+    const { drivers, perMinute, prices } = await benchCosts();
+    await section('AWS cost drivers per run, counted on the local host: Step Functions state transitions, DynamoDB writes', () => Promise.resolve(drivers));
+    await section(`AWS cost per analysed minute of the 30-minute run, by engine configuration (${prices}: test/bench/aws-prices.ts)`, () => Promise.resolve(perMinute));
+  },
   batches: () => section('A 100-item scanner batch of 5 s find_moments runs on a creator account: accept, read, drain', async () => [await benchBatches()]),
   webhooks: () =>
     section(`Webhooks on the local host: event-to-delivery latency, and 1,000 events to 3 endpoints at once (signed, verified by the receiver)`, benchWebhooks),

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Stack } from 'aws-cdk-lib';
 import { workflows } from '../../functions/workflows/registry.js';
 import { createApp } from '../../infra/create-app.js';
-import { bedrockModelArns, signalsPlanningTask } from '../../infra/constructs/engine-access.js';
+import { bedrockModelArns, signalsPlanningTask, transcriptionJobTask } from '../../infra/constructs/engine-access.js';
 import { awsSolutionsErrors, synthesize, type Synthesized } from './synth.js';
 import { stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement } from './template.js';
 
@@ -90,27 +90,29 @@ describe('bedrock through an inference profile, and Amazon Transcribe', () => {
     expect(others.filter((id) => 'ANALYZER' in q.environmentOf(id))).toEqual([]);
   });
 
-  it('lets the signals task run Transcribe jobs of this service and read and write their output, and no other function', () => {
-    const extract = taskFunction(q, 'ExtractChunkSignalsFunction');
-    expect(q.environmentOf(extract)).toMatchObject({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
-    const statements = q.statementsOf(extract);
+  it('lets AwaitTranscript alone run Transcribe jobs of this service, on the staged audio and their output; the signals units only stage audio', () => {
+    const poller = taskFunction(q, transcriptionJobTask);
+    expect(q.environmentOf(poller)).toMatchObject({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
+    const statements = q.statementsOf(poller);
     for (const action of ['transcribe:StartTranscriptionJob', 'transcribe:GetTranscriptionJob', 'transcribe:DeleteTranscriptionJob']) {
       expect(resolvedJson(resourcesOf(statements, action)), action).toContain(':transcription-job/media-scanner-*');
     }
+    // Transcribe reads the staged audio and writes its output as the caller.
+    expect(resolvedJson(resourcesOf(statements, 's3:GetObject'))).toContain('/artifacts/transcripts/*');
     expect(resolvedJson(resourcesOf(statements, 's3:PutObject'))).toContain('/artifacts/transcripts/*');
-    expect(q.functionIds().filter((id) => id !== extract && grantsAction(q, id, 'transcribe:'))).toEqual([]);
+    expect(q.functionIds().filter((id) => id !== poller && grantsAction(q, id, 'transcribe:'))).toEqual([]);
+    expect(transcriberStatements(q.statementsOfRole(signalsContainer(q).roleId))).toEqual([]);
   });
 
-  it('gives the signals container that long chunks run in the same transcriber settings and grants as the signals function', () => {
+  it('tells the signals function and container (which stage the audio) and PlanChunks (which plans the wait) the transcriber, and no other unit', () => {
     const extract = taskFunction(q, 'ExtractChunkSignalsFunction');
-    const container = signalsContainer(q);
-    expect(engineEnvironment(container.environment)).toEqual({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
-    const granted = transcriberStatements(q.statementsOfRole(container.roleId));
-    expect(granted.join('\n')).toContain(':transcription-job/media-scanner-*');
-    expect(granted.join('\n')).toContain('/artifacts/transcripts/*');
-    expect(granted).toEqual(transcriberStatements(q.statementsOf(extract)));
+    const planning = taskFunction(q, signalsPlanningTask);
+    const poller = taskFunction(q, transcriptionJobTask);
+    expect(engineEnvironment(signalsContainer(q).environment)).toEqual({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
+    for (const id of [extract, planning]) expect(q.environmentOf(id)).toMatchObject({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
+    expect(q.functionIds().filter((id) => 'TRANSCRIBER' in q.environmentOf(id)).sort()).toEqual([extract, planning, poller].sort());
     // And nothing of the analyzer, which the container does not run.
-    expect(q.statementsOfRole(container.roleId).flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('bedrock:'))).toEqual([]);
+    expect(q.statementsOfRole(signalsContainer(q).roleId).flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('bedrock:'))).toEqual([]);
   });
 
   it('adds no cdk-nag finding: every wildcard it grants is acknowledged with its reason', () => {

@@ -286,7 +286,7 @@ describe('the analysis state machine', () => {
     expect(statements.flatMap(actions).filter((a) => a.startsWith('ecs:')).sort()).toEqual(['ecs:DescribeTasks', 'ecs:RunTask', 'ecs:StopTask']);
   });
 
-  it('routes each chunk by the runner PlanChunks chose, both paths reaching AnalyzeChunk', () => {
+  it('routes each chunk by the runner PlanChunks chose, both paths reaching AnalyzeChunk (through the transcript wait for chunks planned with a transcription job)', () => {
     const processor = (JSON.parse(asl) as { States: Record<string, { ItemProcessor?: { StartAt: string; States: Record<string, Record<string, unknown>> } }> }).States
       .AnalyzeChunks!.ItemProcessor!;
     const choice = processor.States[processor.StartAt]!;
@@ -295,7 +295,20 @@ describe('the analysis state machine', () => {
       Choices: [{ Variable: '$.chunk.runner', StringEquals: 'container', Next: 'ExtractChunkSignalsInContainer' }],
       Default: 'ExtractChunkSignals',
     });
-    for (const name of ['ExtractChunkSignals', 'ExtractChunkSignalsInContainer']) expect(processor.States[name], name).toMatchObject({ ResultPath: null, Next: 'AnalyzeChunk' });
+    for (const name of ['ExtractChunkSignals', 'ExtractChunkSignalsInContainer']) expect(processor.States[name], name).toMatchObject({ ResultPath: null, Next: 'ChooseTranscriptWait' });
+    expect(processor.States.ChooseTranscriptWait).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.chunk.transcription', StringEquals: 'job', Next: 'AwaitTranscript' }],
+      Default: 'AnalyzeChunk',
+    });
+    // The wait holds no function: a poll, a choice, a Wait state, and again until the transcript is merged.
+    expect(processor.States.AwaitTranscript).toMatchObject({ Type: 'Task', Resource: '${AwaitTranscriptFunction}', ResultPath: '$.transcript', Next: 'TranscriptReady' });
+    expect(processor.States.TranscriptReady).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.transcript.ready', BooleanEquals: true, Next: 'AnalyzeChunk' }],
+      Default: 'WaitForTranscript',
+    });
+    expect(processor.States.WaitForTranscript).toMatchObject({ Type: 'Wait', Next: 'AwaitTranscript' });
   });
 });
 

@@ -13,6 +13,7 @@ import { workflows } from '../../functions/workflows/registry.js';
 import { units } from '../../functions/runtime/contracts.js';
 import { checkPermissions, formatViolations, unitRoles, type PolicyStatement, type TemplateJson } from '../helpers/iam-policy.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS } from '../infra/shared-assembly.js';
+import { synthesize } from '../infra/synth.js';
 import { templateForCheck } from './template.js';
 
 let template: TemplateJson;
@@ -244,6 +245,35 @@ describe('changed grants', () => {
     expect(check([get], transactionsOnly).violations[0]?.reason).toMatch(/condition/);
     expect(check([{ ...get, context: { 'dynamodb:EnclosingOperation': 'TransactGetItems' } }], transactionsOnly).violations).toEqual([]);
   });
+});
+
+describe('Amazon Transcribe, which only AWS runs (the integration recording never has it)', () => {
+  const poller = units.task('analysis', 'AwaitTranscriptFunction');
+  const stagers = [units.task('analysis', 'ExtractChunkSignalsFunction'), units.container('analysis', 'SignalsTaskDefinitionArn')];
+  const transcripts = 'artifacts/transcripts/media-scanner-0123';
+  /** One chunk's calls as the adapter and AwaitTranscript make them (their inputs: test/unit/adapters/engines/aws-transcribe.test.ts). */
+  const chunkCalls = (): RecordedCall[] => [
+    ...stagers.flatMap((unit) => asRecorded(unit, 'S3Client', 'PutObjectCommand', { Bucket: 'local-bucket', Key: `${transcripts}.flac` })),
+    ...['GetTranscriptionJobCommand', 'DeleteTranscriptionJobCommand'].flatMap((command) => asRecorded(poller, 'TranscribeClient', command, { TranscriptionJobName: 'media-scanner-0123' })),
+    ...asRecorded(poller, 'TranscribeClient', 'StartTranscriptionJobCommand', {
+      TranscriptionJobName: 'media-scanner-0123',
+      Media: { MediaFileUri: `s3://local-bucket/${transcripts}.flac` },
+      OutputBucketName: 'local-bucket',
+      OutputKey: `${transcripts}.json`,
+    }),
+    ...asRecorded(poller, 'S3Client', 'GetObjectCommand', { Bucket: 'local-bucket', Key: `${transcripts}.json` }),
+    ...['GetObjectCommand', 'PutObjectCommand'].flatMap((command) => asRecorded(poller, 'S3Client', command, { Bucket: 'local-bucket', Key: 'artifacts/acct_1/ana_1/chunks/0/signals.json' })),
+  ];
+
+  it('grants every call of a chunk’s job in a deployment configured for it, and none in the default one', () => {
+    const synthesized = synthesize({ bundle: false, cdkJson: { transcriber: 'aws-transcribe' } });
+    try {
+      expect(formatViolations(check(chunkCalls(), synthesized.template.toJSON() as TemplateJson).violations)).toBe(formatViolations([]));
+    } finally {
+      synthesized.dispose();
+    }
+    expect(new Set(check(chunkCalls()).violations.map((v) => v.action))).toEqual(new Set(['transcribe:GetTranscriptionJob', 'transcribe:DeleteTranscriptionJob', 'transcribe:StartTranscriptionJob']));
+  }, SHARED_ASSEMBLY_TIMEOUT_MS);
 });
 
 /** The media bucket's logical id, read from the template as the check does (MEDIA_BUCKET's Ref). */

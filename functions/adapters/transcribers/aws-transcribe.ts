@@ -1,45 +1,46 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
-import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { LanguageCode, TranscribeClient, TranscriptionJob } from '@aws-sdk/client-transcribe';
 import * as z from '../../shared/zod.js';
-import type { Span, Transcriber, TranscriptSegment } from '../../domain/analysis/signals.js';
-import { TranscriptionFailed, TranscriptionNotReady } from './errors.js';
+import type { Span, TranscriptionJobs, TranscriptSegment } from '../../domain/analysis/signals.js';
+import { TRANSCRIPT_WAIT_LIMIT_MS } from '../../domain/runs/pipeline.js';
+import { runTool } from '../signals/ffmpeg-process.js';
+import { TranscriptionFailed } from './errors.js';
+import { MAX_TOOL_OUTPUT_BYTES, withWindowWav } from './window-wav.js';
 
-/** Where jobs write their output: under `artifacts/`, which the bucket's lifecycle expires after a day. */
+/** Where each job's audio is staged and its output written: under `artifacts/`, which the bucket's lifecycle expires after a day. */
 export const TRANSCRIPTS_PREFIX = 'artifacts/transcripts/';
 /** Every job this service starts is named so; its IAM grant covers only these names. */
 export const TRANSCRIPTION_JOB_PREFIX = 'media-scanner-';
 
 /** Transcribe labels at most this many speakers (its range is 2..30). */
 const MAX_SPEAKERS = 10;
-const FIRST_POLL_MS = 2_000;
-const MAX_POLL_MS = 15_000;
 /**
- * A job that ended longer ago than any run may last (statemachines/analysis.asl.json
- * TimeoutSeconds) belongs to an earlier run: a failure of it is not this run's answer.
+ * A job that ended longer ago than any run waits for one (TRANSCRIPT_WAIT_LIMIT_MS) belongs to an
+ * earlier run of the same source and window: a failure of it is not this run's answer.
  */
-const STALE_AFTER_MS = 4 * 60 * 60 * 1000 + 60_000;
+const STALE_AFTER_MS = TRANSCRIPT_WAIT_LIMIT_MS + 60_000;
 
 export interface AwsTranscribeOptions {
   transcribe: TranscribeClient;
   s3: S3Client;
-  /** The media bucket: Transcribe reads the source from it and writes its output under TRANSCRIPTS_PREFIX. */
+  /** The media bucket: the window's audio is staged there and Transcribe writes its output beside it, under TRANSCRIPTS_PREFIX. */
   bucket: string;
   /** An Amazon Transcribe language code, e.g. `en-US`. */
   languageCode: string;
-  /** How long one call waits for a running job before handing the task back to Step Functions. @default 12 minutes */
-  maxWaitMs?: number;
-  sleep?: (ms: number) => Promise<void>;
+  /** See resolveFfmpegPath: decodes and compresses the window's audio. */
+  ffmpegPath: string;
   now?: () => number;
 }
 
 /**
- * One job per source and language: its name is derived from them, so the chunks of a source
- * share the job, and a retried task finds the job its first attempt started.
+ * One job per source, window and language: its name is derived from them, so a retried step and
+ * every poll find the job, and a later run of the same window reuses its output while it lasts.
  */
-export const transcriptionJobName = (languageCode: string, objectKey: string): string =>
-  `${TRANSCRIPTION_JOB_PREFIX}${createHash('sha256').update(`${languageCode}\n${objectKey}`).digest('hex').slice(0, 40)}`;
+export const transcriptionJobName = (languageCode: string, objectKey: string, window: Span): string =>
+  `${TRANSCRIPTION_JOB_PREFIX}${createHash('sha256').update(`${languageCode}\n${objectKey}\n${window.startMs}-${window.endMs}`).digest('hex').slice(0, 40)}`;
 
 /** The part of Transcribe's output JSON that is read: the items, with times in seconds as strings. */
 const transcribeOutputSchema = z.object({
@@ -59,16 +60,17 @@ type TranscribeOutput = z.infer<typeof transcribeOutputSchema>;
 
 const SENTENCE_END = /[.?!\u3002\uff1f\uff01]$/;
 
-const millisecondsOf = (seconds: string | undefined): number | null => {
+const millisecondsOf = (seconds: string | undefined, offsetMs: number): number | null => {
   const value = Number(seconds);
-  return seconds === undefined || !Number.isFinite(value) ? null : Math.round(value * 1000);
+  return seconds === undefined || !Number.isFinite(value) ? null : offsetMs + Math.round(value * 1000);
 };
 
 /**
  * Transcribe's items as segments: a new segment at each speaker turn and after each sentence,
- * since a turn can run for minutes and an observation quotes its whole segment.
+ * since a turn can run for minutes and an observation quotes its whole segment. Times are the
+ * staged audio's, which starts at `offsetMs` of the source.
  */
-export function segmentsOf(output: TranscribeOutput): TranscriptSegment[] {
+export function segmentsOf(output: TranscribeOutput, offsetMs: number): TranscriptSegment[] {
   const segments: TranscriptSegment[] = [];
   let current: TranscriptSegment | null = null;
   for (const item of output.results.items) {
@@ -79,8 +81,8 @@ export function segmentsOf(output: TranscribeOutput): TranscriptSegment[] {
       if (SENTENCE_END.test(content)) current = null;
       continue;
     }
-    const startMs = millisecondsOf(item.start_time);
-    const endMs = millisecondsOf(item.end_time);
+    const startMs = millisecondsOf(item.start_time, offsetMs);
+    const endMs = millisecondsOf(item.end_time, offsetMs);
     if (startMs === null || endMs === null) continue;
     const speaker = item.speaker_label ?? null;
     if (!current || current.speaker !== speaker) {
@@ -95,9 +97,6 @@ export function segmentsOf(output: TranscribeOutput): TranscriptSegment[] {
   return segments;
 }
 
-/** Each segment belongs to the chunk it starts in, so merged chunks never repeat one. */
-const startsIn = (segment: Span, window: Span) => segment.startMs >= window.startMs && segment.startMs < window.endMs;
-
 /** Loaded on first use: only functions configured for Amazon Transcribe ever load its client. */
 const transcribeSdk = () => import('@aws-sdk/client-transcribe');
 type TranscribeSdk = Awaited<ReturnType<typeof transcribeSdk>>;
@@ -105,50 +104,63 @@ type TranscribeSdk = Awaited<ReturnType<typeof transcribeSdk>>;
 const isMissingJob = (error: unknown, sdk: TranscribeSdk) =>
   error instanceof sdk.NotFoundException || (error instanceof sdk.BadRequestException && /couldn't be found|not found/i.test(error.message));
 
-/**
- * The `aws-transcribe` transcriber (DESIGN §7): an Amazon Transcribe batch job over the source
- * object in the media bucket, with speaker labels and word times. Throws TranscriptionFailed
- * when the job fails and TranscriptionNotReady when it outlasts this call's wait.
- */
-export function awsTranscribeTranscriber(options: AwsTranscribeOptions): Transcriber {
-  const { transcribe, s3, bucket, languageCode, maxWaitMs = 12 * 60_000, sleep = (ms: number) => delay(ms), now = Date.now } = options;
+/** A refusal for want of capacity (the concurrent-job quota, or the request rate): asked again at the next poll. */
+const isRefusedForCapacity = (error: unknown, sdk: TranscribeSdk) => error instanceof sdk.LimitExceededException;
 
-  async function jobNamed(name: string): Promise<TranscriptionJob | null> {
+/**
+ * The `aws-transcribe` transcriber (DESIGN §7, §11): an Amazon Transcribe batch job per analysed
+ * window (a chunk) over that window's audio alone, decoded to 16 kHz mono and compressed
+ * losslessly (FLAC), with speaker labels and word times. Transcribe bills the audio it gets, so a
+ * 10-minute window bills 10 minutes whatever the source's length, and a chunk's audio (at most
+ * the 1.92 MB a minute of the PCM it compresses) is far below Transcribe's 2 GB limit. `transcript` never waits: the workflow
+ * polls it. Throws TranscriptionFailed when the job fails.
+ */
+export function awsTranscribeJobs(options: AwsTranscribeOptions): TranscriptionJobs {
+  const { transcribe, s3, bucket, languageCode, ffmpegPath, now = Date.now } = options;
+  const audioKey = (name: string) => `${TRANSCRIPTS_PREFIX}${name}.flac`;
+  const outputKey = (name: string) => `${TRANSCRIPTS_PREFIX}${name}.json`;
+
+  async function jobNamed(name: string): Promise<TranscriptionJob | 'refused' | null> {
     const sdk = await transcribeSdk();
     try {
       return (await transcribe.send(new sdk.GetTranscriptionJobCommand({ TranscriptionJobName: name }))).TranscriptionJob ?? null;
     } catch (error) {
       if (isMissingJob(error, sdk)) return null;
+      if (isRefusedForCapacity(error, sdk)) return 'refused';
       throw error;
     }
   }
 
-  async function start(name: string, objectKey: string, outputKey: string): Promise<void> {
+  async function start(name: string): Promise<void> {
     const sdk = await transcribeSdk();
     try {
       await transcribe.send(
         new sdk.StartTranscriptionJobCommand({
           TranscriptionJobName: name,
           LanguageCode: languageCode as LanguageCode,
-          Media: { MediaFileUri: `s3://${bucket}/${objectKey}` },
+          Media: { MediaFileUri: `s3://${bucket}/${audioKey(name)}` },
+          MediaFormat: 'flac',
           OutputBucketName: bucket,
-          OutputKey: outputKey,
+          OutputKey: outputKey(name),
           Settings: { ShowSpeakerLabels: true, MaxSpeakerLabels: MAX_SPEAKERS },
         }),
       );
     } catch (error) {
-      // Another chunk of the source, or this task's earlier attempt, started it first.
-      if (!(error instanceof sdk.ConflictException)) throw error;
+      // Another run of the same window started it first; or the quota is full and the next poll asks again.
+      if (!(error instanceof sdk.ConflictException) && !isRefusedForCapacity(error, sdk)) throw error;
     }
   }
 
-  async function remove(name: string): Promise<void> {
+  /** Runs the job again: its output expired with the other artifacts, or its failure was an earlier run's. */
+  async function restart(name: string): Promise<null> {
     const sdk = await transcribeSdk();
     try {
       await transcribe.send(new sdk.DeleteTranscriptionJobCommand({ TranscriptionJobName: name }));
     } catch (error) {
       if (!isMissingJob(error, sdk)) throw error;
     }
+    await start(name);
+    return null;
   }
 
   async function outputAt(key: string): Promise<string | null> {
@@ -161,46 +173,54 @@ export function awsTranscribeTranscriber(options: AwsTranscribeOptions): Transcr
     }
   }
 
-  /** The finished job's output text: starts the job if there is none, restarts it once if it is stale. */
-  async function transcriptText(objectKey: string): Promise<string> {
-    const name = transcriptionJobName(languageCode, objectKey);
-    const outputKey = `${TRANSCRIPTS_PREFIX}${name}.json`;
-    const deadline = now() + maxWaitMs;
-    let restarted = false;
-    for (let poll = 0; ; poll++) {
-      const job = await jobNamed(name);
-      const status = job?.TranscriptionJobStatus;
-      if (!job) {
-        await start(name, objectKey, outputKey);
-      } else if (status === 'COMPLETED') {
-        const text = await outputAt(outputKey);
-        if (text !== null) return text;
-        // The output expired with the other artifacts (the job is kept for 90 days): run it again.
-        if (restarted) throw new TranscriptionFailed(`Transcription job ${name} completed without output at ${outputKey}`);
-        await remove(name);
-        restarted = true;
-      } else if (status === 'FAILED') {
-        const stale = job.CompletionTime !== undefined && now() - job.CompletionTime.getTime() > STALE_AFTER_MS;
-        if (!stale || restarted) throw new TranscriptionFailed(`Transcription job ${name} failed: ${job.FailureReason ?? 'no reason given'}`);
-        await remove(name);
-        restarted = true;
-      }
-      const wait = Math.min(MAX_POLL_MS, FIRST_POLL_MS * 2 ** poll);
-      if (now() + wait > deadline) throw new TranscriptionNotReady(`Transcription job ${name} is still ${status ?? 'starting'} after ${maxWaitMs} ms`);
-      await sleep(wait);
+  function segmentsIn(text: string, name: string, window: Span): TranscriptSegment[] {
+    let output: TranscribeOutput;
+    try {
+      output = transcribeOutputSchema.parse(JSON.parse(text));
+    } catch (error) {
+      throw new TranscriptionFailed(`The output of transcription job ${name} is not Amazon Transcribe output`, { cause: error });
     }
+    return segmentsOf(output, window.startMs);
   }
 
   return {
-    async transcribe({ objectKey, window }) {
-      const text = await transcriptText(objectKey);
-      let output: TranscribeOutput;
-      try {
-        output = transcribeOutputSchema.parse(JSON.parse(text));
-      } catch (error) {
-        throw new TranscriptionFailed(`The transcript of ${objectKey} is not Amazon Transcribe output`, { cause: error });
+    stageAudio: ({ url, objectKey, window }) =>
+      withWindowWav(
+        { ffmpegPath, scratchPrefix: 'transcribe-' },
+        url,
+        window,
+        async ({ wavPath, workDir, remaining }) => {
+          const flacPath = join(workDir, 'window.flac');
+          const encode = await runTool(ffmpegPath, ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-i', wavPath, '-c:a', 'flac', '-y', flacPath], {
+            timeoutMs: remaining(),
+            maxOutputBytes: MAX_TOOL_OUTPUT_BYTES,
+          });
+          if (encode.exitCode !== 0) throw new TranscriptionFailed(`ffmpeg could not compress the window's audio: ${encode.stderr.trim() || `exit ${encode.exitCode}`}`);
+          const name = transcriptionJobName(languageCode, objectKey, window);
+          await s3.send(new PutObjectCommand({ Bucket: bucket, Key: audioKey(name), Body: await readFile(flacPath), ContentType: 'audio/flac' }));
+          return true;
+        },
+        false,
+      ),
+
+    async transcript({ objectKey, window }) {
+      const name = transcriptionJobName(languageCode, objectKey, window);
+      const job = await jobNamed(name);
+      if (job === 'refused') return null;
+      if (!job) {
+        await start(name);
+        return null;
       }
-      return segmentsOf(output).filter((segment) => startsIn(segment, window));
+      if (job.TranscriptionJobStatus === 'COMPLETED') {
+        const text = await outputAt(outputKey(name));
+        return text === null ? restart(name) : segmentsIn(text, name, window);
+      }
+      if (job.TranscriptionJobStatus === 'FAILED') {
+        const stale = job.CompletionTime !== undefined && now() - job.CompletionTime.getTime() > STALE_AFTER_MS;
+        if (!stale) throw new TranscriptionFailed(`Transcription job ${name} failed: ${job.FailureReason ?? 'no reason given'}`);
+        return restart(name);
+      }
+      return null;
     },
   };
 }

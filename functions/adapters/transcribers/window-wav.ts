@@ -30,12 +30,21 @@ export interface WindowWav {
  * afterwards. A window without audio (no audio track, or the audio ended before it) has no speech.
  * The budget (default ten minutes plus three times the window's length) covers both steps.
  */
-export async function transcribeWindowWav(
-  options: { ffmpegPath: string; timeoutMs?: number | undefined; scratchPrefix: string },
+export const transcribeWindowWav = (
+  options: WindowWavOptions,
   url: string,
   window: Span,
   recognise: (wav: WindowWav) => Promise<TranscriptSegment[]>,
-): Promise<TranscriptSegment[]> {
+): Promise<TranscriptSegment[]> => withWindowWav(options, url, window, recognise, []);
+
+export interface WindowWavOptions {
+  ffmpegPath: string;
+  timeoutMs?: number | undefined;
+  scratchPrefix: string;
+}
+
+/** transcribeWindowWav for any use of the window's audio: `use`'s answer, or `withoutAudio` when the window has none. */
+export async function withWindowWav<T>(options: WindowWavOptions, url: string, window: Span, use: (wav: WindowWav) => Promise<T>, withoutAudio: T): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000 + 3 * (window.endMs - window.startMs));
   const remaining = () => Math.max(1, deadline - Date.now());
   const workDir = await mkdtemp(join(tmpdir(), options.scratchPrefix));
@@ -55,11 +64,11 @@ export async function transcribeWindowWav(
       ],
       { timeoutMs: remaining(), maxOutputBytes: MAX_TOOL_OUTPUT_BYTES },
     );
-    if (decode.exitCode !== 0 && /does not contain any stream/.test(decode.stderr)) return [];
+    if (decode.exitCode !== 0 && /does not contain any stream/.test(decode.stderr)) return withoutAudio;
     if (decode.exitCode !== 0) throw new SignalExtractionError(`ffmpeg could not decode the audio: ${failureReason(decode.stderr, url)}`);
     const audioBytes = (await stat(wavPath)).size - WAV_HEADER_BYTES;
-    if (audioBytes < (2 * SAMPLE_RATE * MIN_AUDIO_MS) / 1000) return [];
-    return await recognise({ wavPath, workDir, sampleRate: SAMPLE_RATE, remaining });
+    if (audioBytes < (2 * SAMPLE_RATE * MIN_AUDIO_MS) / 1000) return withoutAudio;
+    return await use({ wavPath, workDir, sampleRate: SAMPLE_RATE, remaining });
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

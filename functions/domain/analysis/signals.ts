@@ -81,3 +81,24 @@ export interface SignalExtractor {
 export interface Transcriber {
   transcribe(input: { url: string; objectKey: string; window: Span }): Promise<TranscriptSegment[] | null>;
 }
+
+/**
+ * Port: speech to text as a job that runs outside the workflow's steps (Amazon Transcribe). The
+ * signals step stages the window's audio beside its signals; the workflow then asks for the
+ * transcript between waits of its own, so no function is held while the job runs and a step that
+ * is retried never throws away finished signals.
+ */
+export interface TranscriptionJobs {
+  /** Writes the window's audio where the job reads it: false when the window has no audio (nothing to transcribe). */
+  stageAudio(input: { url: string; objectKey: string; window: Span }): Promise<boolean>;
+  /**
+   * Starts the window's job over the staged audio if it has none; the segments (times in the
+   * source) once it is done, null while it runs or waits for capacity.
+   */
+  transcript(input: { objectKey: string; window: Span }): Promise<TranscriptSegment[] | null>;
+}
+
+/** Where speech comes from: a transcriber answering within the signals step, or a job the workflow waits for. */
+export type Speech = Transcriber | TranscriptionJobs;
+
+export const transcribesByJob = (speech: Speech): speech is TranscriptionJobs => 'stageAudio' in speech;

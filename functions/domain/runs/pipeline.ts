@@ -1,6 +1,6 @@
 import { enforceContract, type AnalyzerResult } from '../analysis/contract.js';
 import type { Analyzer } from '../analysis/analyzer.js';
-import type { SignalExtractor, SourceSignals, Span, Transcriber, TranscriptSegment } from '../analysis/signals.js';
+import { transcribesByJob, type SignalExtractor, type SourceSignals, type Span, type Speech, type TranscriptSegment } from '../analysis/signals.js';
 import { withTranscript } from '../analysis/transcript-speech.js';
 import { effectiveMaxObservations, requireAccount } from '../accounts.js';
 import { nowIso } from '../clock.js';
@@ -29,7 +29,7 @@ export interface PipelineDeps extends SchedulingDeps {
   artifacts: ArtifactStore;
   signSourceUrl: SourceUrlSigner;
   extractor: SignalExtractor;
-  transcriber: Transcriber;
+  transcriber: Speech;
   analyzer: Analyzer;
   deploymentMaxObservations: number;
   /** Sources longer than this are analysed as bounded chunks (DESIGN §7). */
@@ -46,6 +46,23 @@ export type SignalsRunnerSetting = SignalsRunner | 'auto';
 /** A chunk as PlanChunks hands it to the state machine, which routes its extraction by `runner`. */
 export interface PlannedChunk extends Chunk {
   runner: SignalsRunner;
+  /**
+   * `job`: the signals step stages the chunk's audio and the state machine then waits for its
+   * transcription job (AwaitTranscript between Wait states); `step`: any transcript came with the signals.
+   */
+  transcription: 'job' | 'step';
+}
+
+/**
+ * The transcription job of a chunk is still not done this long after the workflow began waiting
+ * for it (the run then fails and is refunded, as when the job fails): more than any run may take
+ * to leave Transcribe's queue and finish, so only a stuck job or a quota that never frees reaches it.
+ */
+export const TRANSCRIPT_WAIT_LIMIT_MS = 4 * 60 * 60 * 1000;
+
+/** The chunk's transcription job outlasted TRANSCRIPT_WAIT_LIMIT_MS. */
+export class TranscriptionNotReady extends Error {
+  override readonly name = 'TranscriptionNotReady';
 }
 
 export interface ChunkResult {
@@ -69,7 +86,7 @@ const artifactPrefix = (ref: AnalysisRef) => `artifacts/${ref.accountId}/${ref.a
  * Fixed per chunk, so the step after extraction finds the signals without the extraction's
  * output: a container task (ecs:runTask.sync) cannot return one to the state machine.
  */
-const signalsKeyOf = (ref: AnalysisRef, chunk: Chunk) => `${artifactPrefix(ref)}/chunks/${chunk.index}/signals.json`;
+export const signalsKeyOf = (ref: AnalysisRef, chunk: Pick<Chunk, 'index'>) => `${artifactPrefix(ref)}/chunks/${chunk.index}/signals.json`;
 const analysedRange = (run: RunRecord): Span => run.window ?? { startMs: 0, endMs: run.sourceDurationMs };
 
 /** A one-off source up to this size may be acquired by the function (its /tmp and time suffice). */
@@ -128,8 +145,9 @@ export async function planChunks(deps: PipelineDeps, ref: AnalysisRef): Promise<
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
   const chunks = chunksOf(analysedRange(run), deps.chunkMs);
   const runner = signalsRunnerFor(deps.signalsRunner, chunks.length);
+  const transcription = transcribesByJob(deps.transcriber) ? 'job' : 'step';
   await deps.runs.recordChunkPlan(ref, chunks.length, nowIso());
-  return { chunks: chunks.map((chunk) => ({ ...chunk, runner })) };
+  return { chunks: chunks.map((chunk) => ({ ...chunk, runner, transcription })) };
 }
 
 /** The one implementation of signal extraction, whichever runner runs it. */
@@ -137,13 +155,41 @@ export async function extractChunkSignals(deps: PipelineDeps, ref: AnalysisRef, 
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
   const url = await deps.signSourceUrl(run.objectKey);
   const window = { startMs: chunk.startMs, endMs: chunk.endMs };
+  const speech = deps.transcriber;
+  const input = { url, objectKey: run.objectKey, window };
   const [signals, transcript] = await Promise.all([
     deps.extractor.extract({ url, mediaKind: run.mediaKind, durationMs: run.sourceDurationMs, window }),
-    deps.transcriber.transcribe({ url, objectKey: run.objectKey, window }),
+    // A job's transcript is merged by AwaitTranscript; a window without audio has no speech to wait for.
+    transcribesByJob(speech) ? speech.stageAudio(input).then((staged) => (staged ? null : [])) : speech.transcribe(input),
   ]);
   const signalsKey = signalsKeyOf(ref, chunk);
   await deps.artifacts.putJson(signalsKey, withTranscript(signals, transcript));
   return { signalsKey };
+}
+
+/**
+ * One poll of a chunk's transcription job (the AwaitTranscript state, between Wait states): once
+ * the job is done its transcript is merged into the chunk's signals, where AnalyzeChunk reads
+ * them. `waitingSince` is what the previous poll answered; signals that already have a
+ * transcript (merged by an earlier attempt, or a window without audio) are ready as they are.
+ */
+export async function awaitChunkTranscript(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk, waitingSince: string | undefined): Promise<{ ready: boolean; waitingSince: string }> {
+  const speech = deps.transcriber;
+  if (!transcribesByJob(speech)) throw new Error('AwaitTranscript runs only for chunks planned with transcription jobs');
+  const since = waitingSince ?? nowIso();
+  const signalsKey = signalsKeyOf(ref, chunk);
+  const signals = await deps.artifacts.getJson<SourceSignals>(signalsKey);
+  if (signals.transcript) return { ready: true, waitingSince: since };
+  const run = await getRun(deps.runs, ref.accountId, ref.runId);
+  const transcript = await speech.transcript({ objectKey: run.objectKey, window: { startMs: chunk.startMs, endMs: chunk.endMs } });
+  if (transcript) {
+    await deps.artifacts.putJson(signalsKey, withTranscript(signals, transcript));
+    return { ready: true, waitingSince: since };
+  }
+  if (Date.now() - Date.parse(since) > TRANSCRIPT_WAIT_LIMIT_MS) {
+    throw new TranscriptionNotReady(`The transcription job of chunk ${chunk.index} of run ${ref.runId} is not done after ${TRANSCRIPT_WAIT_LIMIT_MS / 60_000} minutes`);
+  }
+  return { ready: false, waitingSince: since };
 }
 
 export async function analyzeChunk(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk): Promise<ChunkResult> {

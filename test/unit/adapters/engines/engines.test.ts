@@ -13,6 +13,7 @@ import { readSecretString } from '../../../../functions/adapters/secrets.js';
 import { noTranscriber } from '../../../../functions/adapters/signals/no-transcriber.js';
 import { transcriptionJobName } from '../../../../functions/adapters/transcribers/aws-transcribe.js';
 import { parseConfig } from '../../../../functions/config.js';
+import { transcribesByJob } from '../../../../functions/domain/analysis/signals.js';
 import { groundTruthAudio } from '../../../helpers/ground-truth-media.js';
 import { audioSignals, chatCompletion, scanner, startFakeChatServer, writeFakeWhisperCli, type FakeChatServer } from './fixtures.js';
 
@@ -91,13 +92,15 @@ describe('transcriberFor', () => {
     expect(transcriberFor(parseConfig(base), clients, BUCKET)).toBe(noTranscriber);
   });
 
-  it('gives Amazon Transcribe the configured language and the media bucket', async () => {
-    const job = transcriptionJobName('de-DE', KEY);
+  it('gives Amazon Transcribe, as jobs the workflow waits for, the configured language and the media bucket', async () => {
+    const window = { startMs: 0, endMs: 10_000 };
+    const job = transcriptionJobName('de-DE', KEY, window);
     transcribeMock.on(GetTranscriptionJobCommand).resolves({ TranscriptionJob: { TranscriptionJobName: job, TranscriptionJobStatus: 'COMPLETED' } });
     s3Mock.on(GetObjectCommand).resolves({ Body: { transformToString: () => Promise.resolve('{"results":{"items":[]}}') } as unknown as GetObjectCommandOutput['Body'] });
-    const transcriber = transcriberFor(parseConfig({ ...base, TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' }), clients, BUCKET);
+    const speech = transcriberFor(parseConfig({ ...base, TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' }), clients, BUCKET);
+    if (!transcribesByJob(speech)) throw new Error('aws-transcribe is a job the workflow waits for');
 
-    await expect(transcriber.transcribe({ url: '', objectKey: KEY, window: { startMs: 0, endMs: 10_000 } })).resolves.toEqual([]);
+    await expect(speech.transcript({ objectKey: KEY, window })).resolves.toEqual([]);
     expect(transcribeMock.commandCalls(GetTranscriptionJobCommand)[0]!.args[0].input).toEqual({ TranscriptionJobName: job });
     expect(s3Mock.commandCalls(GetObjectCommand)[0]!.args[0].input).toEqual({ Bucket: BUCKET, Key: `artifacts/transcripts/${job}.json` });
   });
@@ -111,6 +114,7 @@ describe('transcriberFor', () => {
         clients,
         BUCKET,
       );
+      if (transcribesByJob(transcriber)) throw new Error('whisper.cpp answers within the signals step');
 
       const segments = (await transcriber.transcribe({ url: (await groundTruthAudio()).path, objectKey: KEY, window: { startMs: 0, endMs: 4_000 } }))!;
 

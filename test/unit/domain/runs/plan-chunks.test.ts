@@ -1,13 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { chunksOf, planChunks, signalsRunnerFor, type PipelineDeps, type SignalsRunnerSetting } from '../../../../functions/domain/runs/pipeline.js';
 import type { RunRecord } from '../../../../functions/domain/runs/model.js';
+import type { Speech } from '../../../../functions/domain/analysis/signals.js';
+import { noTranscriber } from '../../../../functions/adapters/signals/no-transcriber.js';
 
 const ref = { accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1' };
 
 /** Just what PlanChunks reads: the run's analysed range, and where it records the plan. */
-function depsFor(run: Pick<RunRecord, 'sourceDurationMs' | 'window'>, signalsRunner: SignalsRunnerSetting) {
+function depsFor(run: Pick<RunRecord, 'sourceDurationMs' | 'window'>, signalsRunner: SignalsRunnerSetting, transcriber: Speech = noTranscriber) {
   const recordChunkPlan = vi.fn(() => Promise.resolve());
-  const deps = { runs: { getRun: () => Promise.resolve(run), recordChunkPlan }, chunkMs: 600_000, signalsRunner } as unknown as PipelineDeps;
+  const deps = { runs: { getRun: () => Promise.resolve(run), recordChunkPlan }, chunkMs: 600_000, signalsRunner, transcriber } as unknown as PipelineDeps;
   return { deps, recordChunkPlan };
 }
 
@@ -39,9 +41,9 @@ describe('planChunks', () => {
     const { deps, recordChunkPlan } = depsFor({ sourceDurationMs: 1_500_000, window: null }, 'auto');
     expect(await planChunks(deps, ref)).toEqual({
       chunks: [
-        { index: 0, startMs: 0, endMs: 600_000, runner: 'container' },
-        { index: 1, startMs: 600_000, endMs: 1_200_000, runner: 'container' },
-        { index: 2, startMs: 1_200_000, endMs: 1_500_000, runner: 'container' },
+        { index: 0, startMs: 0, endMs: 600_000, runner: 'container', transcription: 'step' },
+        { index: 1, startMs: 600_000, endMs: 1_200_000, runner: 'container', transcription: 'step' },
+        { index: 2, startMs: 1_200_000, endMs: 1_500_000, runner: 'container', transcription: 'step' },
       ],
     });
     expect(recordChunkPlan).toHaveBeenCalledWith(ref, 3, expect.any(String));
@@ -49,12 +51,12 @@ describe('planChunks', () => {
 
   it('auto: a source of exactly one chunk stays on the function', async () => {
     const { deps } = depsFor({ sourceDurationMs: 600_000, window: null }, 'auto');
-    expect(await planChunks(deps, ref)).toEqual({ chunks: [{ index: 0, startMs: 0, endMs: 600_000, runner: 'lambda' }] });
+    expect(await planChunks(deps, ref)).toEqual({ chunks: [{ index: 0, startMs: 0, endMs: 600_000, runner: 'lambda', transcription: 'step' }] });
   });
 
   it('auto: decides on the analysed window, not the whole source', async () => {
     const { deps } = depsFor({ sourceDurationMs: 3_600_000, window: { startMs: 60_000, endMs: 300_000 } }, 'auto');
-    expect(await planChunks(deps, ref)).toEqual({ chunks: [{ index: 0, startMs: 60_000, endMs: 300_000, runner: 'lambda' }] });
+    expect(await planChunks(deps, ref)).toEqual({ chunks: [{ index: 0, startMs: 60_000, endMs: 300_000, runner: 'lambda', transcription: 'step' }] });
   });
 
   it.each(['lambda', 'container'] as const)('%s: every chunk of every source runs there', async (setting) => {
@@ -62,5 +64,11 @@ describe('planChunks', () => {
       const { chunks } = await planChunks(depsFor({ sourceDurationMs, window: null }, setting).deps, ref);
       expect(new Set(chunks.map((c) => c.runner))).toEqual(new Set([setting]));
     }
+  });
+
+  it('plans a wait for each chunk’s transcription job when speech comes from jobs (Amazon Transcribe)', async () => {
+    const jobs: Speech = { stageAudio: () => Promise.resolve(true), transcript: () => Promise.resolve(null) };
+    const { chunks } = await planChunks(depsFor({ sourceDurationMs: 1_500_000, window: null }, 'auto', jobs).deps, ref);
+    expect(chunks.map((c) => c.transcription)).toEqual(['job', 'job', 'job']);
   });
 });
