@@ -21,6 +21,7 @@ const options = { intraOpNumThreads: 1, logSeverityLevel: 3 } as const;
 const LAYERS = 6;
 const HEADS = 8;
 const HEAD_DIM = 36;
+const cacheNames = Array.from({ length: LAYERS }, (_, layer) => ['decoder', 'encoder'].flatMap((part) => ['key', 'value'].map((kind) => `past_key_values.${layer}.${part}.${kind}`))).flat();
 const best = (logits: Float32Array, n: number) => [...logits.keys()].sort((a, b) => logits[b]! - logits[a]!).slice(0, n);
 
 const dirs: string[] = [];
@@ -44,13 +45,11 @@ describe('int8Logits', () => {
     const rewritten = int8Logits(shipped);
     expect(rewritten).not.toBe(shipped);
     const empty = new ort.Tensor('float32', new Float32Array(0), [0, HEADS, 1, HEAD_DIM]);
-    const feeds = {
+    const feeds: Record<string, Ort.Tensor> = {
       input_ids: new ort.Tensor('int64', BigInt64Array.from([1n]), [1, 1]),
       encoder_hidden_states: encoded!,
       use_cache_branch: new ort.Tensor('bool', [false], [1]),
-      ...Object.fromEntries(
-        Array.from({ length: LAYERS }, (_, layer) => ['decoder', 'encoder'].flatMap((part) => ['key', 'value'].map((kind) => [`past_key_values.${layer}.${part}.${kind}`, empty]))).flat(),
-      ),
+      ...Object.fromEntries(cacheNames.map((name) => [name, empty])),
     };
     const [before, after] = await Promise.all(
       [shipped, rewritten].map(async (model) => (await (await ort.InferenceSession.create(model, options)).run(feeds)).logits!.data as Float32Array),
