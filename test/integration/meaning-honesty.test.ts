@@ -117,7 +117,7 @@ describe.skipIf(!espeakInstalled)(`honest answers on every transcriber${espeakIn
   }, 240_000);
 
   test('moonshine: a paraphrase finds the money sentence alone, by meaning', async () => {
-    const moments = await scan('moonshine', { type: 'find_moments', instructions: 'Find where they talk about money', min_seconds: 1, max_seconds: 6 });
+    const moments = await scan('moonshine', { type: 'find_moments', instructions: 'Find where they talk about money', min_seconds: 5, max_seconds: 6 });
     expect(moments.length, JSON.stringify(moments)).toBeGreaterThan(0);
     for (const m of moments) {
       expect(overlaps(m, spoken.money), JSON.stringify(m.evidence)).toBe(true);
