@@ -1,7 +1,8 @@
 /**
  * The scheduling use cases (DESIGN §6) against an in-memory slot store that applies the same
  * conditions as the DynamoDB one: who is woken, in which order, and what happens when a grant
- * races a workflow arming its token. The real store runs under the integration tests.
+ * races a workflow arming its token; and admission to the deployment's capacity across accounts.
+ * The real store runs under the integration tests and `BENCH_ONLY=backlog`.
  */
 import { describe, expect, it } from 'vitest';
 import { acquireSlot, dispatchWaiting, releaseSlot, RunNotStartable, type SchedulingDeps } from '../../../../functions/domain/runs/scheduling.js';
