@@ -190,6 +190,14 @@ const configSchema = z
       RENDER_STATE_MACHINE_ARN: optionalArn,
       /** Durable scanner batches; `false` answers POST /v1/scanner-batches with 503 scanner_batch_service_unavailable. */
       SCANNER_BATCHES_ENABLED: flag('false', 'true', 'true'),
+      /**
+       * Admission (DESIGN §6): container tasks (Fargate; child processes locally) the deployment runs
+       * at once, and Amazon Transcribe jobs where Transcribe is the transcriber (absent: none are
+       * run). Runs wait, fairly across accounts, for room under both (functions/workflows/admission.ts).
+       * AWS: cdk.json context, given to every function.
+       */
+      CONTAINER_TASK_LIMIT: wholeNumber(1, null, 64),
+      TRANSCRIBE_JOB_LIMIT: z.optional(z.coerce.number().check(z.int(), z.minimum(1))),
       /** Sources longer than this are analysed as bounded chunks, in parallel (DESIGN §7). */
       CHUNK_SECONDS: wholeNumber(10, 3_600, 600),
       /**

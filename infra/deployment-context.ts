@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { engineContextKeys } from './constructs/engine-access.js';
 import type { ConcurrencyReserve } from '../functions/runtime/contracts.js';
+import { admittedRuns, type AdmissionLimits } from '../functions/workflows/admission.js';
 
 /** cdk.json's "context": committed with the code, it is the deployment's source of truth. */
 export function cdkJsonContext(file: URL = new URL('../cdk.json', import.meta.url)): Record<string, unknown> {
@@ -22,6 +23,17 @@ export const operationsContextKeys = {
   routeReservedConcurrency: 'routeReservedConcurrency',
 } as const;
 
+/** Admission (DESIGN §6, functions/workflows/admission.ts): the deployment's limits, read from CDK context. */
+export const admissionContextKeys = {
+  /** Container tasks (Fargate) the deployment runs at once; the VPC's subnets are sized for it. */
+  containerTaskLimit: 'containerTaskLimit',
+  /** Amazon Transcribe jobs the deployment runs at once, when the transcriber is aws-transcribe (its regional quota). */
+  transcribeJobLimit: 'transcribeJobLimit',
+} as const;
+
+/** The admission limits when context sets none: a Fargate task quota of 1,000 and Transcribe's default of 250 jobs. */
+export const admissionDefaults = { containerTasks: 1_000, transcribeJobs: 250 } as const;
+
 /** Deployment switches and the prebuilt image, read from CDK context (README, "Deploying to AWS"). */
 export const deploymentContextKeys = {
   /** A prebuilt image for every container task (`-c containerImageUri=<uri>`), instead of building one. */
@@ -41,6 +53,7 @@ export const persistedContextKeys: readonly string[] = [
   ...Object.keys(engineContextKeys),
   ...Object.values(operationsContextKeys),
   ...Object.values(deploymentContextKeys),
+  ...Object.values(admissionContextKeys),
 ];
 
 /** `-c confirmContextChange=true` accepts a one-off deploy of settings cdk.json does not hold (`confirmEngineChange` is the same flag). */
@@ -94,6 +107,16 @@ export function positiveNumberContext(node: Node, key: string, fallback: number,
     throw new Error(`Invalid CDK context: ${key} must be a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`);
   }
   return number;
+}
+
+/** The admission limits from context (`-c containerTaskLimit=...`, cdk.json), or their defaults; limits that admit no run fail the synth. */
+export function admissionContext(node: Node): AdmissionLimits & { transcribeJobs: number } {
+  const limits = {
+    containerTasks: positiveNumberContext(node, admissionContextKeys.containerTaskLimit, admissionDefaults.containerTasks, { integer: true }),
+    transcribeJobs: positiveNumberContext(node, admissionContextKeys.transcribeJobLimit, admissionDefaults.transcribeJobs, { integer: true }),
+  };
+  admittedRuns(limits);
+  return limits;
 }
 
 const EMAIL = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;

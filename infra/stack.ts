@@ -16,7 +16,7 @@ import { ServiceMonitoring } from './constructs/service-monitoring.js';
 import { ServiceTable } from './constructs/service-table.js';
 import { serviceStateMachineArn, WorkflowStateMachine } from './constructs/workflow-state-machine.js';
 import { lambdaContractOf, units } from '../functions/runtime/contracts.js';
-import { deploymentContextKeys, emailsContext, operationsContextKeys, positiveNumberContext } from './deployment-context.js';
+import { admissionContext, deploymentContextKeys, emailsContext, operationsContextKeys, positiveNumberContext } from './deployment-context.js';
 
 export interface MediaScannerStackProps extends StackProps {
   /** Deployment-wide cap on observations per run (SPEC: at most 50). @default 50 */
@@ -62,12 +62,19 @@ export class MediaScannerStack extends Stack {
         'Static HMAC key for list cursors: rotating it would invalidate every cursor clients hold, and no credential to a system is behind it.',
     });
 
+    // The analyzer and transcriber chosen with context (`-c analyzer=bedrock ...`, README).
+    const engines = new EngineAccess(this, 'Engines', { bucket: media.bucket });
+
+    // Admission (DESIGN §6): every function that settles a run may hand its capacity to another.
+    const admission = admissionContext(this.node);
     // functions/config.ts validates these at start-up in every function, whatever access it is granted.
     const environment = {
       TABLE_NAME: table.tableName,
       MEDIA_BUCKET: media.bucket.bucketName,
       LOG_LEVEL: 'INFO',
       MAX_OBSERVATIONS_CAP: String(props.maxObservationsCap ?? 50),
+      CONTAINER_TASK_LIMIT: String(admission.containerTasks),
+      ...(engines.engines.TRANSCRIBER === 'aws-transcribe' ? { TRANSCRIBE_JOB_LIMIT: String(admission.transcribeJobs) } : {}),
       POWERTOOLS_SERVICE_NAME: 'media-scanner',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       // Event delivery switched off for this deployment (SPEC Events), from context; every function reads the same switch.
@@ -86,10 +93,7 @@ export class MediaScannerStack extends Stack {
     // Created on first use: only workflows with container tasks need the VPC and ECS cluster. (The
     // ffmpeg layer likewise, by the first function that runs ffmpeg: FfmpegLayer.of.)
     let containers: ContainerCluster | undefined;
-    const containerCluster = () => (containers ??= new ContainerCluster(this, 'Containers'));
-
-    // The analyzer and transcriber chosen with context (`-c analyzer=bedrock ...`, README).
-    const engines = new EngineAccess(this, 'Engines', { bucket: media.bucket });
+    const containerCluster = () => (containers ??= new ContainerCluster(this, 'Containers', { taskLimit: admission.containerTasks }));
 
     // One state machine per entry of the workflow table, with one function per task and one
     // Fargate task definition per container task.

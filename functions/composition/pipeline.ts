@@ -13,6 +13,7 @@ import { hostWorkflows } from './host-parts.js';
 import { media, s3 } from './media.js';
 import { runs, slots } from './runs.js';
 import { accounts } from './table.js';
+import { admittedRuns } from '../workflows/admission.js';
 
 /** Presigned GETs that ffmpeg reads sources through live as long as the longest chunk may take. */
 const SOURCE_URL_TTL_SECONDS = 6 * 60 * 60;
@@ -37,6 +38,7 @@ export const pipeline = lazy((): PipelineDeps => {
       const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
       return readSecretString(instrumentClient(new SecretsManagerClient({ region: cfg.AWS_REGION })), secretId);
     }),
+    runCapacity: admittedRuns({ containerTasks: cfg.CONTAINER_TASK_LIMIT, transcribeJobs: cfg.TRANSCRIBE_JOB_LIMIT ?? null }),
     deploymentMaxObservations: cfg.MAX_OBSERVATIONS_CAP,
     chunkMs: cfg.CHUNK_SECONDS * 1000,
     signalsRunner: cfg.SIGNALS_RUNNER,

@@ -5,7 +5,7 @@ import type { RunRecord } from '../domain/runs/model.js';
 import type { AnalysisRef, SlotStore, WorkflowStarter } from '../domain/runs/ports.js';
 import type { RenderRef, RenderWorkflowStarter } from '../domain/renders/model.js';
 
-type RunState = AnalysisRef & Pick<RunRecord, 'status' | 'slot'>;
+type RunState = AnalysisRef & Pick<RunRecord, 'status' | 'slot' | 'capacity'>;
 
 const unfinished = (run: RunState) => ['queued', 'dispatched', 'processing'].includes(run.status);
 
@@ -20,13 +20,13 @@ async function scanAll<T>(doc: DynamoDBDocumentClient, input: Omit<ScanCommandIn
   return found;
 }
 
-/** Every run that is unfinished or still holds a slot (a stop can fall between settling and releasing). */
+/** Every run that is unfinished or still holds a slot or capacity (a stop can fall between settling and releasing). */
 const runsToReconcile = (doc: DynamoDBDocumentClient, tableName: string) =>
   scanAll<RunState>(doc, {
     TableName: tableName,
-    FilterExpression: '#entity = :run AND (#status IN (:queued, :dispatched, :processing) OR slot = :held)',
-    ProjectionExpression: 'accountId, runId, analysisId, #status, slot',
-    ExpressionAttributeNames: { '#entity': 'entity', '#status': 'status' },
+    FilterExpression: '#entity = :run AND (#status IN (:queued, :dispatched, :processing) OR slot = :held OR #capacity = :held)',
+    ProjectionExpression: 'accountId, runId, analysisId, #status, slot, #capacity',
+    ExpressionAttributeNames: { '#entity': 'entity', '#status': 'status', '#capacity': 'capacity' },
     ExpressionAttributeValues: { ':run': 'run', ':queued': 'queued', ':dispatched': 'dispatched', ':processing': 'processing', ':held': 'held' },
   });
 
@@ -48,8 +48,9 @@ export async function reconcileBatches(doc: DynamoDBDocumentClient, tableName: s
 }
 
 /**
- * Start-up reconciliation of the local host. Slots held by runs that already ended go back, each
- * account's in-use count is recomputed from its runs, and the workflow of every unfinished run is
+ * Start-up reconciliation of the local host. Slots and capacity held by runs that already ended go
+ * back, each account's in-use count and the deployment's admitted count are recomputed from the
+ * runs, and the workflow of every unfinished run is
  * started again, oldest first. Every step of the analysis workflow is safe to repeat, so each run
  * finishes, charged or refunded exactly once, and nothing stays stuck. (On AWS, executions outlive
  * any process, and an EventBridge rule settles those that end abnormally.)
@@ -63,6 +64,7 @@ export async function reconcileRuns(doc: DynamoDBDocumentClient, tableName: stri
     holding.set(run.accountId, (holding.get(run.accountId) ?? 0) + holds);
   }
   for (const [accountId, inUse] of holding) await slots.recount(accountId, inUse, nowIso());
+  await slots.recountCapacity(runs.filter((run) => unfinished(run) && run.capacity === 'held').length, nowIso());
   const resumed = runs.filter(unfinished).sort((a, b) => a.runId.localeCompare(b.runId));
   for (const run of resumed) await workflows.startAnalysis({ accountId: run.accountId, runId: run.runId, analysisId: run.analysisId });
   return resumed.length;

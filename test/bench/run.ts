@@ -1,4 +1,5 @@
 import { benchApi } from './api.js';
+import { benchBacklog } from './backlog.js';
 import { benchBatches } from './batches.js';
 import { benchBundles } from './bundles.js';
 import { benchChunking } from './chunking.js';
@@ -52,6 +53,11 @@ const sections: Record<string, () => Promise<void>> = {
     await section(`AWS cost per analysed minute of the 30-minute run, by engine configuration (${prices}: test/bench/aws-prices.ts)`, () => Promise.resolve(perMinute));
   },
   batches: () => section('A 100-item scanner batch of 5 s find_moments runs on a creator account: accept, read, drain', async () => [await benchBatches()]),
+  backlog: () =>
+    section(
+      'Admission: 200 long runs (12 chunk tasks each) from 20 creator accounts, submitted account by account, drained under a 40-task limit (simulated workflows; the admission and table code of the hosts on DynamoDB Local)',
+      async () => [await benchBacklog()],
+    ),
   webhooks: () =>
     section(`Webhooks on the local host: event-to-delivery latency, and 1,000 events to 3 endpoints at once (signed, verified by the receiver)`, benchWebhooks),
   framing: () => section('Auto framing accuracy on the moving-subject fixture (9:16, production renderer and face detector)', benchFraming),

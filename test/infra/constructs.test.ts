@@ -13,7 +13,7 @@ import { workflows, type WorkflowDefinition, type WorkflowTask } from '../../fun
 import { ContainerCluster } from '../../infra/constructs/container-cluster.js';
 import { MediaBucket } from '../../infra/constructs/media-bucket.js';
 import { ServiceContainerTask } from '../../infra/constructs/service-container-task.js';
-import { deploymentContextKeys } from '../../infra/deployment-context.js';
+import { admissionDefaults, deploymentContextKeys } from '../../infra/deployment-context.js';
 import { ServiceFunction } from '../../infra/constructs/service-function.js';
 import { ServiceTable } from '../../infra/constructs/service-table.js';
 import { checkWorkflowDefinition, substitutionErrors, WorkflowStateMachine } from '../../infra/constructs/workflow-state-machine.js';
@@ -113,7 +113,7 @@ function workflowIn(stack: Stack, workflow: WorkflowDefinition): WorkflowStateMa
     table: new ServiceTable(stack, 'Table'),
     bucket: media.bucket,
     eventBus: new EventBus(stack, 'Bus'),
-    containerCluster: () => (containers ??= new ContainerCluster(stack, 'Containers')),
+    containerCluster: () => (containers ??= new ContainerCluster(stack, 'Containers', { taskLimit: admissionDefaults.containerTasks })),
   });
 }
 
@@ -161,7 +161,7 @@ function containerTaskStack(context: Record<string, unknown>) {
     const media = new MediaBucket(stack, 'Media');
     const { taskDefinition } = new ServiceContainerTask(stack, 'Signals', {
       contract: containerContractOf(units.container('analysis', 'SignalsTaskDefinitionArn')),
-      cluster: new ContainerCluster(stack, 'Containers'),
+      cluster: new ContainerCluster(stack, 'Containers', { taskLimit: admissionDefaults.containerTasks }),
       environment: {},
       table: new ServiceTable(stack, 'Table'),
       bucket: media.bucket,

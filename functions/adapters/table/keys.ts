@@ -1,11 +1,14 @@
 /**
  * Every table key is built here and nowhere else. Every partition key starts with the account
- * (`ACCT#<id>`), so a lookup can never cross accounts; the one exception is the API-key lookup,
- * which is how a request finds its account in the first place.
+ * (`ACCT#<id>`), so a lookup can never cross accounts; the exceptions are the API-key lookup,
+ * which is how a request finds its account in the first place, and the deployment's admission
+ * (DESIGN §6), which is shared by every account by design.
  */
 export type TableKey = { PK: string; SK: string };
 
 const account = (accountId: string): string => `ACCT#${accountId}`;
+/** The deployment's admission (DESIGN §6): its admitted count and the accounts waiting for capacity. */
+export const ADMISSION_PARTITION = 'ADMISSION';
 
 /** Zero-padded so that lexical SK order is numeric version order. */
 const versionSegment = (version: number): string => String(version).padStart(10, '0');
@@ -33,6 +36,10 @@ export const keys = {
   }),
   /** A run waiting for a concurrency slot; run ids are time-ordered, so the queue reads oldest first. */
   slotQueueEntry: (accountId: string, runId: string): TableKey => ({ PK: account(accountId), SK: `SLOTQ#${runId}` }),
+  /** How many runs the deployment has admitted (holding capacity) at once. */
+  admittedRuns: (): TableKey => ({ PK: ADMISSION_PARTITION, SK: 'ADMITTED' }),
+  /** An account with runs waiting for the deployment's capacity. */
+  capacityWaiter: (accountId: string): TableKey => ({ PK: ADMISSION_PARTITION, SK: `WAITING#${accountId}` }),
   /** A run's observations in rank order, read back strongly consistent right after completion. */
   runObservation: (accountId: string, runId: string, rank: number): TableKey => ({
     PK: account(accountId),
@@ -101,6 +108,8 @@ export const collections = {
     ...(fromId ? { from: `ANA#${fromId}` } : {}),
   }),
   slotQueue: (accountId: string) => ({ PK: account(accountId), prefix: 'SLOTQ#' }),
+  /** Every account waiting for the deployment's capacity (not account-scoped: see keys). */
+  capacityWaiters: () => ({ PK: ADMISSION_PARTITION, prefix: 'WAITING#' }),
   batches: (accountId: string) => ({ PK: account(accountId), prefix: 'BAT#' }),
   batchItems: (accountId: string, batchId: string) => ({ PK: account(accountId), prefix: `BATITEM#${batchId}#` }),
   runObservations: (accountId: string, runId: string) => ({ PK: account(accountId), prefix: `RUNOBS#${runId}#` }),

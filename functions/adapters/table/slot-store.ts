@@ -1,8 +1,9 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { collections, keys } from './keys.js';
-import type { TableContext } from './query-page.js';
+import { collections, keys, type TableKey } from './keys.js';
+import { queryAll, type TableContext } from './query-page.js';
 import { getRecord, transact } from './operations.js';
-import type { SlotQueueEntry, SlotStore } from '../../domain/runs/ports.js';
+import type { CapacityWaiter, SlotQueueEntry, SlotStore } from '../../domain/runs/ports.js';
 
 /** The queue entry a run is created with (written in the run's own creation transaction). */
 export const slotQueueEntryItem = (accountId: string, runId: string, analysisId: string) => ({
@@ -70,15 +71,24 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
       return item && { runId: item.runId, analysisId: item.analysisId, taskToken: item.taskToken ?? null };
     },
 
-    async grant(accountId, entry, limit, now) {
+    async grant(accountId, entry, limits, now) {
       const outcome = await transact(table, [
         {
           Update: {
             TableName: tableName,
             Key: keys.account(accountId),
-            UpdateExpression: 'SET concurrencyInUse = if_not_exists(concurrencyInUse, :zero) + :one, updatedAt = :now',
+            UpdateExpression: 'SET concurrencyInUse = if_not_exists(concurrencyInUse, :zero) + :one, lastGrantedAt = :now, updatedAt = :now',
             ConditionExpression: 'attribute_not_exists(concurrencyInUse) OR concurrencyInUse < :limit',
-            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit, ':now': now },
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limits.account, ':now': now },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.admittedRuns(),
+            UpdateExpression: 'SET admitted = if_not_exists(admitted, :zero) + :one, updatedAt = :now',
+            ConditionExpression: 'attribute_not_exists(admitted) OR admitted < :capacity',
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':capacity': limits.capacity, ':now': now },
           },
         },
         {
@@ -95,9 +105,9 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
           Update: {
             TableName: tableName,
             Key: keys.run(accountId, entry.runId),
-            UpdateExpression: 'SET #status = :dispatched, slot = :held, updatedAt = :now',
+            UpdateExpression: 'SET #status = :dispatched, slot = :held, #capacity = :held, updatedAt = :now',
             ConditionExpression: '#status = :queued AND attribute_not_exists(slot)',
-            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeNames: { '#status': 'status', '#capacity': 'capacity' },
             ExpressionAttributeValues: { ':dispatched': 'dispatched', ':queued': 'queued', ':held': 'held', ':now': now },
           },
         },
@@ -113,7 +123,7 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
         },
       ]);
       if (outcome.ok) return 'granted';
-      return (['account_full', 'entry_changed', 'run_not_waiting'] as const)[outcome.failedIndex] ?? 'entry_changed';
+      return (['account_full', 'capacity_full', 'entry_changed', 'run_not_waiting'] as const)[outcome.failedIndex] ?? 'entry_changed';
     },
 
     async waitingEntry(accountId, runId) {
@@ -126,26 +136,33 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
     },
 
     async release(ref, now) {
-      const outcome = await transact(table, [
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.run(ref.accountId, ref.runId),
-            UpdateExpression: 'SET slot = :released, updatedAt = :now',
-            ConditionExpression: 'slot = :held',
-            ExpressionAttributeValues: { ':released': 'released', ':held': 'held', ':now': now },
+      // Two transactions, each conditioned on the run's own state: a run granted before admission
+      // existed holds no capacity and gives none back; a repeat after a crash finishes the other.
+      const giveBack = (attribute: 'slot' | 'capacity', counter: { key: TableKey; attribute: string }) =>
+        transact(table, [
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.run(ref.accountId, ref.runId),
+              UpdateExpression: 'SET #held = :released, updatedAt = :now',
+              ConditionExpression: '#held = :held',
+              ExpressionAttributeNames: { '#held': attribute },
+              ExpressionAttributeValues: { ':released': 'released', ':held': 'held', ':now': now },
+            },
           },
-        },
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.account(ref.accountId),
-            UpdateExpression: 'SET concurrencyInUse = concurrencyInUse - :one, updatedAt = :now',
-            ExpressionAttributeValues: { ':one': 1, ':now': now },
+          {
+            Update: {
+              TableName: tableName,
+              Key: counter.key,
+              UpdateExpression: 'SET #count = #count - :one, updatedAt = :now',
+              ExpressionAttributeNames: { '#count': counter.attribute },
+              ExpressionAttributeValues: { ':one': 1, ':now': now },
+            },
           },
-        },
-      ]);
-      return outcome.ok;
+        ]);
+      const slot = await giveBack('slot', { key: keys.account(ref.accountId), attribute: 'concurrencyInUse' });
+      const capacity = await giveBack('capacity', { key: keys.admittedRuns(), attribute: 'admitted' });
+      return slot.ok || capacity.ok;
     },
 
     async queuePosition(accountId, runId) {
@@ -155,6 +172,53 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
     },
 
     countWaiting: (accountId) => countQueue(accountId),
+
+    async slotUse(accountId) {
+      const account = await getRecord<{ concurrencyInUse?: number; lastGrantedAt?: string }>(table, keys.account(accountId));
+      return { inUse: account?.concurrencyInUse ?? 0, lastGrantedAt: account?.lastGrantedAt ?? null };
+    },
+
+    async recountCapacity(admitted, now) {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.admittedRuns(),
+          UpdateExpression: 'SET admitted = :admitted, updatedAt = :now',
+          ExpressionAttributeValues: { ':admitted': admitted, ':now': now },
+        }),
+      );
+    },
+
+    async markCapacityWaiter(accountId) {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.capacityWaiter(accountId),
+          UpdateExpression: 'SET #entity = :entity, accountId = :accountId ADD #mark :one',
+          ExpressionAttributeNames: { '#entity': 'entity', '#mark': 'mark' },
+          ExpressionAttributeValues: { ':entity': 'capacity_waiter', ':accountId': accountId, ':one': 1 },
+        }),
+      );
+    },
+
+    capacityWaiters: () => queryAll(table, collections.capacityWaiters(), (item) => ({ accountId: item.accountId, mark: item.mark }) as CapacityWaiter),
+
+    async clearCapacityWaiter(waiter) {
+      try {
+        await doc.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: keys.capacityWaiter(waiter.accountId),
+            ConditionExpression: '#mark = :mark',
+            ExpressionAttributeNames: { '#mark': 'mark' },
+            ExpressionAttributeValues: { ':mark': waiter.mark },
+          }),
+        );
+      } catch (error) {
+        // Marked again since it was read: a run of the account started waiting meanwhile.
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
 
     async recount(accountId, inUse, now) {
       await doc.send(

@@ -44,6 +44,8 @@ export interface RunRecord {
   completedAt: string | null;
   /** Internal scheduling state; never in a response. */
   slot?: SlotState;
+  /** The run's share of the deployment's capacity (DESIGN §6): taken with the slot, released exactly once with it. */
+  capacity?: SlotState;
   /** The batch item this run was spawned for, told when the run ends. */
   batchItem?: BatchItemRef;
   /**

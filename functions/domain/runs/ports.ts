@@ -83,11 +83,30 @@ export interface SlotQueueEntry {
   taskToken: string | null;
 }
 
-export type GrantOutcome = 'granted' | 'account_full' | 'entry_changed' | 'run_not_waiting';
+/** `capacity_full`: the deployment admits no more runs at once (DESIGN §6). */
+export type GrantOutcome = 'granted' | 'account_full' | 'capacity_full' | 'entry_changed' | 'run_not_waiting';
+
+/** What a grant must stay under: the account's slots and the runs the deployment admits at once. */
+export interface GrantLimits {
+  account: number;
+  capacity: number;
+}
+
+export interface SlotUse {
+  inUse: number;
+  lastGrantedAt: string | null;
+}
+
+/** An account with runs waiting for deployment capacity; `mark` changes each time it is marked again. */
+export interface CapacityWaiter {
+  accountId: string;
+  mark: number;
+}
 
 /**
- * Per-account concurrency slots (DESIGN §6). A run's queue entry is written with the run itself,
- * so queue order is submission order; the account item counts the slots in use.
+ * Per-account concurrency slots and the deployment's capacity (DESIGN §6). A run's queue entry is
+ * written with the run itself, so queue order is submission order; the account item counts the
+ * slots in use, one deployment item the runs admitted.
  */
 export interface SlotStore {
   /** Puts the task token on the run's queue entry; false when the run is not waiting (it holds a slot, or is over). */
@@ -95,16 +114,29 @@ export interface SlotStore {
   oldestWaiting(accountId: string): Promise<SlotQueueEntry | undefined>;
   /** The run's own queue entry; undefined when it is not waiting. */
   waitingEntry(accountId: string, runId: string): Promise<SlotQueueEntry | undefined>;
-  /** One transaction: in-use + 1 under the limit, the entry (as read) removed, the run queued -> dispatched holding the slot. */
-  grant(accountId: string, entry: SlotQueueEntry, limit: number, now: string): Promise<GrantOutcome>;
+  /**
+   * One transaction: in-use + 1 under the account's limit (stamping the account's last grant),
+   * admitted + 1 under the capacity, the entry (as read) removed, the run queued -> dispatched
+   * holding its slot and its capacity.
+   */
+  grant(accountId: string, entry: SlotQueueEntry, limits: GrantLimits, now: string): Promise<GrantOutcome>;
   dropEntry(accountId: string, runId: string): Promise<void>;
-  /** Gives the run's slot back exactly once; false when it held none. */
+  /** Gives the run's slot and its capacity back, each exactly once; false when it held neither. */
   release(ref: AnalysisRef, now: string): Promise<boolean>;
   /** 1 for the next run to be dispatched; null when the run is not waiting. */
   queuePosition(accountId: string, runId: string): Promise<number | null>;
   countWaiting(accountId: string): Promise<number>;
+  /** The account's slots in use, and when it was last granted one (null: never). */
+  slotUse(accountId: string): Promise<SlotUse>;
   /** Sets the in-use count to what the runs say (reconciliation after a crash). */
   recount(accountId: string, inUse: number, now: string): Promise<void>;
+  /** Sets the deployment's admitted count to what the runs say (reconciliation after a crash). */
+  recountCapacity(admitted: number, now: string): Promise<void>;
+  /** Notes that the account has runs waiting for capacity (a new mark each time). */
+  markCapacityWaiter(accountId: string): Promise<void>;
+  capacityWaiters(): Promise<CapacityWaiter[]>;
+  /** Forgets the waiter unless it was marked again since `waiter` was read. */
+  clearCapacityWaiter(waiter: CapacityWaiter): Promise<void>;
 }
 
 /** Wakes a workflow waiting on a task token: Step Functions SendTaskSuccess, or the local host's own. */
