@@ -105,10 +105,10 @@ describe.concurrent('media-scanner', () => {
   test('analyses quote takes the options of create and sends the body create would: a setting the submission refuses, the quote refuses', async () => {
     const key = await trustedKey(5);
     const url = server.add(video);
-    const quoted = await cli(['--json', 'analyses', 'quote', url, '--window', '0:61', '--what', 'a story', '--types', 'story', '--max-moments', '3'], { MEDIA_SCANNER_API_KEY: key });
+    const quoted = await cli(['--json', 'analyses', 'quote', url, '--window', '0:25', '--what', 'a story', '--types', 'story', '--max-moments', '3'], { MEDIA_SCANNER_API_KEY: key });
     expect(quoted.code, quoted.stderr).toBe(0);
-    expect(JSON.parse(quoted.stdout)).toMatchObject({ object: 'analysis_quote', billed_seconds: 61, credits: 2, balance_credits: 5, affordable: true });
-    const refused = await cli(['analyses', 'quote', url, '--window', '0:61', '--profile', 'gameplay', '--tight'], { MEDIA_SCANNER_API_KEY: key });
+    expect(JSON.parse(quoted.stdout)).toMatchObject({ object: 'analysis_quote', billed_seconds: 25, credits: 1, balance_credits: 5, affordable: true });
+    const refused = await cli(['analyses', 'quote', url, '--window', '0:25', '--profile', 'gameplay', '--tight'], { MEDIA_SCANNER_API_KEY: key });
     expect(refused.code, refused.stderr).toBe(3);
     expect(refused.stderr).toMatch(/^error: validation_failed \(HTTP 400\): .*\[speech_cleanup\]/m);
   });
