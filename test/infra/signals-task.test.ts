@@ -250,7 +250,11 @@ describe('the analysis state machine', () => {
       },
       Overrides: { ContainerOverrides: [{ Name: containerNameOf(signalsTask), Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }] },
     });
-    expect(containerStates[0]!.Retry).toEqual([expect.objectContaining({ ErrorEquals: ['States.TaskFailed'] })]);
+    // ECS's capacity and throttling refusals wait for capacity (admission, README); a failed task is retried briefly.
+    expect(containerStates[0]!.Retry).toEqual([
+      expect.objectContaining({ ErrorEquals: ['ECS.AmazonECSException', 'ECS.ThrottlingException'] }),
+      expect.objectContaining({ ErrorEquals: ['States.TaskFailed'] }),
+    ]);
 
     const substitutions = machine().resource.Properties.DefinitionSubstitutions as Record<string, unknown>;
     expect(substitutions.SignalsTaskDefinitionArn).toEqual(taskDefinition().Family);
