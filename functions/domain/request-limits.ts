@@ -69,19 +69,17 @@ export function refused(rate: RequestRate, tat: number, now: number): RateVerdic
 const MAX_MOVES = 4;
 
 /**
- * Takes one token from the account's bucket. The clock (ms) is read at every move, not once at
- * arrival: a request delayed behind others (a busy table, a cold start) is judged against the
- * time its move is made, which the moves of those that overtook it were judged against too;
- * judged at its arrival it would find their moves ahead of its own latest and be refused falsely.
- * The first move assumes a bucket whose time has passed (most requests: a client polling, or
- * within its rate), so those cost one write; a request within a burst costs a second.
+ * Takes one token from the account's bucket at `now` (ms). The first move assumes a bucket whose
+ * time has passed (most requests: a client polling, or within its rate), so those cost one write;
+ * a request within a burst costs a second. `now` stays the same across moves: a request that lost
+ * a race to a restart then finds the winner's time at or after its own `now` and advances it, where
+ * a fresh clock would send all the losers to restart again against each other.
  */
-export async function takeRequestToken(store: RequestBucketStore, accountId: string, rate: RequestRate, clock: () => number): Promise<RateVerdict> {
+export async function takeRequestToken(store: RequestBucketStore, accountId: string, rate: RequestRate, now: number): Promise<RateVerdict> {
   const interval = intervalOf(rate);
+  const latest = latestOf(rate, now) - interval;
   let known: { stored: number | undefined } | undefined;
-  let now = clock();
-  for (let move = 0; move < MAX_MOVES; move++, now = clock()) {
-    const latest = latestOf(rate, now) - interval;
+  for (let move = 0; move < MAX_MOVES; move++) {
     const stored = known?.stored;
     if (known && stored !== undefined && stored > latest) return refused(rate, stored, now);
     const result =
@@ -111,5 +109,9 @@ export async function admitRequest(
 ): Promise<{ accountId: string; verdict: RateVerdict }> {
   const accountId = await authenticate(reads, authorization);
   const account = await requireAccount(reads, accountId);
-  return { accountId, verdict: await takeRequestToken(buckets, accountId, requestRateOf(account), clock) };
+  // The clock is read once the key is known, not at arrival: a request whose lookup was slow (a
+  // cold start, a busy table) is judged against the moves made meanwhile by requests that
+  // overtook it, which were judged against later times; at its arrival time it would find them
+  // ahead of its own latest and be refused with tokens left.
+  return { accountId, verdict: await takeRequestToken(buckets, accountId, requestRateOf(account), clock()) };
 }

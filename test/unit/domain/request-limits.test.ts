@@ -34,7 +34,7 @@ describe('takeRequestToken', () => {
   it('admits a burst of `burst` requests at once, counting down, then refuses with the wait for one token', async () => {
     const { store } = memoryBuckets();
     const verdicts = [];
-    for (let i = 0; i < 6; i++) verdicts.push(await takeRequestToken(store, 'a', rate, () => T0));
+    for (let i = 0; i < 6; i++) verdicts.push(await takeRequestToken(store, 'a', rate, T0));
     expect(verdicts.map((v) => [v.allowed, v.remaining])).toEqual([
       [true, 4],
       [true, 3],
@@ -50,45 +50,45 @@ describe('takeRequestToken', () => {
 
   it('refills at the rate: one token per interval', async () => {
     const { store } = memoryBuckets();
-    for (let i = 0; i < 5; i++) await takeRequestToken(store, 'a', rate, () => T0);
-    expect((await takeRequestToken(store, 'a', rate, () => T0 + 99)).allowed).toBe(false);
-    const after = await takeRequestToken(store, 'a', rate, () => T0 + 100);
+    for (let i = 0; i < 5; i++) await takeRequestToken(store, 'a', rate, T0);
+    expect((await takeRequestToken(store, 'a', rate, T0 + 99)).allowed).toBe(false);
+    const after = await takeRequestToken(store, 'a', rate, T0 + 100);
     expect(after).toMatchObject({ allowed: true, remaining: 0 });
-    expect(await takeRequestToken(store, 'a', rate, () => T0 + 350)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await takeRequestToken(store, 'a', rate, T0 + 350)).toMatchObject({ allowed: true, remaining: 1 });
   });
 
   it('starts full again after a quiet spell, whatever the stored time', async () => {
     const { store } = memoryBuckets();
-    for (let i = 0; i < 5; i++) await takeRequestToken(store, 'a', rate, () => T0);
-    expect(await takeRequestToken(store, 'a', rate, () => T0 + 60_000)).toMatchObject({ allowed: true, remaining: 4 });
+    for (let i = 0; i < 5; i++) await takeRequestToken(store, 'a', rate, T0);
+    expect(await takeRequestToken(store, 'a', rate, T0 + 60_000)).toMatchObject({ allowed: true, remaining: 4 });
   });
 
   it('keeps accounts apart', async () => {
     const { store } = memoryBuckets();
-    for (let i = 0; i < 6; i++) await takeRequestToken(store, 'a', rate, () => T0);
-    expect(await takeRequestToken(store, 'b', rate, () => T0)).toMatchObject({ allowed: true, remaining: 4 });
+    for (let i = 0; i < 6; i++) await takeRequestToken(store, 'a', rate, T0);
+    expect(await takeRequestToken(store, 'b', rate, T0)).toMatchObject({ allowed: true, remaining: 4 });
   });
 
   it('costs one write per request within the rate, two within a burst, one per refusal', async () => {
     const { store, writes } = memoryBuckets();
-    await takeRequestToken(store, 'a', rate, () => T0);
+    await takeRequestToken(store, 'a', rate, T0);
     expect(writes()).toBe(1);
-    await takeRequestToken(store, 'a', rate, () => T0 + 150);
+    await takeRequestToken(store, 'a', rate, T0 + 150);
     expect(writes()).toBe(2);
-    await takeRequestToken(store, 'a', rate, () => T0 + 150);
+    await takeRequestToken(store, 'a', rate, T0 + 150);
     expect(writes()).toBe(4);
-    for (let i = 0; i < 3; i++) await takeRequestToken(store, 'a', rate, () => T0);
+    for (let i = 0; i < 3; i++) await takeRequestToken(store, 'a', rate, T0);
     const before = writes();
-    expect((await takeRequestToken(store, 'a', rate, () => T0)).allowed).toBe(false);
+    expect((await takeRequestToken(store, 'a', rate, T0)).allowed).toBe(false);
     expect(writes() - before).toBe(1);
   });
 
   it('answers Retry-After in whole seconds, at least 1, for slow rates', async () => {
     const slow: RequestRate = { perSecond: 1, burst: 2 };
     const { store } = memoryBuckets();
-    await takeRequestToken(store, 'a', slow, () => T0);
-    await takeRequestToken(store, 'a', slow, () => T0);
-    expect(await takeRequestToken(store, 'a', slow, () => T0 + 10)).toMatchObject({ allowed: false, retryAfter: 1 });
+    await takeRequestToken(store, 'a', slow, T0);
+    await takeRequestToken(store, 'a', slow, T0);
+    expect(await takeRequestToken(store, 'a', slow, T0 + 10)).toMatchObject({ allowed: false, retryAfter: 1 });
     expect(refused(slow, T0 + 4_000, T0)).toMatchObject({ retryAfter: 3 });
     expect(admitted(slow, T0 + 1_000, T0)).toMatchObject({ remaining: 1, resetAt: Math.ceil((T0 + 1_000) / 1000) });
   });
@@ -100,7 +100,7 @@ describe('takeRequestToken', () => {
       advance: () => (calls++, Promise.resolve({ moved: false, stored: T0 + 100 })),
       restart: () => (calls++, Promise.resolve({ moved: false, stored: T0 + 100 })),
     };
-    expect(await takeRequestToken(racing, 'a', rate, () => T0)).toMatchObject({ allowed: false, retryAfter: 1 });
+    expect(await takeRequestToken(racing, 'a', rate, T0)).toMatchObject({ allowed: false, retryAfter: 1 });
     expect(calls).toBe(4);
   });
 
@@ -115,7 +115,7 @@ describe('takeRequestToken', () => {
           const admittedAt: number[] = [];
           for (const gap of gaps) {
             now += gap;
-            const verdict = await takeRequestToken(store, 'a', limits, () => now);
+            const verdict = await takeRequestToken(store, 'a', limits, now);
             if (verdict.allowed) admittedAt.push(now);
             expect(verdict.remaining).toBeGreaterThanOrEqual(0);
             expect(verdict.remaining).toBeLessThan(limits.burst);
@@ -145,7 +145,7 @@ describe('admitRequest', () => {
     const slowReads = {
       findApiKey: async (keyHash: string) => {
         now = T0 + 1_000;
-        for (let i = 0; i < 4; i++) await takeRequestToken(store, ACCOUNT_ID, rate, () => now);
+        for (let i = 0; i < 4; i++) await takeRequestToken(store, ACCOUNT_ID, rate, now);
         return keyHash === createHash('sha256').update(apiKey).digest('hex') ? { keyHash, accountId: ACCOUNT_ID, revoked: false, createdAt: '2026-01-01T00:00:00.000Z' } : undefined;
       },
       getAccount: () => Promise.resolve(account),
