@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { config } from '../../config.js';
-import type { Launch } from '../../composition/host.js';
+import type { Launch } from '../../adapters/child-process.js';
 import { resolveFfmpegPath, resolveFfprobePath } from '../../adapters/ffmpeg-binaries.js';
 import { locateYtDlp } from '../../adapters/sources/yt-dlp.js';
 import { localPython } from '../../adapters/sources/process-provider-resolver.js';
@@ -168,7 +168,7 @@ export class Sandbox {
   }
 
   /**
-   * The local host's launcher (composition/host.ts Launch): a binary the running unit ships starts
+   * The local host's launcher (adapters/child-process.ts Launch): a binary the running unit ships starts
    * at its AWS path inside the unit's view; any other fails to start with ENOENT, as on AWS. The
    * host's own children (outside any unit) start as they are.
    */
