@@ -3,7 +3,7 @@ import { dynamoOutboxStore } from '../adapters/table/outbox.js';
 import { dynamoRenderStore } from '../adapters/table/render-store.js';
 import { dynamoRunStore } from '../adapters/table/run-store.js';
 import { dynamoUploadStore } from '../adapters/table/upload-store.js';
-import type { EventSubjects, RelayDeps } from '../domain/outbox.js';
+import type { EventSubjects, RelayDeps } from '../domain/events/outbox.js';
 import { presentAnalysis } from '../shared/analysis-presenters.js';
 import { presentBatchSummary } from '../shared/batch-presenters.js';
 import { logger } from '../shared/logger.js';

@@ -4,7 +4,7 @@ import { analyzerFor, transcriberFor } from '../adapters/engines.js';
 import { resolveFfmpegPath, resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
 import { s3ArtifactStore } from '../adapters/s3-artifact-store.js';
 import { FfmpegSignalExtractor } from '../adapters/signals/ffmpeg-signal-extractor.js';
-import type { SignalExtractor } from '../domain/analysis/signals.js';
+import type { SignalExtractor } from '../domain/engine/signals.js';
 import type { PipelineDeps } from '../domain/runs/pipeline.js';
 import { readSecretString } from '../adapters/secrets.js';
 import { lazy } from '../shared/memo.js';

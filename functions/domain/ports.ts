@@ -2,8 +2,8 @@
  * Ports: what the domain needs from storage. Adapters (functions/adapters) implement them with
  * AWS SDK clients handed in by the caller; tests implement them with DynamoDB Local or mocks.
  */
-import type { PlanName, PlanLimits } from './plans.js';
-import type { Announcement } from './outbox.js';
+import type { PlanName, PlanLimits } from './accounts/plans.js';
+import type { Announcement } from './events/outbox.js';
 import type { ScannerDefinition } from '../schemas/scanner.js';
 import type { MediaKind, UploadContentType } from '../schemas/upload.js';
 
@@ -92,7 +92,7 @@ export interface ScannerStore {
 
 // ---- Uploads -------------------------------------------------------------------------------
 
-/** The states an upload is stored in; `expired` and `deleted` are derived on read (domain/uploads.ts). */
+/** The states an upload is stored in; `expired` and `deleted` are derived on read (domain/uploads/uploads.ts). */
 export type StoredUploadStatus = 'pending' | 'ready' | 'failed';
 
 /** Why an upload failed; every code fails closed and is documented in docs/uploads.md. */

@@ -8,9 +8,9 @@
 import * as z from '../shared/zod.js';
 import { errorCatalog } from '../domain/errors.js';
 import { idPattern, type IdKind } from '../domain/ids.js';
-import { planNames } from '../domain/plans.js';
-import { chatMomentTypes } from '../domain/analysis/moment-brief.js';
-import { evidenceKinds, observationTypes } from '../domain/analysis/observation-types.js';
+import { planNames } from '../domain/accounts/plans.js';
+import { chatMomentTypes } from '../domain/engine/moment-brief.js';
+import { evidenceKinds, observationTypes } from '../domain/engine/observation-types.js';
 import { metadataSchema } from './common.js';
 import { profiles, scannerCreateSchema, scannerTypes } from './scanner.js';
 import { uploadContentTypes, uploadStatuses } from './upload.js';

@@ -33,7 +33,7 @@ const definitionShape = {
   metadata: z.optional(metadataSchema),
 };
 
-/** POST /v1/scanners body. Cross-field rules live in domain/scanners.ts (they apply to PATCH too). */
+/** POST /v1/scanners body. Cross-field rules live in domain/scanners/scanners.ts (they apply to PATCH too). */
 export const scannerCreateSchema = z.strictObject(definitionShape);
 export type ScannerDefinition = z.infer<typeof scannerCreateSchema>;
 

@@ -13,7 +13,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { encodeTags } from '../../domain/retention.js';
+import { encodeTags } from '../../domain/uploads/retention.js';
 import type { MediaStore, UploadedPart } from '../../domain/ports.js';
 
 /** SigV4 presigned URLs live at most 7 days. */

@@ -1,5 +1,5 @@
 import { ApiError } from '../../domain/errors.js';
-import { ProbeTransportError } from '../../domain/media-probe.js';
+import { ProbeTransportError } from '../../domain/uploads/media-probe.js';
 import type { Inspection, MediaInspector, UploadFailureCode } from '../../domain/ports.js';
 import { openRangeBridge, type RangeSource } from './range-bridge.js';
 import { sourceError } from './source-errors.js';

@@ -9,7 +9,7 @@ import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from 
 import type { LedgerEntry } from '../../domain/ports.js';
 import type { TerminalError } from '../../domain/runs/model.js';
 import type { RunStore } from '../../domain/runs/ports.js';
-import type { Announcement } from '../../domain/outbox.js';
+import type { Announcement } from '../../domain/events/outbox.js';
 
 const unstarted = ({ startedAt: _started, completedAt: _completed, ...run }: RunRecord) => run;
 

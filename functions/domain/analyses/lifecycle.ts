@@ -6,7 +6,7 @@ import type { AnalysisRecord, RunRecord } from '../runs/model.js';
 import type { RunStore, SlotStore, TaskTokenCallbacks } from '../runs/ports.js';
 import { getRun, refundEntry } from '../runs/submit.js';
 import type { AnalysesQuery } from '../../schemas/analysis.js';
-import { endAnnouncements } from '../outbox.js';
+import { endAnnouncements } from '../events/outbox.js';
 
 export async function getAnalysis(runs: RunStore, accountId: string, analysisId: string): Promise<AnalysisRecord> {
   const analysis = await runs.getAnalysis(accountId, analysisId);

@@ -1,4 +1,4 @@
-import type { Announcement } from '../outbox.js';
+import type { Announcement } from '../events/outbox.js';
 import type { Page, PageRequest } from '../ports.js';
 import type { TerminalError } from '../runs/model.js';
 import type { BatchItemRecord, BatchItemRef, BatchRecord, ItemTransition } from './model.js';

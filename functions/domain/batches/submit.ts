@@ -7,7 +7,7 @@ import type { RunnableSourceLookup } from '../runs/ports.js';
 import type { BatchCreate } from '../../schemas/batch.js';
 import { batchStatusOf, isTerminalBatch, type BatchItemRecord, type BatchRecord } from './model.js';
 import type { BatchRef, BatchStore, BatchWorkflowStarter } from './ports.js';
-import { batchEndAnnouncements } from '../outbox.js';
+import { batchEndAnnouncements } from '../events/outbox.js';
 
 export interface BatchDeps {
   batches: BatchStore;

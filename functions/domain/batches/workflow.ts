@@ -1,5 +1,5 @@
 import { ApiError, notFound } from '../errors.js';
-import { limitsOf, requireAccount } from '../accounts.js';
+import { limitsOf, requireAccount } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
 import type { AccountStore, ScannerStore } from '../ports.js';
 import type { RunRecord } from '../runs/model.js';

@@ -1,10 +1,10 @@
 import type { Metadata } from '../../schemas/common.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
-import type { Span } from '../analysis/signals.js';
-import type { MediaKind } from '../analysis/observation-types.js';
-import type { ObservationDraft } from '../analysis/contract.js';
+import type { Span } from '../engine/signals.js';
+import type { MediaKind } from '../engine/observation-types.js';
+import type { ObservationDraft } from '../engine/contract.js';
 import type { BatchItemRef } from '../batches/model.js';
-import type { ChatMomentType, MomentBrief } from '../analysis/moment-brief.js';
+import type { ChatMomentType, MomentBrief } from '../engine/moment-brief.js';
 import type { ProviderKind, SourceOrigin } from '../sources/ports.js';
 
 export type RunStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed';

@@ -1,22 +1,22 @@
-import { enforceContract, type AnalyzerResult } from '../analysis/contract.js';
-import type { Analyzer } from '../analysis/analyzer.js';
-import { transcribesByJob, type SignalExtractor, type SourceSignals, type Span, type Speech, type TranscriptSegment } from '../analysis/signals.js';
-import { withTranscript } from '../analysis/transcript-speech.js';
-import { effectiveMaxObservations, requireAccount } from '../accounts.js';
+import { enforceContract, type AnalyzerResult } from '../engine/contract.js';
+import type { Analyzer } from '../engine/analyzer.js';
+import { transcribesByJob, type SignalExtractor, type SourceSignals, type Span, type Speech, type TranscriptSegment } from '../engine/signals.js';
+import { withTranscript } from '../engine/transcript-speech.js';
+import { effectiveMaxObservations, requireAccount } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
 import { newId } from '../ids.js';
 import type { AccountStore } from '../ports.js';
 import type { Chunk, MomentRecord, MomentWord, ObservationRecord, RunRecord } from './model.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
-import { mergeChunkAnswers } from '../analysis/merge-findings.js';
-import { mergeSignals } from '../analysis/merge-signals.js';
+import { mergeChunkAnswers } from '../engine/merge-findings.js';
+import { mergeSignals } from '../engine/merge-signals.js';
 import type { AnalysisRef, ArtifactStore, RunStore, SourceUrlSigner } from './ports.js';
 import { getRun, refundEntry } from './submit.js';
 import { releaseSlot, RunNotStartable, type SchedulingDeps } from './scheduling.js';
 import type { BatchStore } from '../batches/ports.js';
 import { settleBatchItem } from '../batches/workflow.js';
-import { tightSubclips } from '../analysis/speech-cleanup.js';
-import { endAnnouncements } from '../outbox.js';
+import { tightSubclips } from '../engine/speech-cleanup.js';
+import { endAnnouncements } from '../events/outbox.js';
 
 /**
  * The analysis workflow's steps (statemachines/analysis.asl.json). Each is one Task state and

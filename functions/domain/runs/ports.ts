@@ -1,7 +1,7 @@
 import type { Page, PageRequest, LedgerEntry } from '../ports.js';
-import type { MediaKind } from '../analysis/observation-types.js';
+import type { MediaKind } from '../engine/observation-types.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord, TerminalError } from './model.js';
-import type { Announcement } from '../outbox.js';
+import type { Announcement } from '../events/outbox.js';
 
 /** Identifies one analysis execution; it is the whole input of the workflow. */
 export interface AnalysisRef {

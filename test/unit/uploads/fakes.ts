@@ -9,8 +9,8 @@ import type {
   UploadRecord,
   UploadStore,
 } from '../../../functions/domain/ports.js';
-import type { UploadDeps } from '../../../functions/domain/uploads.js';
-import type { Announcement } from '../../../functions/domain/outbox.js';
+import type { UploadDeps } from '../../../functions/domain/uploads/uploads.js';
+import type { Announcement } from '../../../functions/domain/events/outbox.js';
 
 export class MemoryUploads implements UploadStore {
   readonly records = new Map<string, { upload: UploadRecord; ttl: number }>();

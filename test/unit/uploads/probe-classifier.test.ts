@@ -10,7 +10,7 @@ import {
   TAIL_SECONDS,
   type LayoutPass,
   type ProbeRun,
-} from '../../../functions/domain/media-probe.js';
+} from '../../../functions/domain/uploads/media-probe.js';
 import { ffprobeInspector, probeArgs, type FfprobeRunner, type ProbeStage } from '../../../functions/adapters/media/ffprobe-inspector.js';
 import type { Inspection } from '../../../functions/domain/ports.js';
 import { mediaKindOf } from '../../../functions/schemas/upload.js';

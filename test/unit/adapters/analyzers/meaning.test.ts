@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
-import type { SourceSignals } from '../../../../functions/domain/analysis/signals.js';
+import { enforceContract } from '../../../../functions/domain/engine/contract.js';
+import type { SourceSignals } from '../../../../functions/domain/engine/signals.js';
 import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
 import { testLocalAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
 

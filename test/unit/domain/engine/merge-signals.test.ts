@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mergeSignals } from '../../../../functions/domain/analysis/merge-signals.js';
-import type { AudioSignals, SourceSignals, Span, VideoSignals } from '../../../../functions/domain/analysis/signals.js';
+import { mergeSignals } from '../../../../functions/domain/engine/merge-signals.js';
+import type { AudioSignals, SourceSignals, Span, VideoSignals } from '../../../../functions/domain/engine/signals.js';
 
 const DURATION_MS = 1_500_000;
 

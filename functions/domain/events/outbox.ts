@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EventPublisher, EventType } from './ports.js';
-import type { RunRecord } from './runs/model.js';
+import type { EventPublisher, EventType } from '../ports.js';
+import type { RunRecord } from '../runs/model.js';
 
 /**
  * The event outbox (DESIGN 8): a terminal event is written in the same table transaction as the

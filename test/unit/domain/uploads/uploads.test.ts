@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../functions/domain/errors.js';
+import { ApiError } from '../../../../functions/domain/errors.js';
 import {
   assertRunnableUpload,
   completeUpload,
@@ -11,12 +11,12 @@ import {
   recordExpiry,
   UPLOAD_TARGET_TTL_SECONDS,
   uploadStatusAt,
-} from '../../../functions/domain/uploads.js';
-import { presentUpload } from '../../../functions/shared/presenters.js';
-import type { UploadRecord } from '../../../functions/domain/ports.js';
-import { announcement } from '../../../functions/domain/outbox.js';
-import { ACCOUNT_ID, testAccount, uploadRecord } from '../../helpers/unit-fixtures.js';
-import { fakeDeps } from './fakes.js';
+} from '../../../../functions/domain/uploads/uploads.js';
+import { presentUpload } from '../../../../functions/shared/presenters.js';
+import type { UploadRecord } from '../../../../functions/domain/ports.js';
+import { announcement } from '../../../../functions/domain/events/outbox.js';
+import { ACCOUNT_ID, testAccount, uploadRecord } from '../../../helpers/unit-fixtures.js';
+import { fakeDeps } from '../../uploads/fakes.js';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;

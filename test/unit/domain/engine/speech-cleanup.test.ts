@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AudioSignals, Span, TranscriptSegment } from '../../../../functions/domain/analysis/signals.js';
-import { tightSubclips } from '../../../../functions/domain/analysis/speech-cleanup.js';
+import type { AudioSignals, Span, TranscriptSegment } from '../../../../functions/domain/engine/signals.js';
+import { tightSubclips } from '../../../../functions/domain/engine/speech-cleanup.js';
 
 const span = (startMs: number, endMs: number): Span => ({ startMs, endMs });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ApiError } from '../../../functions/domain/errors.js';
-import { idPattern } from '../../../functions/domain/ids.js';
-import type { Page, PageRequest, ServiceEvent } from '../../../functions/domain/ports.js';
-import { eventDeliveryEnabled } from '../../../functions/domain/webhooks/availability.js';
+import { ApiError } from '../../../../functions/domain/errors.js';
+import { idPattern } from '../../../../functions/domain/ids.js';
+import type { Page, PageRequest, ServiceEvent } from '../../../../functions/domain/ports.js';
+import { eventDeliveryEnabled } from '../../../../functions/domain/webhooks/availability.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -15,11 +15,11 @@ import {
   sendTestEvent,
   updateWebhookEndpoint,
   type WebhookEndpointDeps,
-} from '../../../functions/domain/webhooks/endpoints.js';
-import type { WebhookEndpointRecord } from '../../../functions/domain/webhooks/model.js';
-import type { WebhookEndpointStore, WebhookUrlCheck } from '../../../functions/domain/webhooks/ports.js';
-import { presentWebhookEndpoint } from '../../../functions/shared/webhook-presenters.js';
-import { ACCOUNT_ID, OTHER_ACCOUNT_ID, testAccount } from '../../helpers/unit-fixtures.js';
+} from '../../../../functions/domain/webhooks/endpoints.js';
+import type { WebhookEndpointRecord } from '../../../../functions/domain/webhooks/model.js';
+import type { WebhookEndpointStore, WebhookUrlCheck } from '../../../../functions/domain/webhooks/ports.js';
+import { presentWebhookEndpoint } from '../../../../functions/shared/webhook-presenters.js';
+import { ACCOUNT_ID, OTHER_ACCOUNT_ID, testAccount } from '../../../helpers/unit-fixtures.js';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 const HOUR_MS = 3_600_000;

@@ -7,12 +7,12 @@ import {
   listScannerVersions,
   updateScanner,
   type ScannerDeps,
-} from '../../../functions/domain/scanners.js';
-import { ApiError } from '../../../functions/domain/errors.js';
-import { idPattern } from '../../../functions/domain/ids.js';
-import type { ScannerRecord, ScannerStore } from '../../../functions/domain/ports.js';
-import type { ScannerDefinition } from '../../../functions/schemas/scanner.js';
-import { ACCOUNT_ID, testAccount } from '../../helpers/unit-fixtures.js';
+} from '../../../../functions/domain/scanners/scanners.js';
+import { ApiError } from '../../../../functions/domain/errors.js';
+import { idPattern } from '../../../../functions/domain/ids.js';
+import type { ScannerRecord, ScannerStore } from '../../../../functions/domain/ports.js';
+import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
+import { ACCOUNT_ID, testAccount } from '../../../helpers/unit-fixtures.js';
 
 const CAP = 50;
 const account = testAccount();

@@ -3,10 +3,10 @@
  * the real stream layout, read with derived states. docs/uploads.md explains every rule here to
  * integrators; keep the two in step.
  */
-import { ApiError, notFound } from './errors.js';
-import { newId } from './ids.js';
-import { limitsOf } from './accounts.js';
-import { announcement } from './outbox.js';
+import { ApiError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { limitsOf } from '../accounts/accounts.js';
+import { announcement } from '../events/outbox.js';
 import { retentionTags, UPLOAD_RECORD_GRACE_DAYS } from './retention.js';
 import type {
   Account,
@@ -22,8 +22,8 @@ import type {
   UploadFailure,
   UploadRecord,
   UploadStore,
-} from './ports.js';
-import { mediaKindOf, type UploadCreate, type UploadStatus } from '../schemas/upload.js';
+} from '../ports.js';
+import { mediaKindOf, type UploadCreate, type UploadStatus } from '../../schemas/upload.js';
 
 /** A single signed PUT must be started within this window (SPEC: time-limited signed target). */
 export const UPLOAD_TARGET_TTL_SECONDS = 15 * 60;

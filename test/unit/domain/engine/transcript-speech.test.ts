@@ -1,7 +1,7 @@
 /** Speech spans when a transcriber ran: where it heard words, not the heuristic's guess. */
 import { describe, expect, it } from 'vitest';
-import type { AudioSignals, SourceSignals, TranscriptSegment } from '../../../../functions/domain/analysis/signals.js';
-import { withTranscript } from '../../../../functions/domain/analysis/transcript-speech.js';
+import type { AudioSignals, SourceSignals, TranscriptSegment } from '../../../../functions/domain/engine/signals.js';
+import { withTranscript } from '../../../../functions/domain/engine/transcript-speech.js';
 
 const audio: AudioSignals = {
   loudness: [],

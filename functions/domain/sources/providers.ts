@@ -1,4 +1,4 @@
-import type { BuiltInProvider } from './sources/ports.js';
+import type { BuiltInProvider } from './ports.js';
 
 /**
  * Built-in source providers (SPEC One-off analysis, DESIGN §10): recorded-video and social sites,

@@ -11,12 +11,12 @@ import {
   setEventDelivery,
   setRequestRate,
   trustHost,
-} from '../../../functions/domain/accounts.js';
-import { ApiError } from '../../../functions/domain/errors.js';
-import { idPattern } from '../../../functions/domain/ids.js';
-import type { Account, AccountStore, ApiKeyRecord, LedgerEntry } from '../../../functions/domain/ports.js';
-import type { PlanLimits } from '../../../functions/domain/plans.js';
-import { ACCOUNT_ID, testAccount } from '../../helpers/unit-fixtures.js';
+} from '../../../../functions/domain/accounts/accounts.js';
+import { ApiError } from '../../../../functions/domain/errors.js';
+import { idPattern } from '../../../../functions/domain/ids.js';
+import type { Account, AccountStore, ApiKeyRecord, LedgerEntry } from '../../../../functions/domain/ports.js';
+import type { PlanLimits } from '../../../../functions/domain/accounts/plans.js';
+import { ACCOUNT_ID, testAccount } from '../../../helpers/unit-fixtures.js';
 
 const VALID_KEY = `sk_live_${'aB3'.repeat(13)}x`;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -1,4 +1,4 @@
-import { plans } from './plans.js';
+import { plans } from '../accounts/plans.js';
 
 /**
  * Source retention (SPEC Limits: beginner 7, hobby 30, creator 90 days) as S3 sees it: every media

@@ -1,10 +1,10 @@
-import { ApiError, notFound } from './errors.js';
-import { newId } from './ids.js';
-import { nowIso } from './clock.js';
-import { effectiveMaxObservations } from './accounts.js';
-import { FALLBACK_LABEL } from './analysis/observation-types.js';
-import type { Account, Page, PageRequest, ScannerRecord, ScannerStore } from './ports.js';
-import type { ScannerDefinition, ScannerPatch } from '../schemas/scanner.js';
+import { ApiError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { nowIso } from '../clock.js';
+import { effectiveMaxObservations } from '../accounts/accounts.js';
+import { FALLBACK_LABEL } from '../engine/observation-types.js';
+import type { Account, Page, PageRequest, ScannerRecord, ScannerStore } from '../ports.js';
+import type { ScannerDefinition, ScannerPatch } from '../../schemas/scanner.js';
 
 
 /**

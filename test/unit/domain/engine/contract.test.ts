@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { enforceContract, type ContractContext } from '../../../../functions/domain/analysis/contract.js';
-import { observationTypes } from '../../../../functions/domain/analysis/observation-types.js';
+import { enforceContract, type ContractContext } from '../../../../functions/domain/engine/contract.js';
+import { observationTypes } from '../../../../functions/domain/engine/observation-types.js';
 import { scannerTypes } from '../../../../functions/schemas/scanner.js';
 
 const labels = ['goal', 'foul', 'replay'];

@@ -13,7 +13,7 @@ export interface PlanLimits {
   maxVideoBytes: number;
   maxAudioBytes: number;
   maxSourceMinutes: number;
-  /** API requests per second the account's bucket refills (functions/domain/request-limits.ts). */
+  /** API requests per second the account's bucket refills (functions/domain/accounts/request-limits.ts). */
   requestsPerSecond: number;
   /** API requests the bucket holds: how many may arrive at once after a quiet spell. */
   requestBurst: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { announcement, drainOutbox, endAnnouncements, eventIdOf, relayAnnouncement, type Announcement, type RelayDeps } from '../../../functions/domain/outbox.js';
-import type { ServiceEvent } from '../../../functions/domain/ports.js';
-import type { RunRecord } from '../../../functions/domain/runs/model.js';
+import { announcement, drainOutbox, endAnnouncements, eventIdOf, relayAnnouncement, type Announcement, type RelayDeps } from '../../../../functions/domain/events/outbox.js';
+import type { ServiceEvent } from '../../../../functions/domain/ports.js';
+import type { RunRecord } from '../../../../functions/domain/runs/model.js';
 
 const AT = '2026-03-01T10:00:00.000Z';
 const run = (oneOff: boolean) => ({ accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1', ...(oneOff ? { oneOff: { proof: false } } : {}) }) as unknown as RunRecord;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { enforceContract, eventTypeOf, type AnalyzerResult } from '../../../../functions/domain/analysis/contract.js';
-import { BOUNDARY_SLACK_MS, mergeChunkAnswers, type ChunkAnswer } from '../../../../functions/domain/analysis/merge-findings.js';
-import type { Span } from '../../../../functions/domain/analysis/signals.js';
+import { enforceContract, eventTypeOf, type AnalyzerResult } from '../../../../functions/domain/engine/contract.js';
+import { BOUNDARY_SLACK_MS, mergeChunkAnswers, type ChunkAnswer } from '../../../../functions/domain/engine/merge-findings.js';
+import type { Span } from '../../../../functions/domain/engine/signals.js';
 
 const CHUNK_MS = 600_000;
 const chunk = (index: number, lengthMs = CHUNK_MS): Span => ({ startMs: index * lengthMs, endMs: (index + 1) * lengthMs });
