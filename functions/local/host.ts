@@ -9,7 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { createAccount } from '../domain/accounts/accounts.js';
 import { apiKeyPattern, hashApiKey } from '../domain/accounts/api-keys.js';
 import { nowIso } from '../domain/clock.js';
-import type { AccountStore } from '../domain/ports.js';
+import type { AccountStore } from '../domain/accounts/ports.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
 import { CursorCodec } from '../adapters/table/cursor.js';
 import { ensureBucket, ensureTable } from './bootstrap.js';

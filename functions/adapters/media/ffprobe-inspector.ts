@@ -8,7 +8,7 @@ import {
   undecodable,
   type ProbeRun,
 } from '../../domain/uploads/media-probe.js';
-import type { Inspection, MediaInspector } from '../../domain/ports.js';
+import type { Inspection, MediaInspector } from '../../domain/uploads/ports.js';
 import type { MediaKind } from '../../schemas/upload.js';
 
 export type ProbeStage = 'layout' | 'head' | 'tail';

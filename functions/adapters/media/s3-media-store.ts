@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { encodeTags } from '../../domain/uploads/retention.js';
-import type { MediaStore, UploadedPart } from '../../domain/ports.js';
+import type { MediaStore, UploadedPart } from '../../domain/uploads/ports.js';
 
 /** SigV4 presigned URLs live at most 7 days. */
 const MAX_PRESIGN_SECONDS = 7 * 86_400;

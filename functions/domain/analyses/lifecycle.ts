@@ -1,12 +1,12 @@
 import { ApiError, notFound } from '../errors.js';
 import { firstIdAfter } from '../ids.js';
 import { nowIso } from '../clock.js';
-import type { Page } from '../ports.js';
+import type { Page } from '../pages.js';
 import type { AnalysisRecord, RunRecord } from '../runs/model.js';
 import type { RunStore, SlotStore, TaskTokenCallbacks } from '../runs/ports.js';
 import { getRun, refundEntry } from '../runs/submit.js';
 import type { AnalysesQuery } from '../../schemas/analysis.js';
-import { endAnnouncements } from '../events/outbox.js';
+import { endAnnouncements } from '../runs/model.js';
 
 export async function getAnalysis(runs: RunStore, accountId: string, analysisId: string): Promise<AnalysisRecord> {
   const analysis = await runs.getAnalysis(accountId, analysisId);

@@ -3,7 +3,7 @@ import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
 import { limitsOf } from '../accounts/accounts.js';
-import type { Account } from '../ports.js';
+import type { Account } from '../accounts/model.js';
 import type { Span } from '../engine/signals.js';
 import { DEFAULT_WHAT_TO_FIND } from '../engine/moment-brief.js';
 import { classifySourceUrl } from '../sources/classify.js';

@@ -1,4 +1,5 @@
 import type { Metadata } from '../../schemas/common.js';
+import { announcement, type Announcement } from '../events/model.js';
 import type { TerminalError } from '../runs/model.js';
 
 /** SPEC "Batch and item states"; the transitions are docs/batches.md's table, enforced here and only here. */
@@ -83,3 +84,6 @@ export interface BatchItemRef {
   batchId: string;
   index: number;
 }
+
+/** A batch's one event, whatever its terminal state (DESIGN 8). */
+export const batchEndAnnouncements = (batchId: string, at: string): Announcement[] => [announcement('scanner_batch.completed', { kind: 'batch', batchId }, at)];

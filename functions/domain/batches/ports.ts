@@ -1,5 +1,5 @@
-import type { Announcement } from '../events/outbox.js';
-import type { Page, PageRequest } from '../ports.js';
+import type { Announcement } from '../events/model.js';
+import type { Page, PageRequest } from '../pages.js';
 import type { TerminalError } from '../runs/model.js';
 import type { BatchItemRecord, BatchItemRef, BatchRecord, ItemTransition } from './model.js';
 

@@ -2,12 +2,14 @@ import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
-import type { Account, Page, PageRequest, ScannerStore } from '../ports.js';
+import type { Account } from '../accounts/model.js';
+import type { Page, PageRequest } from '../pages.js';
+import type { ScannerStore } from '../scanners/ports.js';
 import type { RunnableSourceLookup } from '../runs/ports.js';
 import type { BatchCreate } from '../../schemas/batch.js';
 import { batchStatusOf, isTerminalBatch, type BatchItemRecord, type BatchRecord } from './model.js';
 import type { BatchRef, BatchStore, BatchWorkflowStarter } from './ports.js';
-import { batchEndAnnouncements } from '../events/outbox.js';
+import { batchEndAnnouncements } from './model.js';
 
 export interface BatchDeps {
   batches: BatchStore;

@@ -1,7 +1,8 @@
 import { ApiError, notFound } from '../errors.js';
 import { limitsOf, requireAccount } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
-import type { AccountStore, ScannerStore } from '../ports.js';
+import type { AccountStore } from '../accounts/ports.js';
+import type { ScannerStore } from '../scanners/ports.js';
 import type { RunRecord } from '../runs/model.js';
 import type { RunStore, RunnableSourceLookup, TaskTokenCallbacks, WorkflowStarter } from '../runs/ports.js';
 import { createRun } from '../runs/submit.js';

@@ -1,82 +1,11 @@
-import { createHash } from 'node:crypto';
-import type { EventPublisher, EventType } from '../ports.js';
-import type { RunRecord } from '../runs/model.js';
+import type { EventPublisher, EventSubjects, OutboxStore } from './ports.js';
+import type { Announcement } from './model.js';
 
 /**
  * The event outbox (DESIGN 8): a terminal event is written in the same table transaction as the
  * state change it announces, as an announcement naming its subject; a relay then publishes it
  * (with the record as GET returns it) at least once. So an event can be late, never lost.
  */
-
-/** What an event announces: the record its `data.object` is. */
-export type EventSubject =
-  | { kind: 'run'; runId: string }
-  | { kind: 'analysis'; analysisId: string }
-  | { kind: 'upload'; uploadId: string }
-  | { kind: 'batch'; batchId: string }
-  | { kind: 'render'; renderId: string };
-
-export interface Announcement {
-  /** Derived from the type and the subject, so announcing the same end twice is one event. */
-  eventId: string;
-  type: EventType;
-  subject: EventSubject;
-  /** The event's `created_at`: when the state change happened. */
-  createdAt: string;
-}
-
-const subjectIdOf = (subject: EventSubject): string => {
-  switch (subject.kind) {
-    case 'run':
-      return subject.runId;
-    case 'analysis':
-      return subject.analysisId;
-    case 'upload':
-      return subject.uploadId;
-    case 'batch':
-      return subject.batchId;
-    case 'render':
-      return subject.renderId;
-  }
-};
-
-/** `evt_` + 32 hex of sha256(type:subject id): consumers dedupe a repeated announcement by it. */
-export const eventIdOf = (type: EventType, subjectId: string): string => `evt_${createHash('sha256').update(`${type}:${subjectId}`).digest('hex').slice(0, 32)}`;
-
-export const announcement = (type: EventType, subject: EventSubject, createdAt: string): Announcement => ({
-  eventId: eventIdOf(type, subjectIdOf(subject)),
-  type,
-  subject,
-  createdAt,
-});
-
-/**
- * The events of ended work (DESIGN 8): run.completed|failed for a scanner run (a one-off
- * analysis's internal run announces nothing), and analysis.completed|failed|canceled.
- */
-export function endAnnouncements(run: RunRecord, analysisEnd: 'completed' | 'failed' | 'canceled', at: string): Announcement[] {
-  const runEnd = analysisEnd === 'completed' ? 'completed' : 'failed';
-  return [
-    ...(run.oneOff ? [] : [announcement(`run.${runEnd}`, { kind: 'run', runId: run.runId }, at)]),
-    announcement(`analysis.${analysisEnd}`, { kind: 'analysis', analysisId: run.analysisId }, at),
-  ];
-}
-
-/** A batch's one event, whatever its terminal state (DESIGN 8). */
-export const batchEndAnnouncements = (batchId: string, at: string): Announcement[] => [announcement('scanner_batch.completed', { kind: 'batch', batchId }, at)];
-
-/** Pending announcements in the table, for the relay. */
-export interface OutboxStore {
-  /** The oldest pending announcements of every account. */
-  pending(limit: number): Promise<{ accountId: string; announcement: Announcement }[]>;
-  /** Done: the event was published. Removing an absent one is not an error. */
-  remove(accountId: string, eventId: string): Promise<void>;
-}
-
-/** The record each subject names, as its GET presents it; undefined when it no longer exists. */
-export interface EventSubjects {
-  present(accountId: string, subject: EventSubject): Promise<unknown>;
-}
 
 export interface RelayDeps {
   outbox: OutboxStore;

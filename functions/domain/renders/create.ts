@@ -2,7 +2,7 @@ import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
-import type { Page } from '../ports.js';
+import type { Page } from '../pages.js';
 import type { RunStore } from '../runs/ports.js';
 import type { MomentRecord } from '../runs/model.js';
 import type { ListQuery } from '../../schemas/common.js';

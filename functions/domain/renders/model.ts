@@ -1,5 +1,5 @@
-import type { Page, PageRequest } from '../ports.js';
-import type { Announcement } from '../events/outbox.js';
+import type { Page, PageRequest } from '../pages.js';
+import type { Announcement } from '../events/model.js';
 import type { TerminalError } from '../runs/model.js';
 import type { AspectRatioId, CaptionPresetId, FramingMode, RenderFormat } from './presets.js';
 

@@ -1,7 +1,7 @@
 import { limitsOf } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
-import { announcement } from '../events/outbox.js';
-import type { AccountStore } from '../ports.js';
+import { announcement } from '../events/model.js';
+import type { AccountStore } from '../accounts/ports.js';
 import { retentionTags } from '../uploads/retention.js';
 import type { RunStore, SourceUrlSigner } from '../runs/ports.js';
 import type { TerminalError } from '../runs/model.js';

@@ -1,4 +1,5 @@
 import type { Metadata } from '../../schemas/common.js';
+import { announcement, type Announcement } from '../events/model.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
 import type { Span } from '../engine/signals.js';
 import type { MediaKind } from '../engine/observation-types.js';
@@ -202,3 +203,15 @@ export const queuedAnalysis = (analysis: Omit<AnalysisRecord, AnalysisLifecycle>
 
 /** 1 credit per analyzed minute, rounded up (SPEC Billing). */
 export const creditsFor = (billedMs: number): number => Math.max(1, Math.ceil(billedMs / 60_000));
+
+/**
+ * The events of ended work (DESIGN 8): run.completed|failed for a scanner run (a one-off
+ * analysis's internal run announces nothing), and analysis.completed|failed|canceled.
+ */
+export function endAnnouncements(run: RunRecord, analysisEnd: 'completed' | 'failed' | 'canceled', at: string): Announcement[] {
+  const runEnd = analysisEnd === 'completed' ? 'completed' : 'failed';
+  return [
+    ...(run.oneOff ? [] : [announcement(`run.${runEnd}`, { kind: 'run', runId: run.runId }, at)]),
+    announcement(`analysis.${analysisEnd}`, { kind: 'analysis', analysisId: run.analysisId }, at),
+  ];
+}

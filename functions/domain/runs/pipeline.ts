@@ -5,7 +5,7 @@ import { withTranscript } from '../engine/transcript-speech.js';
 import { effectiveMaxObservations, requireAccount } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
 import { newId } from '../ids.js';
-import type { AccountStore } from '../ports.js';
+import type { AccountStore } from '../accounts/ports.js';
 import type { Chunk, MomentRecord, MomentWord, ObservationRecord, RunRecord } from './model.js';
 import type { ScannerDefinition } from '../../schemas/scanner.js';
 import { mergeChunkAnswers } from '../engine/merge-findings.js';
@@ -16,7 +16,7 @@ import { releaseSlot, RunNotStartable, type SchedulingDeps } from './scheduling.
 import type { BatchStore } from '../batches/ports.js';
 import { settleBatchItem } from '../batches/workflow.js';
 import { tightSubclips } from '../engine/speech-cleanup.js';
-import { endAnnouncements } from '../events/outbox.js';
+import { endAnnouncements } from './model.js';
 
 /**
  * The analysis workflow's steps (statemachines/analysis.asl.json). Each is one Task state and

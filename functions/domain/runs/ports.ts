@@ -1,7 +1,8 @@
-import type { Page, PageRequest, LedgerEntry } from '../ports.js';
+import type { Page, PageRequest } from '../pages.js';
+import type { LedgerEntry } from '../accounts/model.js';
 import type { MediaKind } from '../engine/observation-types.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord, TerminalError } from './model.js';
-import type { Announcement } from '../events/outbox.js';
+import type { Announcement } from '../events/model.js';
 
 /** Identifies one analysis execution; it is the whole input of the workflow. */
 export interface AnalysisRef {

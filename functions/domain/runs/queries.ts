@@ -1,7 +1,7 @@
 import { ApiError, notFound } from '../errors.js';
 import { firstIdAfter } from '../ids.js';
 import type { ObservationsQuery } from '../../schemas/run.js';
-import type { Page, PageRequest } from '../ports.js';
+import type { Page, PageRequest } from '../pages.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from './model.js';
 import type { RunStore, SlotStore } from './ports.js';
 import { getRun, getScannerRun } from './submit.js';

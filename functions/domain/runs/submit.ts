@@ -3,15 +3,15 @@ import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
 import { definitionOf, getScanner, type ScannerDeps } from '../scanners/scanners.js';
-import type { Account } from '../ports.js';
+import type { Account } from '../accounts/model.js';
 import type { RunCreate } from '../../schemas/run.js';
 import type { Span } from '../engine/signals.js';
 import { creditsFor, queuedAnalysis, queuedRun, type RunRecord } from './model.js';
 import type { ReservationOutcome, RunStore, RunnableSource, RunnableSourceLookup, WorkflowStarter } from './ports.js';
-import type { ScannerRecord } from '../ports.js';
+import type { ScannerRecord } from '../scanners/model.js';
 import type { Metadata } from '../../schemas/common.js';
 import type { BatchItemRef } from '../batches/model.js';
-import { endAnnouncements } from '../events/outbox.js';
+import { endAnnouncements } from './model.js';
 
 export interface SubmitRunDeps extends ScannerDeps {
   runs: RunStore;

@@ -6,23 +6,12 @@
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { limitsOf } from '../accounts/accounts.js';
-import { announcement } from '../events/outbox.js';
+import { announcement } from '../events/model.js';
 import { retentionTags, UPLOAD_RECORD_GRACE_DAYS } from './retention.js';
-import type {
-  Account,
-  MediaInspector,
-  MediaStore,
-  MultipartState,
-  Page,
-  PageRequest,
-  PartPlan,
-  SignedPart,
-  SignedTarget,
-  StoredUploadStatus,
-  UploadFailure,
-  UploadRecord,
-  UploadStore,
-} from '../ports.js';
+import type { Account } from '../accounts/model.js';
+import type { MediaInspector, MediaStore, PartPlan, SignedPart, SignedTarget, UploadStore } from './ports.js';
+import type { MultipartState, StoredUploadStatus, UploadFailure, UploadRecord } from './model.js';
+import type { Page, PageRequest } from '../pages.js';
 import { mediaKindOf, type UploadCreate, type UploadStatus } from '../../schemas/upload.js';
 
 /** A single signed PUT must be started within this window (SPEC: time-limited signed target). */

@@ -6,7 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Account, EventPublisher, Page, PageRequest, ServiceEvent } from '../ports.js';
+import type { Account } from '../accounts/model.js';
+import type { EventPublisher } from '../events/ports.js';
+import type { Page, PageRequest } from '../pages.js';
+import type { ServiceEvent } from '../events/model.js';
 import type { WebhookEndpointCreate, WebhookEndpointPatch } from '../../schemas/webhook.js';
 import { eventDeliveryEnabled } from './availability.js';
 import type { SigningSecret, WebhookEndpointRecord } from './model.js';

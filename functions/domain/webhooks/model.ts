@@ -1,4 +1,4 @@
-import type { EventType, ServiceEvent } from '../ports.js';
+import type { EventType, ServiceEvent } from '../events/model.js';
 
 /**
  * Webhooks (SPEC "Events", DESIGN 8 and 10): an account's endpoints, and one delivery per

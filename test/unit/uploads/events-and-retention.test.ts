@@ -9,7 +9,7 @@ import { eventBridgePublisher, EVENT_SOURCE } from '../../../functions/adapters/
 import { awsHost } from '../../../functions/composition/aws-host.js';
 import { parseConfig } from '../../../functions/config.js';
 import { encodeTags, retentionClasses, retentionClassFor, retentionTags } from '../../../functions/domain/uploads/retention.js';
-import type { ServiceEvent } from '../../../functions/domain/ports.js';
+import type { ServiceEvent } from '../../../functions/domain/events/model.js';
 import { serviceEnv } from '../../helpers/unit-fixtures.js';
 
 const event = (n: number): ServiceEvent => ({

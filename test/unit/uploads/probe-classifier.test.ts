@@ -12,7 +12,7 @@ import {
   type ProbeRun,
 } from '../../../functions/domain/uploads/media-probe.js';
 import { ffprobeInspector, probeArgs, type FfprobeRunner, type ProbeStage } from '../../../functions/adapters/media/ffprobe-inspector.js';
-import type { Inspection } from '../../../functions/domain/ports.js';
+import type { Inspection } from '../../../functions/domain/uploads/ports.js';
 import { mediaKindOf } from '../../../functions/schemas/upload.js';
 import { sampleCases, sampleFile, URL_PLACEHOLDER, type ProbeSample } from './probe-samples/samples.js';
 

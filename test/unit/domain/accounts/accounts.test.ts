@@ -14,7 +14,8 @@ import {
 } from '../../../../functions/domain/accounts/accounts.js';
 import { ApiError } from '../../../../functions/domain/errors.js';
 import { idPattern } from '../../../../functions/domain/ids.js';
-import type { Account, AccountStore, ApiKeyRecord, LedgerEntry } from '../../../../functions/domain/ports.js';
+import type { Account, ApiKeyRecord, LedgerEntry } from '../../../../functions/domain/accounts/model.js';
+import type { AccountStore } from '../../../../functions/domain/accounts/ports.js';
 import type { PlanLimits } from '../../../../functions/domain/accounts/plans.js';
 import { ACCOUNT_ID, testAccount } from '../../../helpers/unit-fixtures.js';
 

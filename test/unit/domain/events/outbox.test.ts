@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { announcement, drainOutbox, endAnnouncements, eventIdOf, relayAnnouncement, type Announcement, type RelayDeps } from '../../../../functions/domain/events/outbox.js';
-import type { ServiceEvent } from '../../../../functions/domain/ports.js';
+import { announcement, eventIdOf, type Announcement } from '../../../../functions/domain/events/model.js';
+import { drainOutbox, relayAnnouncement, type RelayDeps } from '../../../../functions/domain/events/outbox.js';
+import { endAnnouncements } from '../../../../functions/domain/runs/model.js';
+import type { ServiceEvent } from '../../../../functions/domain/events/model.js';
 import type { RunRecord } from '../../../../functions/domain/runs/model.js';
 
 const AT = '2026-03-01T10:00:00.000Z';

@@ -13,8 +13,8 @@ import {
   uploadStatusAt,
 } from '../../../../functions/domain/uploads/uploads.js';
 import { presentUpload } from '../../../../functions/shared/presenters.js';
-import type { UploadRecord } from '../../../../functions/domain/ports.js';
-import { announcement } from '../../../../functions/domain/events/outbox.js';
+import type { UploadRecord } from '../../../../functions/domain/uploads/model.js';
+import { announcement } from '../../../../functions/domain/events/model.js';
 import { ACCOUNT_ID, testAccount, uploadRecord } from '../../../helpers/unit-fixtures.js';
 import { fakeDeps } from '../../uploads/fakes.js';
 

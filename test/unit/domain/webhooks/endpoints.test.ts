@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../../functions/domain/errors.js';
 import { idPattern } from '../../../../functions/domain/ids.js';
-import type { Page, PageRequest, ServiceEvent } from '../../../../functions/domain/ports.js';
+import type { Page, PageRequest } from '../../../../functions/domain/pages.js';
+import type { ServiceEvent } from '../../../../functions/domain/events/model.js';
 import { eventDeliveryEnabled } from '../../../../functions/domain/webhooks/availability.js';
 import {
   createWebhookEndpoint,

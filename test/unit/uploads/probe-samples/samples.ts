@@ -1,4 +1,4 @@
-import type { Inspection } from '../../../../functions/domain/ports.js';
+import type { Inspection } from '../../../../functions/domain/uploads/ports.js';
 import type { MediaKind, UploadContentType } from '../../../../functions/schemas/upload.js';
 import {
   acceptedSpecials,
