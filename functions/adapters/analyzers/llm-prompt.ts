@@ -3,7 +3,7 @@ import type { Analyzer } from '../../domain/engine/analyzer.js';
 import { eventTypeOf, isRecord, type AnalyzerResult } from '../../domain/engine/contract.js';
 import { requestedChatTypes, type MomentBrief } from '../../domain/engine/moment-brief.js';
 import type { LevelSpan, SourceSignals, Span, VideoSignals } from '../../domain/engine/signals.js';
-import { SPEC_MAX_OBSERVATIONS, type ScannerDefinition } from '../../schemas/scanner.js';
+import { SPEC_MAX_OBSERVATIONS, type ScannerDefinition } from '../../domain/scanners/model.js';
 
 /**
  * What the model-backed analyzers (`bedrock`, `openai`) share: the prompt that asks a scanner's

@@ -4,7 +4,7 @@ import { matchTerms, type Meaning, type Word } from '../../domain/engine/meaning
 import { namedChatMomentTypes, requestedChatTypes, type MomentBrief } from '../../domain/engine/moment-brief.js';
 import type { SourceSignals, Span } from '../../domain/engine/signals.js';
 import { subtractSpans } from '../../domain/engine/spans.js';
-import type { ScannerDefinition } from '../../schemas/scanner.js';
+import type { ScannerDefinition } from '../../domain/scanners/model.js';
 import { chatGroundings } from './chat-moments.js';
 import { asksForTopic, byLength, conceptsIn, readInstruction, type Grounding, type Occurrence } from './vocabulary.js';
 

@@ -9,7 +9,7 @@ import {
   type ProbeRun,
 } from '../../domain/uploads/media-probe.js';
 import type { Inspection, MediaInspector } from '../../domain/uploads/ports.js';
-import type { MediaKind } from '../../schemas/upload.js';
+import type { MediaKind } from '../../domain/uploads/model.js';
 
 export type ProbeStage = 'layout' | 'head' | 'tail';
 

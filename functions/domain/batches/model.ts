@@ -1,10 +1,12 @@
-import type { Metadata } from '../../schemas/common.js';
+import type { Metadata } from '../metadata.js';
 import { announcement, type Announcement } from '../events/model.js';
 import type { TerminalError } from '../runs/model.js';
 
 /** SPEC "Batch and item states"; the transitions are docs/batches.md's table, enforced here and only here. */
-export type ItemStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
-export type BatchStatus = 'queued' | 'processing' | 'canceling' | 'completed' | 'partial' | 'failed' | 'canceled';
+export const itemStatuses = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
+export type ItemStatus = (typeof itemStatuses)[number];
+export const batchStatuses = ['queued', 'processing', 'canceling', 'completed', 'partial', 'failed', 'canceled'] as const;
+export type BatchStatus = (typeof batchStatuses)[number];
 
 export type BatchCounters = Record<'total' | ItemStatus, number>;
 

@@ -1,4 +1,4 @@
-import type { ScannerDefinition } from '../../schemas/scanner.js';
+import type { ScannerDefinition } from '../scanners/model.js';
 import type { AnalyzerResult } from './contract.js';
 import type { MomentBrief } from './moment-brief.js';
 import type { SourceSignals } from './signals.js';

@@ -1,4 +1,4 @@
-import type { ScannerDefinition } from '../../schemas/scanner.js';
+import type { ScannerDefinition } from '../scanners/model.js';
 import { eventTypeOf, finiteNumber, isRecord, type AnalyzerResult } from './contract.js';
 import type { Span } from './signals.js';
 

@@ -1,4 +1,5 @@
-import type { ScannerType } from '../../schemas/scanner.js';
+import type { ScannerType } from '../scanners/model.js';
+import type { MediaKind } from '../uploads/model.js';
 
 /** SPEC "Scanner types and the observation value they fix": one row per type, nothing else decides it. */
 export const observationTypes = {
@@ -13,9 +14,8 @@ export const observationTypes = {
 export const evidenceKinds = {
   video: ['visual'],
   audio: ['transcript', 'audio', 'audio_and_transcript'],
-} as const;
+} as const satisfies Record<MediaKind, readonly string[]>;
 
-export type MediaKind = keyof typeof evidenceKinds;
 export type EvidenceKind = (typeof evidenceKinds)[MediaKind][number];
 
 /** The label every classifier may answer when no configured label fits. */

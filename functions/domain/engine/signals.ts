@@ -3,6 +3,8 @@
  * this, so it is the whole evidence an observation can cite. All times are milliseconds from
  * the start of the source (not of the window).
  */
+import type { MediaKind } from '../uploads/model.js';
+
 export interface Span {
   startMs: number;
   endMs: number;
@@ -59,7 +61,7 @@ export interface TranscriptSegment extends Span {
 }
 
 export interface SourceSignals {
-  mediaKind: 'video' | 'audio';
+  mediaKind: MediaKind;
   durationMs: number;
   /** The analysed range (a find_moments window, a chunk, or the whole source). */
   window: Span;
@@ -70,7 +72,7 @@ export interface SourceSignals {
 
 /** Port: measures a source. The ffmpeg adapter reads it over a (signed) URL. */
 export interface SignalExtractor {
-  extract(input: { url: string; mediaKind: 'video' | 'audio'; durationMs: number; window: Span }): Promise<SourceSignals>;
+  extract(input: { url: string; mediaKind: MediaKind; durationMs: number; window: Span }): Promise<SourceSignals>;
 }
 
 /**

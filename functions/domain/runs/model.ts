@@ -1,17 +1,21 @@
-import type { Metadata } from '../../schemas/common.js';
+import type { Metadata } from '../metadata.js';
 import { announcement, type Announcement } from '../events/model.js';
-import type { ScannerDefinition } from '../../schemas/scanner.js';
+import type { ScannerDefinition } from '../scanners/model.js';
 import type { Span } from '../engine/signals.js';
-import type { MediaKind } from '../engine/observation-types.js';
+import type { MediaKind } from '../uploads/model.js';
 import type { ObservationDraft } from '../engine/contract.js';
 import type { BatchItemRef } from '../batches/model.js';
 import type { ChatMomentType, MomentBrief } from '../engine/moment-brief.js';
 import type { ProviderKind, SourceOrigin } from '../sources/ports.js';
 
-export type RunStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed';
-export type AnalysisStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed' | 'canceled';
-export type AnalysisKind = 'scanner_run' | 'one_off';
-export type BillingState = 'reserved' | 'charged' | 'refunded';
+export const runStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed'] as const;
+export type RunStatus = (typeof runStatuses)[number];
+export const analysisStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed', 'canceled'] as const;
+export type AnalysisStatus = (typeof analysisStatuses)[number];
+export const analysisKinds = ['one_off', 'scanner_run'] as const;
+export type AnalysisKind = (typeof analysisKinds)[number];
+export const billingStates = ['reserved', 'charged', 'refunded'] as const;
+export type BillingState = (typeof billingStates)[number];
 /** A run's concurrency slot: absent while it waits, held once dispatched, released exactly once. */
 export type SlotState = 'held' | 'released';
 
@@ -56,7 +60,8 @@ export interface RunRecord {
   oneOff?: OneOffWork;
 }
 
-export type SpeechCleanup = 'natural' | 'tight';
+export const speechCleanups = ['natural', 'tight'] as const;
+export type SpeechCleanup = (typeof speechCleanups)[number];
 
 /** What a one-off analysis needs beyond a find_moments definition. */
 export interface OneOffWork {

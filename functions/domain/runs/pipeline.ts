@@ -6,8 +6,8 @@ import { effectiveMaxObservations, requireAccount } from '../accounts/accounts.j
 import { nowIso } from '../clock.js';
 import { newId } from '../ids.js';
 import type { AccountStore } from '../accounts/ports.js';
-import type { Chunk, MomentRecord, MomentWord, ObservationRecord, RunRecord } from './model.js';
-import type { ScannerDefinition } from '../../schemas/scanner.js';
+import { endAnnouncements, type Chunk, type MomentRecord, type MomentWord, type ObservationRecord, type RunRecord } from './model.js';
+import type { ScannerDefinition } from '../scanners/model.js';
 import { mergeChunkAnswers } from '../engine/merge-findings.js';
 import { mergeSignals } from '../engine/merge-signals.js';
 import type { AnalysisRef, ArtifactStore, RunStore, SourceUrlSigner } from './ports.js';
@@ -16,7 +16,6 @@ import { releaseSlot, RunNotStartable, type SchedulingDeps } from './scheduling.
 import type { BatchStore } from '../batches/ports.js';
 import { settleBatchItem } from '../batches/workflow.js';
 import { tightSubclips } from '../engine/speech-cleanup.js';
-import { endAnnouncements } from './model.js';
 
 /**
  * The analysis workflow's steps (statemachines/analysis.asl.json). Each is one Task state and

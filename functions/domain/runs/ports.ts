@@ -1,6 +1,6 @@
 import type { Page, PageRequest } from '../pages.js';
 import type { LedgerEntry } from '../accounts/model.js';
-import type { MediaKind } from '../engine/observation-types.js';
+import type { MediaKind } from '../uploads/model.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord, TerminalError } from './model.js';
 import type { Announcement } from '../events/model.js';
 

@@ -1,6 +1,8 @@
 import { ApiError, notFound } from '../errors.js';
 import { firstIdAfter } from '../ids.js';
-import type { ObservationsQuery } from '../../schemas/run.js';
+import type { MediaKind } from '../uploads/model.js';
+import type { ScannerType } from '../scanners/model.js';
+import type { EvidenceKind } from '../engine/observation-types.js';
 import type { Page, PageRequest } from '../pages.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from './model.js';
 import type { RunStore, SlotStore } from './ports.js';
@@ -22,6 +24,18 @@ export async function listAnalysisMoments(runs: RunStore, accountId: string, ana
   if (!analysis) throw notFound('analysis');
   if (analysis.status !== 'completed') throw new ApiError('analysis_not_completed', `The analysis is ${analysis.status}; moments exist once it is completed.`);
   return { analysis, moments: await runs.listMoments(accountId, analysisId) };
+}
+
+/** GET /v1/observations: a page, and filters combined with AND (each optional). */
+export interface ObservationsQuery extends PageRequest {
+  scanner_id?: string | undefined;
+  scanner_version?: number | undefined;
+  run_id?: string | undefined;
+  type?: ScannerType | undefined;
+  media_kind?: MediaKind | undefined;
+  evidence_kind?: EvidenceKind | undefined;
+  /** ISO 8601. */
+  created_after?: string | undefined;
 }
 
 /** Observations across the account's runs, newest first, narrowed by any of the filters. */

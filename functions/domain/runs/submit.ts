@@ -4,20 +4,26 @@ import { nowIso } from '../clock.js';
 import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
 import { definitionOf, getScanner, type ScannerDeps } from '../scanners/scanners.js';
 import type { Account } from '../accounts/model.js';
-import type { RunCreate } from '../../schemas/run.js';
 import type { Span } from '../engine/signals.js';
-import { creditsFor, queuedAnalysis, queuedRun, type RunRecord } from './model.js';
+import { creditsFor, endAnnouncements, queuedAnalysis, queuedRun, type RunRecord } from './model.js';
 import type { ReservationOutcome, RunStore, RunnableSource, RunnableSourceLookup, WorkflowStarter } from './ports.js';
 import type { ScannerRecord } from '../scanners/model.js';
-import type { Metadata } from '../../schemas/common.js';
+import type { Metadata } from '../metadata.js';
 import type { BatchItemRef } from '../batches/model.js';
-import { endAnnouncements } from './model.js';
 
 export interface SubmitRunDeps extends ScannerDeps {
   runs: RunStore;
   findSource: RunnableSourceLookup;
   workflows: WorkflowStarter;
   claims: IdClaims;
+}
+
+/** POST /v1/scanners/{scanner_id}/runs as validated at the edge; the window rules that need the scanner and the upload are checked here. */
+export interface RunCreate {
+  upload_id: string;
+  analysis_start_seconds?: number | undefined;
+  analysis_end_seconds?: number | undefined;
+  metadata?: Metadata | undefined;
 }
 
 /** SPEC: a window only for video find_moments runs, both bounds or neither, inside the source. */

@@ -5,9 +5,8 @@ import { effectiveMaxObservations } from '../accounts/accounts.js';
 import { FALLBACK_LABEL } from '../engine/observation-types.js';
 import type { Account } from '../accounts/model.js';
 import type { Page, PageRequest } from '../pages.js';
-import type { ScannerRecord } from './model.js';
+import type { ScannerRecord, ScannerDefinition, ScannerPatch } from './model.js';
 import type { ScannerStore } from './ports.js';
-import type { ScannerDefinition, ScannerPatch } from '../../schemas/scanner.js';
 
 
 /**

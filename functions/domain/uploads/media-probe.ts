@@ -13,8 +13,7 @@
  *            ("partial file"); a cut MP3/FLAC keeps the length its header declares while its
  *            packets stop early. Both fail as truncated_media.
  */
-import type { StreamSummary, UploadFailure, UploadFailureCode } from './model.js';
-import type { MediaKind } from '../../schemas/upload.js';
+import type { StreamSummary, UploadFailure, UploadFailureCode, MediaKind } from './model.js';
 
 // ---- ffprobe JSON (the parts we read) ---------------------------------------------------------
 

@@ -1,4 +1,31 @@
-import type { MediaKind, UploadContentType } from '../../schemas/upload.js';
+/** SPEC "Upload flow": the only content types an upload may declare, matched exactly. */
+export const videoContentTypes = ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska'] as const;
+export const audioContentTypes = [
+  'audio/mpeg',
+  'audio/mp3',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/aiff',
+  'audio/aac',
+  'audio/ogg',
+  'audio/flac',
+  'audio/x-flac',
+  'audio/mp4',
+  'audio/x-m4a',
+  'audio/webm',
+  'audio/opus',
+] as const;
+export const uploadContentTypes = [...videoContentTypes, ...audioContentTypes] as const;
+export type UploadContentType = (typeof uploadContentTypes)[number];
+export const mediaKinds = ['video', 'audio'] as const;
+export type MediaKind = (typeof mediaKinds)[number];
+
+export const mediaKindOf = (contentType: UploadContentType): MediaKind =>
+  (videoContentTypes as readonly string[]).includes(contentType) ? 'video' : 'audio';
+
+/** What a reader sees: `expired` and `deleted` are derived from the stored state and the clock. */
+export const uploadStatuses = ['pending', 'ready', 'failed', 'expired', 'deleted'] as const;
+export type UploadStatus = (typeof uploadStatuses)[number];
 
 /** The states an upload is stored in; `expired` and `deleted` are derived on read (domain/uploads/uploads.ts). */
 export type StoredUploadStatus = 'pending' | 'ready' | 'failed';

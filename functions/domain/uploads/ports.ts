@@ -1,8 +1,7 @@
 /** What uploads need from storage, the media bucket and the probe (implemented in functions/adapters). */
 import type { Page, PageRequest } from '../pages.js';
 import type { Announcement } from '../events/model.js';
-import type { MediaKind } from '../../schemas/upload.js';
-import type { UploadFailure, UploadRecord, StreamSummary } from './model.js';
+import type { MediaKind, UploadFailure, UploadRecord, StreamSummary } from './model.js';
 
 export interface UploadStore {
   /** Writes a new pending upload; `expireAtEpochSeconds` becomes the record's table TTL. */

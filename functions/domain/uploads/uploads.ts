@@ -10,9 +10,8 @@ import { announcement } from '../events/model.js';
 import { retentionTags, UPLOAD_RECORD_GRACE_DAYS } from './retention.js';
 import type { Account } from '../accounts/model.js';
 import type { MediaInspector, MediaStore, PartPlan, SignedPart, SignedTarget, UploadStore } from './ports.js';
-import type { MultipartState, StoredUploadStatus, UploadFailure, UploadRecord } from './model.js';
+import { mediaKindOf, type MultipartState, type StoredUploadStatus, type UploadContentType, type UploadFailure, type UploadRecord, type UploadStatus } from './model.js';
 import type { Page, PageRequest } from '../pages.js';
-import { mediaKindOf, type UploadCreate, type UploadStatus } from '../../schemas/upload.js';
 
 /** A single signed PUT must be started within this window (SPEC: time-limited signed target). */
 export const UPLOAD_TARGET_TTL_SECONDS = 15 * 60;
@@ -99,6 +98,13 @@ const epochSeconds = (iso: string, plusDays = 0): number => Math.ceil((Date.pars
 export function recordExpiry(upload: UploadRecord): number {
   const end = upload.retentionExpiresAt ?? upload.failedAt ?? upload.expiresAt;
   return epochSeconds(end, UPLOAD_RECORD_GRACE_DAYS);
+}
+
+/** POST /v1/uploads as validated at the edge; the size against the account's limit is checked here. */
+export interface UploadCreate {
+  filename: string;
+  content_type: UploadContentType;
+  size_bytes: number;
 }
 
 export async function createUpload(

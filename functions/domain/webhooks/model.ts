@@ -41,7 +41,8 @@ export interface WebhookEndpointRecord {
   updatedAt: string;
 }
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /** One POST to the endpoint: its answer (a status code) or why there was none (an error code). */
 export interface DeliveryAttempt {

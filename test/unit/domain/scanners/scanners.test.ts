@@ -10,9 +10,8 @@ import {
 } from '../../../../functions/domain/scanners/scanners.js';
 import { ApiError } from '../../../../functions/domain/errors.js';
 import { idPattern } from '../../../../functions/domain/ids.js';
-import type { ScannerRecord } from '../../../../functions/domain/scanners/model.js';
+import type { ScannerRecord, ScannerDefinition } from '../../../../functions/domain/scanners/model.js';
 import type { ScannerStore } from '../../../../functions/domain/scanners/ports.js';
-import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
 import { ACCOUNT_ID, testAccount } from '../../../helpers/unit-fixtures.js';
 
 const CAP = 50;
