@@ -3,9 +3,8 @@ import { apiKeyPattern, generateApiKey, hashApiKey } from './api-keys.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { plans, type PlanLimits, type PlanName } from './plans.js';
-import type { Account, LedgerEntry } from './model.js';
+import type { Account, LedgerEntry, RequestRate } from './model.js';
 import type { AccountStore } from './ports.js';
-import type { RequestRate } from './request-limits.js';
 
 export const limitsOf = (account: Account): PlanLimits => ({ ...plans[account.plan], ...account.limitOverrides });
 

@@ -32,3 +32,11 @@ export interface LedgerEntry {
   reason: string;
   createdAt: string;
 }
+
+/** An account's API request rate: a token bucket. */
+export interface RequestRate {
+  /** Tokens the bucket regains per second. */
+  perSecond: number;
+  /** Tokens the bucket holds. */
+  burst: number;
+}

@@ -8,15 +8,8 @@
  * or take a minimum, which refilling a token count needs), so a request costs one write.
  */
 import { authenticate, limitsOf, requireAccount } from './accounts.js';
-import type { Account } from './model.js';
+import type { Account, RequestRate } from './model.js';
 import type { AccountStore } from './ports.js';
-
-export interface RequestRate {
-  /** Tokens the bucket regains per second. */
-  perSecond: number;
-  /** Tokens the bucket holds. */
-  burst: number;
-}
 
 /** What a request is told (the X-RateLimit-* and Retry-After headers). */
 export interface RateVerdict {

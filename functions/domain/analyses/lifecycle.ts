@@ -4,7 +4,8 @@ import { nowIso } from '../clock.js';
 import type { Page, PageRequest } from '../pages.js';
 import { endAnnouncements, type AnalysisKind, type AnalysisRecord, type AnalysisStatus, type RunRecord } from '../runs/model.js';
 import type { RunStore, SlotStore, TaskTokenCallbacks } from '../runs/ports.js';
-import { getRun, refundEntry } from '../runs/submit.js';
+import { getRun } from '../runs/queries.js';
+import { refundEntry } from '../runs/billing.js';
 
 export async function getAnalysis(runs: RunStore, accountId: string, analysisId: string): Promise<AnalysisRecord> {
   const analysis = await runs.getAnalysis(accountId, analysisId);

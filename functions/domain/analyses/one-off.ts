@@ -10,7 +10,7 @@ import { classifySourceUrl } from '../sources/classify.js';
 import type { SourceFacts, SourceOrigin, SourceReader } from '../sources/ports.js';
 import { creditsFor, queuedAnalysis, queuedRun, type AnalysisRecord, type AnalysisSource, type SpeechCleanup } from '../runs/model.js';
 import type { RunStore, WorkflowStarter } from '../runs/ports.js';
-import { startOrRefund } from '../runs/submit.js';
+import { startOrRefund } from '../runs/create.js';
 import type { Profile, ScannerDefinition } from '../scanners/model.js';
 import { PAID_MAX_SOURCE_BYTES, PROOF_MAX_SOURCE_BYTES, PROOF_MAX_WINDOW_MS } from './limits.js';
 import { ONE_OFF_DEFAULTS } from './model.js';

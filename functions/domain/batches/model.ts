@@ -81,11 +81,5 @@ export interface BatchItemRecord {
   taskToken?: string;
 }
 
-export interface BatchItemRef {
-  accountId: string;
-  batchId: string;
-  index: number;
-}
-
 /** A batch's one event, whatever its terminal state (DESIGN 8). */
 export const batchEndAnnouncements = (batchId: string, at: string): Announcement[] => [announcement('scanner_batch.completed', { kind: 'batch', batchId }, at)];

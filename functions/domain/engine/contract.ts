@@ -1,7 +1,7 @@
-import type { ScannerDefinition } from '../scanners/model.js';
+import { type ScannerDefinition, FALLBACK_LABEL } from '../scanners/model.js';
 import type { Span } from './signals.js';
-import { FALLBACK_LABEL, evidenceKinds, observationTypes, type EvidenceKind } from './observation-types.js';
-import { type MediaKind } from '../uploads/model.js';
+import { evidenceKinds, observationTypes, type EvidenceKind } from './observation-types.js';
+import type { MediaKind } from '../uploads/model.js';
 
 /**
  * The contract layer (DESIGN §7): every analyzer's output passes through here before anything

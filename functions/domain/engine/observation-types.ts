@@ -17,6 +17,3 @@ export const evidenceKinds = {
 } as const satisfies Record<MediaKind, readonly string[]>;
 
 export type EvidenceKind = (typeof evidenceKinds)[MediaKind][number];
-
-/** The label every classifier may answer when no configured label fits. */
-export const FALLBACK_LABEL = 'other';

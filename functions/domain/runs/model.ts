@@ -4,7 +4,6 @@ import type { ScannerDefinition } from '../scanners/model.js';
 import type { Span } from '../engine/signals.js';
 import type { MediaKind } from '../uploads/model.js';
 import type { ObservationDraft } from '../engine/contract.js';
-import type { BatchItemRef } from '../batches/model.js';
 import type { ChatMomentType, MomentBrief } from '../engine/moment-brief.js';
 import type { ProviderKind, SourceOrigin } from '../sources/ports.js';
 
@@ -22,6 +21,13 @@ export type SlotState = 'held' | 'released';
 export interface TerminalError {
   code: string;
   message: string;
+}
+
+/** The batch item a run was spawned for (batches name their items by it; a run only carries it). */
+export interface BatchItemRef {
+  accountId: string;
+  batchId: string;
+  index: number;
 }
 
 export interface RunRecord {

@@ -10,11 +10,10 @@ import { endAnnouncements, type Chunk, type MomentRecord, type MomentWord, type 
 import type { ScannerDefinition } from '../scanners/model.js';
 import { mergeChunkAnswers } from '../engine/merge-findings.js';
 import { mergeSignals } from '../engine/merge-signals.js';
-import type { AnalysisRef, ArtifactStore, RunStore, SourceUrlSigner } from './ports.js';
-import { getRun, refundEntry } from './submit.js';
+import type { AnalysisRef, ArtifactStore, RunEndedListener, RunStore, SourceUrlSigner } from './ports.js';
+import { getRun } from './queries.js';
+import { refundEntry } from './billing.js';
 import { releaseSlot, RunNotStartable, type SchedulingDeps } from './scheduling.js';
-import type { BatchStore } from '../batches/ports.js';
-import { settleBatchItem } from '../batches/workflow.js';
 import { tightSubclips } from '../engine/speech-cleanup.js';
 
 /**
@@ -22,7 +21,7 @@ import { tightSubclips } from '../engine/speech-cleanup.js';
  * is safe to retry: it reads its inputs from the store and writes its outputs at fixed keys.
  */
 export interface PipelineDeps extends SchedulingDeps {
-  batches: BatchStore;
+  onRunEnded: RunEndedListener;
   runs: RunStore;
   accounts: AccountStore;
   artifacts: ArtifactStore;
@@ -320,11 +319,11 @@ export async function completeRun(deps: PipelineDeps, ref: AnalysisRef, observat
   return settled(deps, ref);
 }
 
-/** After a run ends: its slot goes to the account's next waiting run, and its batch item (if any) takes its state. */
+/** After a run ends: its slot goes to the account's next waiting run, then whoever listens (its batch item, if any) is told. */
 async function settled(deps: PipelineDeps, ref: AnalysisRef): Promise<RunRecord> {
   await releaseSlot(deps, ref);
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
-  await settleBatchItem(deps, run);
+  await deps.onRunEnded(run);
   return run;
 }
 

@@ -4,6 +4,12 @@ import type { MediaKind } from '../uploads/model.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord, TerminalError } from './model.js';
 import type { Announcement } from '../events/model.js';
 
+/**
+ * Told when a run has ended (completed or failed) and its slot is released: batches settle the
+ * item the run was spawned for through it, so runs know nothing of batches.
+ */
+export type RunEndedListener = (run: RunRecord) => Promise<void>;
+
 /** Identifies one analysis execution; it is the whole input of the workflow. */
 export interface AnalysisRef {
   accountId: string;

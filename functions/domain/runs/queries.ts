@@ -6,7 +6,20 @@ import type { EvidenceKind } from '../engine/observation-types.js';
 import type { Page, PageRequest } from '../pages.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from './model.js';
 import type { RunStore, SlotStore } from './ports.js';
-import { getRun, getScannerRun } from './submit.js';
+
+/** The work record behind an analysis, scanner run or one-off alike (the pipeline's view). */
+export async function getRun(runs: RunStore, accountId: string, runId: string): Promise<RunRecord> {
+  const run = await runs.getRun(accountId, runId);
+  if (!run) throw notFound('run');
+  return run;
+}
+
+/** A scanner run as the API shows it: a one-off analysis's internal work record is no run to a caller. */
+export async function getScannerRun(runs: RunStore, accountId: string, runId: string): Promise<RunRecord> {
+  const run = await getRun(runs, accountId, runId);
+  if (run.oneOff) throw notFound('run');
+  return run;
+}
 
 /** A completed run's observations, in rank order; an empty list is then a meaningful answer. */
 export async function listRunObservations(runs: RunStore, accountId: string, runId: string, page: PageRequest): Promise<Page<ObservationRecord>> {

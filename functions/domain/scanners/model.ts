@@ -6,6 +6,9 @@ export type ScannerType = (typeof scannerTypes)[number];
 export const profiles = ['conversation', 'gameplay'] as const;
 export type Profile = (typeof profiles)[number];
 
+/** The label every classifier may answer when no configured label fits. */
+export const FALLBACK_LABEL = 'other';
+
 export const SPEC_MAX_OBSERVATIONS = 50;
 export const MOMENT_SECONDS = { min: 5, max: 600 } as const;
 

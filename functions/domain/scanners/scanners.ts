@@ -2,10 +2,9 @@ import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { effectiveMaxObservations } from '../accounts/accounts.js';
-import { FALLBACK_LABEL } from '../engine/observation-types.js';
+import { FALLBACK_LABEL, type ScannerRecord, type ScannerDefinition, type ScannerPatch } from './model.js';
 import type { Account } from '../accounts/model.js';
 import type { Page, PageRequest } from '../pages.js';
-import type { ScannerRecord, ScannerDefinition, ScannerPatch } from './model.js';
 import type { ScannerStore } from './ports.js';
 
 

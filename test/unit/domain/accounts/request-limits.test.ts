@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_ID, testAccount } from '../../../helpers/unit-fixtures.js';
-import { admitRequest, admitted, refused, takeRequestToken, type BucketMove, type RequestBucketStore, type RequestRate } from '../../../../functions/domain/accounts/request-limits.js';
+import { admitRequest, admitted, refused, takeRequestToken, type BucketMove, type RequestBucketStore } from '../../../../functions/domain/accounts/request-limits.js';
+import { type RequestRate } from '../../../../functions/domain/accounts/model.js';
 
 /** The table's two conditional updates (request-bucket-store.ts), in memory, counting writes. */
 function memoryBuckets() {
