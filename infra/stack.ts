@@ -120,7 +120,7 @@ export class MediaScannerStack extends Stack {
       environment,
     });
     authorizer.bindTable(table, 'read');
-    // Each request takes a token from its account's request bucket (functions/domain/request-limits.ts).
+    // Each request takes a token from its account's request bucket (functions/domain/accounts/request-limits.ts).
     table.grant(authorizer.fn, 'dynamodb:UpdateItem');
 
     const notFound = new ServiceFunction(this, constructIdFor(notFoundHandler), {

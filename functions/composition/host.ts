@@ -1,5 +1,5 @@
 import { config } from '../config.js';
-import type { EventPublisher } from '../domain/ports.js';
+import type { EventPublisher } from '../domain/events/ports.js';
 import type { BatchWorkflowStarter } from '../domain/batches/ports.js';
 import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
 import type { DeliveryScheduler } from '../domain/webhooks/ports.js';

@@ -4,7 +4,7 @@ import { ffprobeInspector, spawnFfprobe } from '../adapters/media/ffprobe-inspec
 import { createOutboundClient } from '../adapters/outbound/outbound-client.js';
 import { providerPageResolver } from '../adapters/sources/provider-resolution.js';
 import { createSourceReader, type SourceReaderOptions } from '../adapters/sources/source-gateway.js';
-import type { Account } from '../domain/ports.js';
+import type { Account } from '../domain/accounts/model.js';
 import { classifySourceUrl } from '../domain/sources/classify.js';
 import type { SourceReader } from '../domain/sources/ports.js';
 import { lazy } from '../shared/memo.js';

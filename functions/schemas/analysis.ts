@@ -1,7 +1,10 @@
 import * as z from '../shared/zod.js';
-import { listQuerySchema, maxChars } from './common.js';
-import { MOMENT_SECONDS, profiles, SPEC_MAX_OBSERVATIONS } from './scanner.js';
-import { chatMomentTypes } from '../domain/analysis/moment-brief.js';
+import { listQuerySchema } from './common.js';
+import { maxChars } from '../domain/metadata.js';
+import { MOMENT_SECONDS, profiles, SPEC_MAX_OBSERVATIONS } from '../domain/scanners/model.js';
+import { chatMomentTypes } from '../domain/engine/moment-brief.js';
+import { analysisKinds, analysisStatuses, speechCleanups } from '../domain/runs/model.js';
+import { ONE_OFF_DEFAULTS } from '../domain/analyses/model.js';
 
 /** A source URL as sent; what it may point at is decided in domain/sources (422 untrusted_source_url). */
 const sourceUrl = z.string().check(z.trim(), z.minLength(1), z.maxLength(4096));
@@ -9,10 +12,6 @@ const seconds = z.number().check(z.minimum(0), z.maximum(10 * 24 * 3600));
 
 /** POST /v1/sources/preflight. */
 export const preflightSchema = z.strictObject({ source_url: sourceUrl });
-export type PreflightInput = z.infer<typeof preflightSchema>;
-
-/** Defaults of a one-off analysis when the request leaves them out. */
-export const ONE_OFF_DEFAULTS = { profile: 'conversation', speech_cleanup: 'natural', max_moments: 10, min_seconds: 15, max_seconds: 60 } as const;
 
 const momentSeconds = z.int().check(z.minimum(MOMENT_SECONDS.min), z.maximum(MOMENT_SECONDS.max));
 
@@ -40,7 +39,7 @@ export const analysisCreateSchema = z
           z.refine((types) => !types.includes('auto') || types.length === 1, { message: 'auto cannot be combined with another value.' }),
         ),
     ),
-    speech_cleanup: z.optional(z.enum(['natural', 'tight'])),
+    speech_cleanup: z.optional(z.enum(speechCleanups)),
     max_moments: z.optional(z.int().check(z.minimum(1), z.maximum(SPEC_MAX_OBSERVATIONS))),
     min_seconds: z.optional(momentSeconds),
     max_seconds: z.optional(momentSeconds),
@@ -59,14 +58,10 @@ export const analysisCreateSchema = z
       ctx.addIssue({ code: 'custom', path: [path], message: `min_seconds (${min}) must not exceed max_seconds (${max}).` });
     }
   }));
-export type AnalysisCreate = z.infer<typeof analysisCreateSchema>;
-
-export const analysisStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed', 'canceled'] as const;
 
 /** GET /v1/analyses: every filter optional, combined with AND. */
 export const analysesQuerySchema = z.extend(listQuerySchema, {
   status: z.optional(z.enum(analysisStatuses)),
-  kind: z.optional(z.enum(['one_off', 'scanner_run'])),
+  kind: z.optional(z.enum(analysisKinds)),
   created_after: z.optional(z.iso.datetime({ offset: true })),
 });
-export type AnalysesQuery = z.infer<typeof analysesQuerySchema>;

@@ -1,5 +1,6 @@
 import * as z from '../shared/zod.js';
-import { idField, idParam, listQuerySchema, metadataSchema, pageSizeParam } from './common.js';
+import { idField, idParam, listQuerySchema, pageSizeParam } from './common.js';
+import { metadataSchema } from '../domain/metadata.js';
 
 /** SPEC Limits: 1 to 100 items (the body's 512 KiB bound is the route's, in routes.ts). */
 export const MAX_BATCH_ITEMS = 100;
@@ -27,7 +28,6 @@ export const batchCreateSchema = z.strictObject({
     }),
   ),
 });
-export type BatchCreate = z.infer<typeof batchCreateSchema>;
 
 export const batchIdParams = z.strictObject({ batch_id: idParam });
 

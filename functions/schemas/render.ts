@@ -27,7 +27,6 @@ export const renderCreateSchema = z.strictObject({
     { output: { format: 'mp4', aspect_ratio: '9:16' }, captions: { enabled: false, preset_id: DEFAULT_CAPTION_PRESET }, framing: { mode: 'auto' } },
   ),
 });
-export type RenderCreate = z.infer<typeof renderCreateSchema>;
 
 export const renderIdParams = z.strictObject({ render_id: idParam });
 

@@ -8,14 +8,17 @@
 import * as z from '../shared/zod.js';
 import { errorCatalog } from '../domain/errors.js';
 import { idPattern, type IdKind } from '../domain/ids.js';
-import { planNames } from '../domain/plans.js';
-import { chatMomentTypes } from '../domain/analysis/moment-brief.js';
-import { evidenceKinds, observationTypes } from '../domain/analysis/observation-types.js';
-import { metadataSchema } from './common.js';
-import { profiles, scannerCreateSchema, scannerTypes } from './scanner.js';
-import { uploadContentTypes, uploadStatuses } from './upload.js';
-import { subscribableEventTypes } from '../domain/webhooks/model.js';
-import { deliveryStatuses } from './webhook-delivery.js';
+import { planNames } from '../domain/accounts/plans.js';
+import { chatMomentTypes } from '../domain/engine/moment-brief.js';
+import { evidenceKinds, observationTypes } from '../domain/engine/observation-types.js';
+import { metadataSchema } from '../domain/metadata.js';
+import { profiles, scannerTypes } from '../domain/scanners/model.js';
+import { scannerCreateSchema } from './scanner.js';
+import { mediaKinds, uploadContentTypes, uploadStatuses } from '../domain/uploads/model.js';
+import { subscribableEventTypes, deliveryStatuses } from '../domain/webhooks/model.js';
+import { analysisKinds, analysisStatuses, billingStates, runStatuses, speechCleanups } from '../domain/runs/model.js';
+import { batchStatuses, itemStatuses } from '../domain/batches/model.js';
+import { renderStatuses } from '../domain/renders/model.js';
 import { FONTS, FRAMING_MODES, RENDER_FORMATS, aspectRatioIds, captionPresetIds } from '../domain/renders/presets.js';
 
 // ---- Building blocks -----------------------------------------------------------------------
@@ -26,10 +29,7 @@ const nullableTimestamp = z.nullable(timestamp);
 const id = (kind: IdKind) => z.string().check(z.regex(idPattern(kind)));
 const count = z.int().check(z.minimum(0));
 const milliseconds = z.int().check(z.minimum(0));
-const mediaKind = z.enum(['video', 'audio']);
-const runStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed'] as const;
-const analysisStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed', 'canceled'] as const;
-const billingStates = ['reserved', 'charged', 'refunded'] as const;
+const mediaKind = z.enum(mediaKinds);
 
 /** Why terminal work failed (runs, analyses, batch items). */
 export const terminalErrorSchema = z
@@ -315,7 +315,7 @@ const analysisSourceSchema = z
 export const analysisSchema = z.object({
   object: z.literal('analysis'),
   analysis_id: id('analysis'),
-  kind: z.enum(['one_off', 'scanner_run']),
+  kind: z.enum(analysisKinds),
   run_id: z.nullable(id('run')).check(z.describe('The scanner run, for kind scanner_run.')),
   status: z.enum(analysisStatuses),
   source: z.nullable(analysisSourceSchema),
@@ -323,7 +323,7 @@ export const analysisSchema = z.object({
   what_to_find: z.nullable(z.string()),
   profile: z.nullable(z.enum(profiles)),
   chat_moment_types: z.nullable(z.array(z.enum(chatMomentTypes))),
-  speech_cleanup: z.nullable(z.enum(['natural', 'tight'])),
+  speech_cleanup: z.nullable(z.enum(speechCleanups)),
   max_moments: z.nullable(z.int()),
   min_seconds: z.nullable(z.int()),
   max_seconds: z.nullable(z.int()),
@@ -361,8 +361,6 @@ export type AnalysisQuoteResource = z.infer<typeof analysisQuoteSchema>;
 
 // ---- Scanner batches -----------------------------------------------------------------------
 
-const batchStatuses = ['queued', 'processing', 'canceling', 'completed', 'partial', 'failed', 'canceled'] as const;
-const itemStatuses = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
 
 export const batchSummarySchema = z.object({
   object: z.literal('scanner_batch'),
@@ -514,7 +512,7 @@ export const renderSchema = z.object({
   object: z.literal('render'),
   render_id: id('render'),
   analysis_id: id('analysis'),
-  status: z.enum(['queued', 'processing', 'completed', 'failed']).check(z.describe('completed when at least one asset rendered; failed when none did.')),
+  status: z.enum(renderStatuses).check(z.describe('completed when at least one asset rendered; failed when none did.')),
   moment_ids: z.array(id('moment')),
   render: z.object({
     output: z.object({ format: z.enum(RENDER_FORMATS), aspect_ratio: z.enum(aspectRatioIds) }),

@@ -1,7 +1,9 @@
 import * as z from '../shared/zod.js';
-import { idField, idParam, listQuerySchema, metadataSchema } from './common.js';
-import { scannerTypes } from './scanner.js';
-import { evidenceKinds } from '../domain/analysis/observation-types.js';
+import { idField, idParam, listQuerySchema } from './common.js';
+import { metadataSchema } from '../domain/metadata.js';
+import { scannerTypes } from '../domain/scanners/model.js';
+import { evidenceKinds } from '../domain/engine/observation-types.js';
+import { mediaKinds } from '../domain/uploads/model.js';
 
 /** POST /v1/scanners/{scanner_id}/runs. Window rules that need the scanner and upload live in domain/runs. */
 export const runCreateSchema = z.strictObject({
@@ -10,7 +12,6 @@ export const runCreateSchema = z.strictObject({
   analysis_end_seconds: z.optional(z.number().check(z.positive())),
   metadata: z.optional(metadataSchema),
 });
-export type RunCreate = z.infer<typeof runCreateSchema>;
 
 export const runIdParams = z.strictObject({ run_id: idParam });
 export const analysisIdParams = z.strictObject({ analysis_id: idParam });
@@ -21,8 +22,7 @@ export const observationsQuerySchema = z.extend(listQuerySchema, {
   scanner_version: z.optional(z.coerce.number().check(z.int(), z.minimum(1))),
   run_id: z.optional(idParam),
   type: z.optional(z.enum(scannerTypes)),
-  media_kind: z.optional(z.enum(['video', 'audio'])),
+  media_kind: z.optional(z.enum(mediaKinds)),
   evidence_kind: z.optional(z.enum([...evidenceKinds.video, ...evidenceKinds.audio])),
   created_after: z.optional(z.iso.datetime({ offset: true })),
 });
-export type ObservationsQuery = z.infer<typeof observationsQuerySchema>;

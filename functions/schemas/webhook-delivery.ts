@@ -1,8 +1,6 @@
 import * as z from '../shared/zod.js';
 import { idField, idParam, listQuerySchema } from './common.js';
-import type { DeliveryStatus } from '../domain/webhooks/model.js';
-
-export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const satisfies readonly DeliveryStatus[];
+import { deliveryStatuses } from '../domain/webhooks/model.js';
 
 /**
  * GET /v1/webhook-deliveries: filters combine with AND. Ids are matched as given (a malformed one

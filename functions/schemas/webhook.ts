@@ -1,6 +1,7 @@
 import * as z from '../shared/zod.js';
 import { subscribableEventTypes } from '../domain/webhooks/model.js';
-import { idParam, maxChars } from './common.js';
+import { idParam } from './common.js';
+import { maxChars } from '../domain/metadata.js';
 
 /** Longer URLs are refused before any DNS lookup. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -40,7 +41,6 @@ export const webhookEndpointCreateSchema = z.strictObject({
   events: eventsSchema,
   description: z.optional(descriptionSchema),
 });
-export type WebhookEndpointCreate = z.infer<typeof webhookEndpointCreateSchema>;
 
 /** PATCH body: any of the fields, at least one; `description: null` clears it. */
 export const webhookEndpointUpdateSchema = z
@@ -51,6 +51,5 @@ export const webhookEndpointUpdateSchema = z
     enabled: z.optional(z.boolean()),
   })
   .check(z.refine((patch) => Object.keys(patch).length > 0, { message: 'Send at least one field to change.' }));
-export type WebhookEndpointPatch = z.infer<typeof webhookEndpointUpdateSchema>;
 
 export const webhookEndpointIdParams = z.strictObject({ endpoint_id: idParam });

@@ -1,6 +1,6 @@
 import type { AnalysisRecord } from '../domain/runs/model.js';
 import type { AnalysisQuote, SourcePreflight } from '../domain/analyses/one-off.js';
-import type { Span } from '../domain/analysis/signals.js';
+import type { Span } from '../domain/engine/signals.js';
 import type { AnalysisQuoteResource, AnalysisResource, SourcePreflightResource } from '../schemas/responses.js';
 
 const seconds = (ms: number) => ms / 1000;

@@ -1,9 +1,12 @@
-import { builtInProviders } from '../domain/providers.js';
+import { builtInProviders } from '../domain/sources/providers.js';
 import { PROOF_MAX_WINDOW_MS } from '../domain/analyses/limits.js';
-import { effectiveMaxObservations, limitsOf } from '../domain/accounts.js';
-import { uploadStatusAt, type UploadTargets } from '../domain/uploads.js';
+import { effectiveMaxObservations, limitsOf } from '../domain/accounts/accounts.js';
+import { uploadStatusAt, type UploadTargets } from '../domain/uploads/uploads.js';
 import { eventDeliveryEnabled } from '../domain/webhooks/availability.js';
-import type { Account, Page, ScannerRecord, UploadRecord } from '../domain/ports.js';
+import type { Account } from '../domain/accounts/model.js';
+import type { Page } from '../domain/pages.js';
+import type { ScannerRecord } from '../domain/scanners/model.js';
+import type { UploadRecord } from '../domain/uploads/model.js';
 import type { AccountResource, List, ScannerResource, UploadResource } from '../schemas/responses.js';
 
 /**

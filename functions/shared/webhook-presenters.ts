@@ -1,5 +1,5 @@
 import type { WebhookEndpointRecord } from '../domain/webhooks/model.js';
-import type { ServiceEvent } from '../domain/ports.js';
+import type { ServiceEvent } from '../domain/events/model.js';
 import type { DeletedWebhookEndpointResource, WebhookEndpointResource, WebhookEndpointWithSecretResource, WebhookTestResource } from '../schemas/responses.js';
 
 /**

@@ -9,7 +9,7 @@ import { keys } from '../../functions/adapters/table/keys.js';
 import { getRecord } from '../../functions/adapters/table/operations.js';
 import { dynamoRunStore } from '../../functions/adapters/table/run-store.js';
 import { dynamoSlotStore, slotQueueEntryItem } from '../../functions/adapters/table/slot-store.js';
-import { createAccount, limitsOf } from '../../functions/domain/accounts.js';
+import { createAccount, limitsOf } from '../../functions/domain/accounts/accounts.js';
 import { newId } from '../../functions/domain/ids.js';
 import type { AnalysisRef } from '../../functions/domain/runs/ports.js';
 import { acquireSlot, releaseSlot, type SchedulingDeps } from '../../functions/domain/runs/scheduling.js';

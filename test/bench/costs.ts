@@ -9,7 +9,7 @@ import { resolveFfmpegPath } from '../../functions/adapters/ffmpeg-binaries.js';
 import { promptFor } from '../../functions/adapters/analyzers/llm-prompt.js';
 import { awsTranscribeJobs } from '../../functions/adapters/transcribers/aws-transcribe.js';
 import { pipeline } from '../../functions/composition/pipeline.js';
-import type { SourceSignals } from '../../functions/domain/analysis/signals.js';
+import type { SourceSignals } from '../../functions/domain/engine/signals.js';
 import { signalsKeyOf } from '../../functions/domain/runs/pipeline.js';
 import { scannerCreateSchema } from '../../functions/schemas/scanner.js';
 import { logger } from '../../functions/shared/logger.js';

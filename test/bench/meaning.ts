@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { lineScore, type Meaning } from '../../functions/domain/analysis/meaning.js';
+import { lineScore, type Meaning } from '../../functions/domain/engine/meaning.js';
 import { readInstruction } from '../../functions/adapters/analyzers/vocabulary.js';
 import { loadWinkMeaning } from '../../functions/adapters/meaning/wink-meaning.js';
 import { loadWordVectors } from '../../functions/adapters/meaning/word-vectors.js';

@@ -2,7 +2,8 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.js';
 import { stripKeys, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, ledgerPut, transact } from './operations.js';
-import type { Account, AccountStore, ApiKeyRecord } from '../../domain/ports.js';
+import type { Account, ApiKeyRecord } from '../../domain/accounts/model.js';
+import type { AccountStore } from '../../domain/accounts/ports.js';
 
 const toAccount = (item: Record<string, unknown>): Account => {
   const record = stripKeys(item) as Omit<Account, 'trustedHosts'> & { trustedHosts?: Set<string> };

@@ -3,7 +3,8 @@ import { collections, keys } from './keys.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, putAll, transact, type TransactItems } from './operations.js';
 import { outboxPuts } from './outbox.js';
-import { itemTransitions, type BatchItemRecord, type BatchItemRef, type BatchRecord, type ItemTransition } from '../../domain/batches/model.js';
+import { itemTransitions, type BatchItemRecord, type BatchRecord, type ItemTransition } from '../../domain/batches/model.js';
+import { type BatchItemRef } from '../../domain/runs/model.js';
 import type { BatchStore, ItemChanges } from '../../domain/batches/ports.js';
 
 /**

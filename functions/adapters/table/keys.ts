@@ -17,7 +17,7 @@ const rankSegment = (rank: number): string => String(rank).padStart(4, '0');
 export const keys = {
   apiKey: (keyHash: string): TableKey => ({ PK: `APIKEY#${keyHash}`, SK: 'APIKEY' }),
   account: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'ACCOUNT' }),
-  /** The account's request bucket (functions/domain/request-limits.ts): apart from the account item, whose wallet transactions it must not contend with. */
+  /** The account's request bucket (functions/domain/accounts/request-limits.ts): apart from the account item, whose wallet transactions it must not contend with. */
   requestBucket: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'REQUESTBUCKET' }),
   scanner: (accountId: string, scannerId: string): TableKey => ({ PK: account(accountId), SK: `SCN#${scannerId}` }),
   scannerVersion: (accountId: string, scannerId: string, version: number): TableKey => ({
@@ -54,7 +54,7 @@ export const keys = {
   idempotency: (accountId: string, scopedKey: string): TableKey => ({ PK: account(accountId), SK: `IDEM#${scopedKey}` }),
   /** The ids an idempotent creation claimed (`purpose`: what it creates; `keyHash`: sha256 of the Idempotency-Key). */
   idClaim: (accountId: string, purpose: string, keyHash: string): TableKey => ({ PK: account(accountId), SK: `IDCLAIM#${purpose}#${keyHash}` }),
-  /** A terminal event not yet relayed (functions/domain/outbox.ts), keyed by its deterministic id. */
+  /** A terminal event not yet relayed (functions/domain/events/outbox.ts), keyed by its deterministic id. */
   outboxEntry: (accountId: string, eventId: string): TableKey => ({ PK: account(accountId), SK: `OUTBOX#${eventId}` }),
   /** A webhook endpoint (ids are time-ordered: the collection reads newest first). */
   webhookEndpoint: (accountId: string, endpointId: string): TableKey => ({ PK: account(accountId), SK: `WHE#${endpointId}` }),

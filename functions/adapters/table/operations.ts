@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { BatchWriteCommand, GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, type TableKey } from './keys.js';
 import { stripKeys, type TableContext } from './query-page.js';
-import type { LedgerEntry } from '../../domain/ports.js';
+import type { LedgerEntry } from '../../domain/accounts/model.js';
 
 /** The table operations every store shares. */
 

@@ -1,7 +1,8 @@
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { indexKeys, keys, OUTBOX_PARTITION } from './keys.js';
 import type { TableContext } from './query-page.js';
-import type { Announcement, OutboxStore } from '../../domain/outbox.js';
+import type { Announcement } from '../../domain/events/model.js';
+import type { OutboxStore } from '../../domain/events/ports.js';
 
 /** The entity name of outbox items: the AWS relay's stream filter matches on it. */
 export const OUTBOX_ENTITY = 'outbox';

@@ -6,10 +6,10 @@ import { slotQueueEntryItem } from './slot-store.js';
 import { outboxPuts } from './outbox.js';
 import { itemTransitionWrites } from './batch-store.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../domain/runs/model.js';
-import type { LedgerEntry } from '../../domain/ports.js';
+import type { LedgerEntry } from '../../domain/accounts/model.js';
 import type { TerminalError } from '../../domain/runs/model.js';
 import type { RunStore } from '../../domain/runs/ports.js';
-import type { Announcement } from '../../domain/outbox.js';
+import type { Announcement } from '../../domain/events/model.js';
 
 const unstarted = ({ startedAt: _started, completedAt: _completed, ...run }: RunRecord) => run;
 

@@ -1,7 +1,8 @@
 import { collections, keys } from './keys.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
 import { getRecord, transact } from './operations.js';
-import type { ScannerRecord, ScannerStore } from '../../domain/ports.js';
+import type { ScannerRecord } from '../../domain/scanners/model.js';
+import type { ScannerStore } from '../../domain/scanners/ports.js';
 
 const toScanner = (item: Record<string, unknown>): ScannerRecord => stripKeys(item) as unknown as ScannerRecord;
 

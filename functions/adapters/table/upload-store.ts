@@ -4,7 +4,8 @@ import { tableDefinition } from './definition.js';
 import { queryPage, stripKeys, type TableContext } from './query-page.js';
 import { getRecord, transact } from './operations.js';
 import { outboxPuts } from './outbox.js';
-import type { UploadRecord, UploadStore } from '../../domain/ports.js';
+import type { UploadRecord } from '../../domain/uploads/model.js';
+import type { UploadStore } from '../../domain/uploads/ports.js';
 
 const toUpload = (item: Record<string, unknown>): UploadRecord => stripKeys(item) as unknown as UploadRecord;
 

@@ -1,4 +1,4 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentAccount } from '../../shared/presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';

@@ -1,4 +1,4 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { submitOneOff } from '../../domain/analyses/one-off.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentAnalysis } from '../../shared/analysis-presenters.js';

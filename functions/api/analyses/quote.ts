@@ -1,4 +1,4 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { quoteAnalysis } from '../../domain/analyses/one-off.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentQuote } from '../../shared/analysis-presenters.js';

@@ -1,5 +1,5 @@
 import { submitBatch } from '../../domain/batches/submit.js';
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentBatch } from '../../shared/batch-presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';

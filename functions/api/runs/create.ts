@@ -1,4 +1,4 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { submitRun } from '../../domain/runs/submit.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentRun } from '../../shared/run-presenters.js';

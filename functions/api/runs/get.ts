@@ -1,4 +1,4 @@
-import { getScannerRun } from '../../domain/runs/submit.js';
+import { getScannerRun } from '../../domain/runs/queries.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentRun } from '../../shared/run-presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';

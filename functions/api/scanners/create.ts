@@ -1,5 +1,5 @@
-import { requireAccount } from '../../domain/accounts.js';
-import { createScanner } from '../../domain/scanners.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
+import { createScanner } from '../../domain/scanners/scanners.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentScanner } from '../../shared/presenters.js';
 import { scannerCreateSchema } from '../../schemas/scanner.js';

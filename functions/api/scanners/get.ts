@@ -1,4 +1,4 @@
-import { getScanner } from '../../domain/scanners.js';
+import { getScanner } from '../../domain/scanners/scanners.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentScanner } from '../../shared/presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';

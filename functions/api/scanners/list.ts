@@ -1,4 +1,4 @@
-import { listScanners } from '../../domain/scanners.js';
+import { listScanners } from '../../domain/scanners/scanners.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentList, presentScanner } from '../../shared/presenters.js';
 import { listQuerySchema } from '../../schemas/common.js';

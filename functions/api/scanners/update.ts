@@ -1,5 +1,5 @@
-import { requireAccount } from '../../domain/accounts.js';
-import { updateScanner } from '../../domain/scanners.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
+import { updateScanner } from '../../domain/scanners/scanners.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentScanner } from '../../shared/presenters.js';
 import { scannerIdParams, scannerUpdateSchema } from '../../schemas/scanner.js';

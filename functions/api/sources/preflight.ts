@@ -1,4 +1,4 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { preflightSource } from '../../domain/analyses/one-off.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentPreflight } from '../../shared/analysis-presenters.js';

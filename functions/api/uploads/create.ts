@@ -1,5 +1,5 @@
-import { requireAccount } from '../../domain/accounts.js';
-import { createUpload } from '../../domain/uploads.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
+import { createUpload } from '../../domain/uploads/uploads.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../shared/presenters.js';
 import { uploadCreateSchema } from '../../schemas/upload.js';

@@ -1,4 +1,4 @@
-import { getUpload } from '../../domain/uploads.js';
+import { getUpload } from '../../domain/uploads/uploads.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../shared/presenters.js';
 import { noQuerySchema } from '../../schemas/common.js';

@@ -1,4 +1,4 @@
-import { listUploads } from '../../domain/uploads.js';
+import { listUploads } from '../../domain/uploads/uploads.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentList, presentUpload } from '../../shared/presenters.js';
 import { uploadListQuerySchema } from '../../schemas/upload.js';

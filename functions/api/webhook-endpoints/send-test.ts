@@ -1,4 +1,4 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { sendTestEvent } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentWebhookTest } from '../../shared/webhook-presenters.js';

@@ -1,8 +1,8 @@
-import { limitsOf } from '../accounts.js';
+import { limitsOf } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
-import { announcement } from '../outbox.js';
-import type { AccountStore } from '../ports.js';
-import { retentionTags } from '../retention.js';
+import { announcement } from '../events/model.js';
+import type { AccountStore } from '../accounts/ports.js';
+import { retentionTags } from '../uploads/retention.js';
 import type { RunStore, SourceUrlSigner } from '../runs/ports.js';
 import type { TerminalError } from '../runs/model.js';
 import type { FramePlan, Size } from './framing.js';

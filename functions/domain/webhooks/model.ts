@@ -1,4 +1,4 @@
-import type { EventType, ServiceEvent } from '../ports.js';
+import type { EventType, ServiceEvent } from '../events/model.js';
 
 /**
  * Webhooks (SPEC "Events", DESIGN 8 and 10): an account's endpoints, and one delivery per
@@ -41,7 +41,8 @@ export interface WebhookEndpointRecord {
   updatedAt: string;
 }
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /** One POST to the endpoint: its answer (a status code) or why there was none (an error code). */
 export interface DeliveryAttempt {

@@ -14,7 +14,7 @@ import { presentBatch, presentBatchSummary } from '../../../functions/shared/bat
 import { presentAnalysis, presentPreflight, presentQuote } from '../../../functions/shared/analysis-presenters.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../../functions/domain/runs/model.js';
 import type { BatchItemRecord, BatchRecord } from '../../../functions/domain/batches/model.js';
-import type { ScannerRecord } from '../../../functions/domain/ports.js';
+import type { ScannerRecord } from '../../../functions/domain/scanners/model.js';
 import { OpenApiContract } from '../../helpers/openapi-contract.js';
 import { testAccount, uploadRecord } from '../../helpers/unit-fixtures.js';
 

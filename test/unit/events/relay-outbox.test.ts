@@ -6,7 +6,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { outboxItem } from '../../../functions/adapters/table/outbox.js';
 import { keys } from '../../../functions/adapters/table/keys.js';
-import { announcement } from '../../../functions/domain/outbox.js';
+import { announcement } from '../../../functions/domain/events/model.js';
 import { ACCOUNT_ID, stubServiceEnv, TABLE_NAME, uploadRecord } from '../../helpers/unit-fixtures.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { listQuerySchema, maxChars, metadataSchema, noQuerySchema } from '../../../functions/schemas/common.js';
+import { listQuerySchema, noQuerySchema } from '../../../functions/schemas/common.js';
+import { maxChars, metadataSchema } from '../../../functions/domain/metadata.js';
 import { scannerCreateSchema } from '../../../functions/schemas/scanner.js';
 
 const keysOf = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]));

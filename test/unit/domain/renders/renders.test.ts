@@ -10,7 +10,7 @@ import type { IdClaims } from '../../../../functions/domain/id-claims.js';
 import { submitRender, type RenderDeps } from '../../../../functions/domain/renders/create.js';
 import type { RenderRecord, RenderStore } from '../../../../functions/domain/renders/model.js';
 import { renderMoment, settleRender, type MomentRenderer, type RenderPipelineDeps } from '../../../../functions/domain/renders/pipeline.js';
-import type { Announcement } from '../../../../functions/domain/outbox.js';
+import type { Announcement } from '../../../../functions/domain/events/model.js';
 import type { AnalysisRecord, MomentRecord, RunRecord } from '../../../../functions/domain/runs/model.js';
 import { renderCreateSchema } from '../../../../functions/schemas/render.js';
 
