@@ -250,7 +250,7 @@ describe('the analysis state machine', () => {
       },
       Overrides: { ContainerOverrides: [{ Name: containerNameOf(signalsTask), Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }] },
     });
-    // ECS's capacity and throttling refusals wait for capacity (admission, README); a failed task is retried briefly.
+    // ECS's capacity and throttling refusals wait for capacity (admission, docs/scanners-and-runs.md); a failed task is retried briefly.
     expect(containerStates[0]!.Retry).toEqual([
       expect.objectContaining({ ErrorEquals: ['ECS.AmazonECSException', 'ECS.ThrottlingException'] }),
       expect.objectContaining({ ErrorEquals: ['States.TaskFailed'] }),

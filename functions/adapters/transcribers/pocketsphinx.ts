@@ -67,7 +67,7 @@ export function parsePocketsphinxOutput(stdout: string, window: Span): Transcrip
  * The `pocketsphinx` transcriber (DESIGN §7), for the local host: CMU PocketSphinx, offline, with
  * Debian's US English models. ffmpeg decodes the window to a 16 kHz mono WAV, then
  * `pocketsphinx_continuous -time yes` recognises it with word times. Far less accurate than
- * whisper.cpp or Amazon Transcribe (README measures it), but an apt package away.
+ * whisper.cpp or Amazon Transcribe (docs/benchmarks.md measures it), but an apt package away.
  */
 export function pocketsphinxTranscriber(options: PocketsphinxOptions): Transcriber {
   const model = pocketsphinxModelFiles(options.modelDir);
