@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { POCKETSPHINX_DEFAULTS } from '../config.js';
 import { routeKey, routes, type RouteDefinition } from '../routes.js';
 import { workflows, type ContainerTask, type WorkflowDefinition, type WorkflowTask } from '../workflows/registry.js';
 
@@ -53,9 +54,11 @@ export interface WritablePath {
 }
 
 /** Executables a unit can run, each by the path it has on AWS. */
-export type ShippedBinary = 'ffmpeg' | 'ffprobe' | 'yt-dlp';
-/** Data directories the image carries (layers/ffmpeg/Dockerfile COPY lines), by their path on AWS. */
-export type ShippedFiles = 'fonts' | 'detector' | 'speech';
+export type ShippedBinary = 'ffmpeg' | 'ffprobe' | 'yt-dlp' | 'pocketsphinx';
+/** Data directories the image's build context carries (layers/ffmpeg/Dockerfile COPY lines). */
+export type StagedFiles = 'fonts' | 'detector' | 'speech';
+/** Data directories the image carries, by their path on AWS: staged, or installed by a Debian package. */
+export type ShippedFiles = StagedFiles | 'pocketsphinx-model';
 
 interface ContractBase {
   readonly unit: string;
@@ -194,6 +197,21 @@ export interface ImageFacts {
   readonly packages: readonly string[];
 }
 
+/**
+ * What each Debian package the image may install gives a task, where Debian puts it: yt-dlp for
+ * source acquisition; pocketsphinx's CLI and its US English model, the moonshine transcriber's
+ * word aligner (functions/adapters/transcribers/word-timing.ts).
+ */
+interface PackageGives {
+  readonly binaries?: Partial<Record<ShippedBinary, string>>;
+  readonly files?: Partial<Record<ShippedFiles, string>>;
+}
+const debianPackages: Readonly<Record<string, PackageGives>> = {
+  'yt-dlp': { binaries: { 'yt-dlp': '/usr/bin/yt-dlp' } },
+  pocketsphinx: { binaries: { pocketsphinx: POCKETSPHINX_DEFAULTS.bin } },
+  'pocketsphinx-en-us': { files: { 'pocketsphinx-model': POCKETSPHINX_DEFAULTS.modelDir } },
+};
+
 /** Users of the base image (node:24-bookworm-slim) by name. */
 const imageUsers: Readonly<Record<string, UnixUser>> = { root, node: { name: 'node', uid: 1000, gid: 1000 } };
 /** Directories of the base image the image's volumes may name: owner and mode there. */
@@ -243,15 +261,19 @@ function fargateBindMount(image: ImageFacts, path: string, sizeMiB: number): Wri
 function containerContract(unit: string, task: ContainerTask, image: ImageFacts): ContainerContract {
   const storageGiB = task.scratchGiB ?? FARGATE_DEFAULT_STORAGE_GIB;
   const env = image.environment;
+  const installed = image.packages.map((name) => debianPackages[name] ?? {});
+  const fromPackages = <K extends string>(gives: (p: PackageGives) => Partial<Record<K, string>> | undefined) =>
+    installed.reduce<Partial<Record<K, string>>>((all, p) => ({ ...all, ...gives(p) }), {});
   const binaries: Partial<Record<ShippedBinary, string>> = {
     ...(env.FFMPEG_PATH ? { ffmpeg: env.FFMPEG_PATH } : {}),
     ...(env.FFPROBE_PATH ? { ffprobe: env.FFPROBE_PATH } : {}),
-    ...(image.packages.includes('yt-dlp') ? { 'yt-dlp': '/usr/bin/yt-dlp' } : {}),
+    ...fromPackages((p) => p.binaries),
   };
   const files: Partial<Record<ShippedFiles, string>> = {
     ...(env.CAPTION_FONTS_DIR ? { fonts: env.CAPTION_FONTS_DIR } : {}),
     ...(env.FACE_MODEL_DIR ? { detector: env.FACE_MODEL_DIR } : {}),
     ...(env.SPEECH_MODEL_DIR ? { speech: env.SPEECH_MODEL_DIR } : {}),
+    ...fromPackages((p) => p.files),
   };
   return {
     ...task,

@@ -159,7 +159,7 @@ describe('task definition', () => {
     expect(map.sources).toContain(`functions/${signalsTask.entrypoint}.ts`);
   });
 
-  it('runs the bundled entrypoint with the pinned ffmpeg at the layer’s paths, as the image’s unprivileged user, installing only Debian’s yt-dlp', () => {
+  it('runs the bundled entrypoint with the pinned ffmpeg at the layer’s paths, as the image’s unprivileged user, installing only Debian’s yt-dlp and pocketsphinx', () => {
     const dockerfile = readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8');
     const instructions = dockerfile
       .split('\n')
@@ -167,7 +167,7 @@ describe('task definition', () => {
       .join('\n')
       .replaceAll(/\\\n\s*/g, '');
     expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'VOLUME', 'USER', 'ENTRYPOINT']);
-    expect(instructions).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates && rm -rf \/var\/lib\/apt\/lists\/\*$/m);
+    expect(instructions).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates pocketsphinx pocketsphinx-en-us && rm -rf \/var\/lib\/apt\/lists\/\*$/m);
     // The base pinned by digest: the same bytes on every build.
     expect(instructions).toMatch(/^FROM node:24-bookworm-slim@sha256:[0-9a-f]{64}$/m);
     expect(instructions).toMatch(/FFMPEG_PATH=\/opt\/bin\/ffmpeg/);
@@ -200,8 +200,9 @@ describe('the image’s data directories', () => {
   it('are where the signals task’s contract says, copied from the staged folder of their kind, holding exactly the files the local sandbox shows there', () => {
     const dockerfile = readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8');
     const contract = containerContractOf(units.container('analysis', 'SignalsTaskDefinitionArn'));
-    expect(Object.keys(contract.files).sort()).toEqual(Object.keys(shippedFiles).sort());
-    for (const [kind, directory] of Object.entries(contract.files)) {
+    // Beside them, pocketsphinx's model, which its Debian package installs (test/unit/runtime/contracts.test.ts).
+    expect(Object.keys(contract.files).sort()).toEqual([...Object.keys(shippedFiles), 'pocketsphinx-model'].sort());
+    for (const [kind, directory] of Object.entries(contract.files).filter(([kind]) => kind in shippedFiles)) {
       expect(dockerfile, kind).toMatch(new RegExp(`^COPY ${kind}/ ${directory}/$`, 'm'));
       const files = readdirSync(join(staged(), kind), { recursive: true, encoding: 'utf8' }).filter((file) => statSync(join(staged(), kind, file)).isFile());
       expect(files.sort(), kind).toEqual(shippedFiles[kind as keyof typeof shippedFiles]().map((file) => file.name).sort());
