@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allButTheTop, loadWordVectors } from '../../../../functions/adapters/meaning/word-vectors.js';
-import { SAME_MEANING } from '../../../../functions/domain/analysis/meaning.js';
+import { SAME_MEANING } from '../../../../functions/domain/engine/meaning.js';
 
 describe('allButTheTop', () => {
   it('removes the mean and the dominant direction, keeping what tells rows apart', () => {
