@@ -36,6 +36,3 @@ export const renderPipeline = lazy((): RenderPipelineDeps => {
     detector: blazeFaceDetector(resolveFaceDetectorFiles({ modelDir: cfg.FACE_MODEL_DIR, wasmDir: cfg.TFJS_WASM_DIR })),
   };
 });
-
-/** What the RenderMoment task takes. */
-export const renderTask = lazy(() => ({ pipeline: renderPipeline() }));
