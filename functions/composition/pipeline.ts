@@ -46,6 +46,3 @@ export const pipeline = lazy((): PipelineDeps => {
     acquisitionRunner: cfg.ACQUISITION_RUNNER,
   };
 });
-
-/** What every analysis task takes: the pipeline's steps. */
-export const analysisTask = lazy(() => ({ pipeline: pipeline() }));

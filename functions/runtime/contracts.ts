@@ -104,8 +104,6 @@ export type ConcurrencyReserve = 'authorizer' | 'essentialRoute';
 export interface ContainerContract extends ContractBase, ContainerTask {
   readonly kind: 'container';
   readonly module: ContainerTask['entrypoint'];
-  /** The one container's name, which the state's ContainerOverrides address. */
-  readonly containerName: string;
   /** The image is shared by every container task: the task chooses its program by command. */
   readonly command: readonly string[];
   /** Fargate task storage in GiB; 20 is what every task gets without asking (and pays nothing for). */
@@ -245,9 +243,7 @@ export function imageFacts(dockerfile: string = readFileSync(DOCKERFILE, 'utf8')
 const FARGATE_DEFAULT_STORAGE_GIB = 20;
 const CONTAINER_SCRATCH = '/tmp';
 /** Where the image's entrypoints are: one bundle per container task, chosen by command. */
-export const imageTaskPath = (task: ContainerTask): string => `/task/${containerNameOf(task)}.mjs`;
-/** The name of a container task's one container. */
-export const containerNameOf = (task: ContainerTask): string => task.entrypoint.slice(task.entrypoint.lastIndexOf('/') + 1);
+export const imageTaskPath = (task: ContainerTask): string => `/task/${task.containerName}.mjs`;
 
 /**
  * A Fargate bind mount: Fargate creates it owned by root, mode 0755, unless the image declares a
@@ -285,7 +281,6 @@ function containerContract(unit: string, task: ContainerTask, image: ImageFacts)
     binaries,
     files,
     environment: env,
-    containerName: containerNameOf(task),
     command: [imageTaskPath(task)],
     ephemeralStorageGiB: storageGiB,
   };

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { buildSync } from 'esbuild';
 import { containerPlacement, workflows, type ContainerTask } from '../../functions/workflows/registry.js';
-import { containerContractOf, containerNameOf, units } from '../../functions/runtime/contracts.js';
+import { containerContractOf, units } from '../../functions/runtime/contracts.js';
 import { shippedFiles } from '../../functions/runtime/shipped-files.js';
 import { containerTaskBundle } from '../../infra/constructs/service-container-task.js';
 import { ffmpegPath } from '../helpers/ground-truth-media.js';
@@ -104,7 +104,7 @@ describe('task definition', () => {
   it('runs one read-only container, named as the state addresses it, logging to its own log group, with the functions’ configuration', () => {
     const [container, ...others] = taskDefinition().ContainerDefinitions as Record<string, unknown>[];
     expect(others).toEqual([]);
-    expect(container).toMatchObject({ Name: containerNameOf(signalsTask), Essential: true, ReadonlyRootFilesystem: true });
+    expect(container).toMatchObject({ Name: signalsTask.containerName, Essential: true, ReadonlyRootFilesystem: true });
     const environment = Object.fromEntries((container!.Environment as { Name: string; Value: unknown }[]).map((e) => [e.Name, e.Value]));
     expect(environment).toMatchObject({
       TABLE_NAME: { Ref: expect.stringMatching(/^Table/) as unknown },
@@ -144,7 +144,7 @@ describe('task definition', () => {
     // The task's entrypoint, bundled whole: the AWS SDK and every other package inside, only Node's
     // own modules imported (a container has no runtime-provided SDK and no node_modules). esbuild
     // lists the bundle's imports.
-    const bundleFile = join(staged, 'task', `${containerNameOf(signalsTask)}.mjs`);
+    const bundleFile = join(staged, 'task', `${signalsTask.containerName}.mjs`);
     const { metafile } = buildSync({ entryPoints: [bundleFile], bundle: true, packages: 'external', platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
     const imported = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((i) => i.kind !== 'require-call').map((i) => i.path));
     expect(imported.length).toBeGreaterThan(0);
@@ -154,7 +154,7 @@ describe('task definition', () => {
     expect(bundle.startsWith("import { createRequire } from 'node:module';")).toBe(true);
     expect(bundle.split('\n', 1)[0]).toContain('const require = createRequire(import.meta.url); const __filename = ');
     expect(bundle.split('\n', 1)[0]).toContain('const __dirname = ');
-    expect(bundle.trimEnd().endsWith(`//# sourceMappingURL=${containerNameOf(signalsTask)}.mjs.map`)).toBe(true);
+    expect(bundle.trimEnd().endsWith(`//# sourceMappingURL=${signalsTask.containerName}.mjs.map`)).toBe(true);
     const map = JSON.parse(readFileSync(`${bundleFile}.map`, 'utf8')) as { sources: string[] };
     expect(map.sources).toContain(`functions/${signalsTask.entrypoint}.ts`);
   });
@@ -249,7 +249,7 @@ describe('the analysis state machine', () => {
           AssignPublicIp: 'ENABLED',
         },
       },
-      Overrides: { ContainerOverrides: [{ Name: containerNameOf(signalsTask), Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }] },
+      Overrides: { ContainerOverrides: [{ Name: signalsTask.containerName, Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }] },
     });
     // ECS's capacity and throttling refusals wait for capacity (admission, docs/scanners-and-runs.md); a failed task is retried briefly.
     expect(containerStates[0]!.Retry).toEqual([
@@ -326,7 +326,7 @@ describe('the source-acquisition task', () => {
     expect(definition.Volumes).toEqual([{ Name: 'scratch0' }]);
     const [container] = definition.ContainerDefinitions as Record<string, unknown>[];
     expect(container).toMatchObject({
-      Name: containerNameOf(acquireTask),
+      Name: acquireTask.containerName,
       ReadonlyRootFilesystem: true,
       MountPoints: [{ ContainerPath: '/tmp', SourceVolume: 'scratch0', ReadOnly: false }],
     });
@@ -347,7 +347,7 @@ describe('the source-acquisition task', () => {
       expect(states[name], name).toMatchObject({ ResultPath: null, Next: 'PlanChunks', Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'FailRun' }] });
     }
     expect((states.AcquireSourceInContainer!.Parameters as { Overrides: unknown }).Overrides).toEqual({
-      ContainerOverrides: [{ Name: containerNameOf(acquireTask), Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }],
+      ContainerOverrides: [{ Name: acquireTask.containerName, Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }],
     });
   });
 });

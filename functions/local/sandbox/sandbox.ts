@@ -111,7 +111,7 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
  * word aligner in the function), so it is added to these units' views: a local-host difference,
  * not part of their contracts.
  */
-const TRANSCRIBING_MODULES: readonly string[] = ['workflows/analysis/extract-chunk-signals', 'containers/extract-signals'];
+const TRANSCRIBING_MODULES: readonly string[] = ['workflows/analysis/extract-chunk-signals/lambda', 'workflows/analysis/extract-chunk-signals/container'];
 
 /**
  * The local transcriber's settings, told only to the units that run it: the configuration checks

@@ -1,7 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { persistResults } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
-import { analysisTask } from '../../composition/pipeline.js';
+import { pipeline } from '../../composition/pipeline.js';
 import { traced } from '../../shared/tracer.js';
 
 const input = z.extend(analysisRefSchema, {
@@ -9,5 +9,5 @@ const input = z.extend(analysisRefSchema, {
 });
 
 export const handler = traced(
-  taskHandler(input, analysisTask, ({ chunkResults, ...ref }, { pipeline }) => persistResults(pipeline, ref, chunkResults)),
+  taskHandler(input, pipeline, ({ chunkResults, ...ref }, deps) => persistResults(deps, ref, chunkResults)),
 );
