@@ -4,8 +4,8 @@
  * generated document.
  */
 import type * as z from '../shared/zod.js';
-import type * as responses from '../schemas/responses.js';
-import { presentRenderPresets } from '../shared/render-presenters.js';
+import type * as responses from '../resources/components.js';
+import { presentRenderPresets } from '../resources/renders/presenter.js';
 
 const at = '2026-11-23T10:15:30.123Z';
 const later = '2026-11-23T10:16:02.456Z';

@@ -14,7 +14,7 @@ import { errorCatalog, type ErrorCode } from '../domain/errors.js';
 import { idempotencyKeyPattern, type RequestSchemas } from '../http/handler.js';
 import { RATE_LIMIT_HEADERS, REQUEST_ID_HEADER } from '../http/responses.js';
 import { routeKey, routes, type Route, type RouteDefinition } from '../routes.js';
-import { resourceSchemas, type ResourceName } from '../schemas/responses.js';
+import { resourceSchemas, type ResourceName } from '../resources/components.js';
 import { errorDescriptions, operations, tags, type Operation } from './operations.js';
 import { resourceExamples } from './openapi-examples.js';
 

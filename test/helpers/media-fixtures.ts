@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { resolveFfmpegPath } from '../../functions/adapters/ffmpeg-binaries.js';
 import type { UploadFailureCode } from '../../functions/domain/ports.js';
-import type { UploadContentType } from '../../functions/schemas/upload.js';
+import type { UploadContentType } from '../../functions/resources/uploads/request.js';
 
 const run = promisify(execFile);
 

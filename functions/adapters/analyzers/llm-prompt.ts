@@ -3,7 +3,7 @@ import type { Analyzer } from '../../domain/analysis/analyzer.js';
 import { eventTypeOf, isRecord, type AnalyzerResult } from '../../domain/analysis/contract.js';
 import { requestedChatTypes, type MomentBrief } from '../../domain/analysis/moment-brief.js';
 import type { LevelSpan, SourceSignals, Span, VideoSignals } from '../../domain/analysis/signals.js';
-import { SPEC_MAX_OBSERVATIONS, type ScannerDefinition } from '../../schemas/scanner.js';
+import { SPEC_MAX_OBSERVATIONS, type ScannerDefinition } from '../../resources/scanners/request.js';
 
 /**
  * What the model-backed analyzers (`bedrock`, `openai`) share: the prompt that asks a scanner's

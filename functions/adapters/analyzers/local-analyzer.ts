@@ -4,7 +4,7 @@ import { matchTerms, type Meaning, type Word } from '../../domain/analysis/meani
 import { namedChatMomentTypes, requestedChatTypes, type MomentBrief } from '../../domain/analysis/moment-brief.js';
 import type { SourceSignals, Span } from '../../domain/analysis/signals.js';
 import { subtractSpans } from '../../domain/analysis/spans.js';
-import type { ScannerDefinition } from '../../schemas/scanner.js';
+import type { ScannerDefinition } from '../../resources/scanners/request.js';
 import { chatGroundings } from './chat-moments.js';
 import { asksForTopic, byLength, conceptsIn, readInstruction, type Grounding, type Occurrence } from './vocabulary.js';
 

@@ -9,7 +9,7 @@ import {
   type ProbeRun,
 } from '../../domain/media-probe.js';
 import type { Inspection, MediaInspector } from '../../domain/ports.js';
-import type { MediaKind } from '../../schemas/upload.js';
+import type { MediaKind } from '../../resources/uploads/request.js';
 
 export type ProbeStage = 'layout' | 'head' | 'tail';
 

@@ -1,8 +1,8 @@
 import { listRenders } from '../../domain/renders/create.js';
 import { assetLinks } from '../../domain/renders/links.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentRender } from '../../shared/render-presenters.js';
-import { rendersQuerySchema } from '../../schemas/render.js';
+import { presentRender } from '../../resources/renders/presenter.js';
+import { rendersQuerySchema } from '../../resources/renders/request.js';
 import { assetSigner } from '../../composition/render-links.js';
 import { renders } from '../../composition/renders.js';
 

@@ -1,9 +1,9 @@
 import { listRunObservations } from '../../domain/runs/queries.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList } from '../../shared/presenters.js';
-import { presentObservation } from '../../shared/run-presenters.js';
-import { listQuerySchema } from '../../schemas/common.js';
-import { runIdParams } from '../../schemas/run.js';
+import { presentList } from '../../resources/uploads/presenter.js';
+import { presentObservation } from '../../resources/runs/presenter.js';
+import { listQuerySchema } from '../../resources/common/fields.js';
+import { runIdParams } from '../../resources/runs/request.js';
 import { runs } from '../../composition/runs.js';
 
 export const handler = httpHandler(

@@ -1,8 +1,8 @@
 import { listScannerVersions } from '../../domain/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList, presentScanner } from '../../shared/presenters.js';
-import { listQuerySchema } from '../../schemas/common.js';
-import { scannerIdParams } from '../../schemas/scanner.js';
+import { presentList, presentScanner } from '../../resources/uploads/presenter.js';
+import { listQuerySchema } from '../../resources/common/fields.js';
+import { scannerIdParams } from '../../resources/scanners/request.js';
 import { scanners } from '../../composition/scanners.js';
 
 export const handler = httpHandler(

@@ -1,8 +1,8 @@
 import { listWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList } from '../../shared/presenters.js';
-import { presentWebhookEndpoint } from '../../shared/webhook-presenters.js';
-import { listQuerySchema } from '../../schemas/common.js';
+import { presentList } from '../../resources/uploads/presenter.js';
+import { presentWebhookEndpoint } from '../../resources/webhook-endpoints/presenter.js';
+import { listQuerySchema } from '../../resources/common/fields.js';
 import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
 
 /** GET /v1/webhook-endpoints: newest first, never a secret. */

@@ -11,7 +11,7 @@ import {
 import { ApiError } from '../../../functions/domain/errors.js';
 import { idPattern } from '../../../functions/domain/ids.js';
 import type { ScannerRecord, ScannerStore } from '../../../functions/domain/ports.js';
-import type { ScannerDefinition } from '../../../functions/schemas/scanner.js';
+import type { ScannerDefinition } from '../../../functions/resources/scanners/request.js';
 import { ACCOUNT_ID, testAccount } from '../../helpers/unit-fixtures.js';
 
 const CAP = 50;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { canWrite, DOCKERFILE, imageFacts, LAMBDA_USER, runtimeContracts, units, type ContainerContract } from '../../../functions/runtime/contracts.js';
-import { MOMENT_SECONDS } from '../../../functions/schemas/scanner.js';
+import { MOMENT_SECONDS } from '../../../functions/resources/scanners/request.js';
 import { ASPECT_RATIOS } from '../../../functions/domain/renders/presets.js';
 
 const dockerfile = readFileSync(DOCKERFILE, 'utf8');

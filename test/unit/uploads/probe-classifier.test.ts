@@ -13,7 +13,7 @@ import {
 } from '../../../functions/domain/media-probe.js';
 import { ffprobeInspector, probeArgs, type FfprobeRunner, type ProbeStage } from '../../../functions/adapters/media/ffprobe-inspector.js';
 import type { Inspection } from '../../../functions/domain/ports.js';
-import { mediaKindOf } from '../../../functions/schemas/upload.js';
+import { mediaKindOf } from '../../../functions/resources/uploads/request.js';
 import { sampleCases, sampleFile, URL_PLACEHOLDER, type ProbeSample } from './probe-samples/samples.js';
 
 const MAX_MS = 120 * 60_000;

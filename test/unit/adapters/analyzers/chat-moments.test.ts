@@ -4,7 +4,7 @@ import { conceptsIn, readInstruction } from '../../../../functions/adapters/anal
 import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
 import { DEFAULT_WHAT_TO_FIND, type ChatMomentType } from '../../../../functions/domain/analysis/moment-brief.js';
 import type { LevelSpan, SourceSignals, TranscriptSegment } from '../../../../functions/domain/analysis/signals.js';
-import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
+import type { ScannerDefinition } from '../../../../functions/resources/scanners/request.js';
 
 // The NLP model loads once per file: seconds on a loaded machine, more than a test's own timeout.
 beforeAll(() => testMeaning(), 120_000);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { AnalyzerResult, ObservationDraft } from '../../../../functions/domain/analysis/contract.js';
 import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
 import type { SourceSignals, TranscriptSegment } from '../../../../functions/domain/analysis/signals.js';
-import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
+import type { ScannerDefinition } from '../../../../functions/resources/scanners/request.js';
 
 /** 60 s of audio: speech 0-20 s, silence 20-30 s, a loud burst at 40 s, music 30-60 s. */
 export function audioSignals(transcript: TranscriptSegment[] | null = null): SourceSignals {

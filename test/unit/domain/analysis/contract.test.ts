@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { enforceContract, type ContractContext } from '../../../../functions/domain/analysis/contract.js';
 import { observationTypes } from '../../../../functions/domain/analysis/observation-types.js';
-import { scannerTypes } from '../../../../functions/schemas/scanner.js';
+import { scannerTypes } from '../../../../functions/resources/scanners/request.js';
 
 const labels = ['goal', 'foul', 'replay'];
 const fields = ['duration_seconds', 'scene_count', 'dominant_color'];

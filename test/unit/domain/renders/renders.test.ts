@@ -12,7 +12,7 @@ import type { RenderRecord, RenderStore } from '../../../../functions/domain/ren
 import { renderMoment, settleRender, type MomentRenderer, type RenderPipelineDeps } from '../../../../functions/domain/renders/pipeline.js';
 import type { Announcement } from '../../../../functions/domain/outbox.js';
 import type { AnalysisRecord, MomentRecord, RunRecord } from '../../../../functions/domain/runs/model.js';
-import { renderCreateSchema } from '../../../../functions/schemas/render.js';
+import { renderCreateSchema } from '../../../../functions/resources/renders/request.js';
 
 const ACCOUNT = 'acct_0193a4b1c2d37e8f9a0b1c2d3e4f5a60';
 const ANALYSIS = 'ana_0193a4b1c2d37e8f9a0b1c2d3e4f5a64';

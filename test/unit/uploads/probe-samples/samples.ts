@@ -1,5 +1,5 @@
 import type { Inspection } from '../../../../functions/domain/ports.js';
-import type { MediaKind, UploadContentType } from '../../../../functions/schemas/upload.js';
+import type { MediaKind, UploadContentType } from '../../../../functions/resources/uploads/request.js';
 import {
   acceptedSpecials,
   fixtureForContentType,

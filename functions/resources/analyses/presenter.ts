@@ -1,7 +1,7 @@
-import type { AnalysisRecord } from '../domain/runs/model.js';
-import type { AnalysisQuote, SourcePreflight } from '../domain/analyses/one-off.js';
-import type { Span } from '../domain/analysis/signals.js';
-import type { AnalysisQuoteResource, AnalysisResource, SourcePreflightResource } from '../schemas/responses.js';
+import type { AnalysisRecord } from '../../domain/runs/model.js';
+import type { AnalysisQuote, SourcePreflight } from '../../domain/analyses/one-off.js';
+import type { Span } from '../../domain/analysis/signals.js';
+import type { AnalysisQuoteResource, AnalysisResource, SourcePreflightResource } from '../components.js';
 
 const seconds = (ms: number) => ms / 1000;
 const presentWindow = (window: Span) => ({ analysis_start_seconds: seconds(window.startMs), analysis_end_seconds: seconds(window.endMs) });

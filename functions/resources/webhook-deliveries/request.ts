@@ -1,6 +1,6 @@
-import * as z from '../shared/zod.js';
-import { idField, idParam, listQuerySchema } from './common.js';
-import type { DeliveryStatus } from '../domain/webhooks/model.js';
+import * as z from '../../shared/zod.js';
+import { idField, idParam, listQuerySchema } from '../common/fields.js';
+import type { DeliveryStatus } from '../../domain/webhooks/model.js';
 
 export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const satisfies readonly DeliveryStatus[];
 

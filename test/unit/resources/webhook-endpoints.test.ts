@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validationError } from '../../../functions/http/responses.js';
 import { subscribableEventTypes } from '../../../functions/domain/webhooks/model.js';
-import { webhookEndpointCreateSchema, webhookEndpointUpdateSchema } from '../../../functions/schemas/webhook.js';
+import { webhookEndpointCreateSchema, webhookEndpointUpdateSchema } from '../../../functions/resources/webhook-endpoints/request.js';
 
 /** The ApiError the handler would answer for `body`: its param and message. */
 function refusal(schema: typeof webhookEndpointCreateSchema | typeof webhookEndpointUpdateSchema, body: unknown) {

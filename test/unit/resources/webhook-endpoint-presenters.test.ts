@@ -5,8 +5,8 @@ import {
   presentWebhookEndpoint,
   presentWebhookEndpointWithSecret,
   presentWebhookTest,
-} from '../../../functions/shared/webhook-presenters.js';
-import { presentList } from '../../../functions/shared/presenters.js';
+} from '../../../functions/resources/webhook-endpoints/presenter.js';
+import { presentList } from '../../../functions/resources/uploads/presenter.js';
 import { OpenApiContract } from '../../helpers/openapi-contract.js';
 import { ACCOUNT_ID } from '../../helpers/unit-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scannerCreateSchema, scannerIdParams, scannerUpdateSchema } from '../../../functions/schemas/scanner.js';
+import { scannerCreateSchema, scannerIdParams, scannerUpdateSchema } from '../../../functions/resources/scanners/request.js';
 
 const valid = { name: 'Highlights', instructions: 'Find the loud parts.', type: 'find_moments' } as const;
 

@@ -11,11 +11,11 @@ import { idPattern, type IdKind } from '../domain/ids.js';
 import { planNames } from '../domain/plans.js';
 import { chatMomentTypes } from '../domain/analysis/moment-brief.js';
 import { evidenceKinds, observationTypes } from '../domain/analysis/observation-types.js';
-import { metadataSchema } from './common.js';
-import { profiles, scannerCreateSchema, scannerTypes } from './scanner.js';
-import { uploadContentTypes, uploadStatuses } from './upload.js';
+import { metadataSchema } from './common/fields.js';
+import { profiles, scannerCreateSchema, scannerTypes } from './scanners/request.js';
+import { uploadContentTypes, uploadStatuses } from './uploads/request.js';
 import { subscribableEventTypes } from '../domain/webhooks/model.js';
-import { deliveryStatuses } from './webhook-delivery.js';
+import { deliveryStatuses } from './webhook-deliveries/request.js';
 import { FONTS, FRAMING_MODES, RENDER_FORMATS, aspectRatioIds, captionPresetIds } from '../domain/renders/presets.js';
 
 // ---- Building blocks -----------------------------------------------------------------------

@@ -1,10 +1,10 @@
-import { builtInProviders } from '../domain/providers.js';
-import { PROOF_MAX_WINDOW_MS } from '../domain/analyses/limits.js';
-import { effectiveMaxObservations, limitsOf } from '../domain/accounts.js';
-import { uploadStatusAt, type UploadTargets } from '../domain/uploads.js';
-import { eventDeliveryEnabled } from '../domain/webhooks/availability.js';
-import type { Account, Page, ScannerRecord, UploadRecord } from '../domain/ports.js';
-import type { AccountResource, List, ScannerResource, UploadResource } from '../schemas/responses.js';
+import { builtInProviders } from '../../domain/providers.js';
+import { PROOF_MAX_WINDOW_MS } from '../../domain/analyses/limits.js';
+import { effectiveMaxObservations, limitsOf } from '../../domain/accounts.js';
+import { uploadStatusAt, type UploadTargets } from '../../domain/uploads.js';
+import { eventDeliveryEnabled } from '../../domain/webhooks/availability.js';
+import type { Account, Page, ScannerRecord, UploadRecord } from '../../domain/ports.js';
+import type { AccountResource, List, ScannerResource, UploadResource } from '../components.js';
 
 /**
  * Public shapes: fields are allowlisted here, so nothing internal leaks into a response. Each is

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { listQuerySchema, maxChars, metadataSchema, noQuerySchema } from '../../../functions/schemas/common.js';
-import { scannerCreateSchema } from '../../../functions/schemas/scanner.js';
+import { listQuerySchema, maxChars, metadataSchema, noQuerySchema } from '../../../functions/resources/common/fields.js';
+import { scannerCreateSchema } from '../../../functions/resources/scanners/request.js';
 
 const keysOf = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]));
 

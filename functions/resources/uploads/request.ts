@@ -1,5 +1,5 @@
-import * as z from '../shared/zod.js';
-import { idParam, listQuerySchema } from './common.js';
+import * as z from '../../shared/zod.js';
+import { idParam, listQuerySchema } from '../common/fields.js';
 
 /** SPEC "Upload flow": the only content types an upload may declare, matched exactly. */
 export const videoContentTypes = ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska'] as const;

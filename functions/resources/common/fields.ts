@@ -1,4 +1,4 @@
-import * as z from '../shared/zod.js';
+import * as z from '../../shared/zod.js';
 
 /**
  * Length in characters (code points), as a person counts them, not UTF-16 units. JSON Schema's

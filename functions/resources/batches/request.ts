@@ -1,5 +1,5 @@
-import * as z from '../shared/zod.js';
-import { idField, idParam, listQuerySchema, metadataSchema, pageSizeParam } from './common.js';
+import * as z from '../../shared/zod.js';
+import { idField, idParam, listQuerySchema, metadataSchema, pageSizeParam } from '../common/fields.js';
 
 /** SPEC Limits: 1 to 100 items (the body's 512 KiB bound is the route's, in routes.ts). */
 export const MAX_BATCH_ITEMS = 100;

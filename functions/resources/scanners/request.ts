@@ -1,5 +1,5 @@
-import * as z from '../shared/zod.js';
-import { idParam, maxChars, metadataSchema } from './common.js';
+import * as z from '../../shared/zod.js';
+import { idParam, maxChars, metadataSchema } from '../common/fields.js';
 
 export const scannerTypes = ['find_moments', 'monitor', 'classifier', 'scorer', 'summarizer', 'extractor'] as const;
 export type ScannerType = (typeof scannerTypes)[number];

@@ -1,6 +1,6 @@
-import * as z from '../shared/zod.js';
-import { subscribableEventTypes } from '../domain/webhooks/model.js';
-import { idParam, maxChars } from './common.js';
+import * as z from '../../shared/zod.js';
+import { subscribableEventTypes } from '../../domain/webhooks/model.js';
+import { idParam, maxChars } from '../common/fields.js';
 
 /** Longer URLs are refused before any DNS lookup. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;

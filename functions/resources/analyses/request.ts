@@ -1,7 +1,7 @@
-import * as z from '../shared/zod.js';
-import { listQuerySchema, maxChars } from './common.js';
-import { MOMENT_SECONDS, profiles, SPEC_MAX_OBSERVATIONS } from './scanner.js';
-import { chatMomentTypes } from '../domain/analysis/moment-brief.js';
+import * as z from '../../shared/zod.js';
+import { listQuerySchema, maxChars } from '../common/fields.js';
+import { MOMENT_SECONDS, profiles, SPEC_MAX_OBSERVATIONS } from '../scanners/request.js';
+import { chatMomentTypes } from '../../domain/analysis/moment-brief.js';
 
 /** A source URL as sent; what it may point at is decided in domain/sources (422 untrusted_source_url). */
 const sourceUrl = z.string().check(z.trim(), z.minLength(1), z.maxLength(4096));

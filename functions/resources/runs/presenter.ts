@@ -1,6 +1,6 @@
-import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../domain/runs/model.js';
-import type { AnalysisProgress } from '../domain/runs/queries.js';
-import type { AnalysisProgressResource, MomentListResource, MomentResource, RunResource } from '../schemas/responses.js';
+import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../domain/runs/model.js';
+import type { AnalysisProgress } from '../../domain/runs/queries.js';
+import type { AnalysisProgressResource, MomentListResource, MomentResource, RunResource } from '../components.js';
 
 const seconds = (ms: number) => ms / 1000;
 

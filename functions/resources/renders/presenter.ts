@@ -1,6 +1,6 @@
-import type { RenderAssetResource, RenderPresetsResource, RenderResource } from '../schemas/responses.js';
-import type { RenderRecord } from '../domain/renders/model.js';
-import { ASPECT_RATIOS, CAPTION_PRESETS, EFFECTS, FONT_LICENSE, FONTS, FRAMING_MODES, RENDER_FORMATS } from '../domain/renders/presets.js';
+import type { RenderAssetResource, RenderPresetsResource, RenderResource } from '../components.js';
+import type { RenderRecord } from '../../domain/renders/model.js';
+import { ASPECT_RATIOS, CAPTION_PRESETS, EFFECTS, FONT_LICENSE, FONTS, FRAMING_MODES, RENDER_FORMATS } from '../../domain/renders/presets.js';
 
 /** A signed download link of one asset, made when the record is read. */
 export interface AssetLink {

@@ -1,6 +1,6 @@
-import * as z from '../shared/zod.js';
-import { idField, idParam, listQuerySchema } from './common.js';
-import { aspectRatioIds, captionPresetIds, DEFAULT_CAPTION_PRESET, FRAMING_MODES, RENDER_FORMATS, RENDER_LIMITS } from '../domain/renders/presets.js';
+import * as z from '../../shared/zod.js';
+import { idField, idParam, listQuerySchema } from '../common/fields.js';
+import { aspectRatioIds, captionPresetIds, DEFAULT_CAPTION_PRESET, FRAMING_MODES, RENDER_FORMATS, RENDER_LIMITS } from '../../domain/renders/presets.js';
 
 /** POST /v1/renders (SPEC "Render request fields"); every enum comes from the presets module. */
 export const renderCreateSchema = z.strictObject({

@@ -1,7 +1,7 @@
-import * as z from '../shared/zod.js';
-import { idField, idParam, listQuerySchema, metadataSchema } from './common.js';
-import { scannerTypes } from './scanner.js';
-import { evidenceKinds } from '../domain/analysis/observation-types.js';
+import * as z from '../../shared/zod.js';
+import { idField, idParam, listQuerySchema, metadataSchema } from '../common/fields.js';
+import { scannerTypes } from '../scanners/request.js';
+import { evidenceKinds } from '../../domain/analysis/observation-types.js';
 
 /** POST /v1/scanners/{scanner_id}/runs. Window rules that need the scanner and upload live in domain/runs. */
 export const runCreateSchema = z.strictObject({

@@ -1,0 +1,2 @@
+// Keeps functions/domain's imports of the old path working until the domain restructuring (issue 27 item 1) drops them; then delete functions/schemas/.
+export * from '../resources/batches/request.js';
