@@ -1,6 +1,6 @@
 /**
  * Builds the OpenAPI 3.1 document from the route table (functions/routes.ts), the request schemas
- * each route's handler validates with, and the response schemas (functions/schemas/responses.ts).
+ * each route's handler validates with, and the response schemas (functions/resources/components.ts).
  * Nothing here lists a route or a field: a route, parameter or field appears in the document
  * because the code that serves it has it. `npm run openapi` writes the result to openapi.json.
  *

@@ -1,6 +1,6 @@
 import { requireAccount } from '../../domain/accounts.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentAccount } from '../../resources/uploads/presenter.js';
+import { presentAccount } from '../../resources/account/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { accounts } from '../../composition/table.js';
 import { slots } from '../../composition/runs.js';

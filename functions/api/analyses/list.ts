@@ -1,6 +1,6 @@
 import { listAnalyses } from '../../domain/analyses/lifecycle.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList } from '../../resources/uploads/presenter.js';
+import { presentList } from '../../resources/common/list.js';
 import { presentAnalysis } from '../../resources/analyses/presenter.js';
 import { analysesQuerySchema } from '../../resources/analyses/request.js';
 import { runs } from '../../composition/runs.js';

@@ -1,7 +1,7 @@
 import { listBatches } from '../../domain/batches/submit.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentBatchSummary } from '../../resources/batches/presenter.js';
-import { presentList } from '../../resources/uploads/presenter.js';
+import { presentList } from '../../resources/common/list.js';
 import { batchListQuerySchema } from '../../resources/batches/request.js';
 import { batches } from '../../composition/batches.js';
 

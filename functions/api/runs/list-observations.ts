@@ -1,8 +1,7 @@
 import { listRunObservations } from '../../domain/runs/queries.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList } from '../../resources/uploads/presenter.js';
-import { presentObservation } from '../../resources/runs/presenter.js';
-import { listQuerySchema } from '../../resources/common/fields.js';
+import { listQuerySchema, presentList } from '../../resources/common/list.js';
+import { presentObservation } from '../../resources/observations/presenter.js';
 import { runIdParams } from '../../resources/runs/request.js';
 import { runs } from '../../composition/runs.js';
 

@@ -1,6 +1,6 @@
 import { getScanner } from '../../domain/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentScanner } from '../../resources/uploads/presenter.js';
+import { presentScanner } from '../../resources/scanners/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { scannerIdParams } from '../../resources/scanners/request.js';
 import { scanners } from '../../composition/scanners.js';

@@ -1,7 +1,7 @@
 import { listScanners } from '../../domain/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList, presentScanner } from '../../resources/uploads/presenter.js';
-import { listQuerySchema } from '../../resources/common/fields.js';
+import { listQuerySchema, presentList } from '../../resources/common/list.js';
+import { presentScanner } from '../../resources/scanners/presenter.js';
 import { scanners } from '../../composition/scanners.js';
 
 export const handler = httpHandler('api/scanners/list', { query: listQuerySchema }, scanners, async ({ accountId, query }, deps) => ({

@@ -1,7 +1,7 @@
 import { requireAccount } from '../../domain/accounts.js';
 import { updateScanner } from '../../domain/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentScanner } from '../../resources/uploads/presenter.js';
+import { presentScanner } from '../../resources/scanners/presenter.js';
 import { scannerIdParams, scannerUpdateSchema } from '../../resources/scanners/request.js';
 import { accounts } from '../../composition/table.js';
 import { idempotent } from '../../composition/idempotency.js';

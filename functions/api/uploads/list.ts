@@ -1,6 +1,7 @@
 import { listUploads } from '../../domain/uploads.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList, presentUpload } from '../../resources/uploads/presenter.js';
+import { presentUpload } from '../../resources/uploads/presenter.js';
+import { presentList } from '../../resources/common/list.js';
 import { uploadListQuerySchema } from '../../resources/uploads/request.js';
 import { uploadStore } from '../../composition/upload-records.js';
 

@@ -1,6 +1,6 @@
 import { listDeliveries } from '../../domain/webhooks/deliveries.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList } from '../../resources/uploads/presenter.js';
+import { presentList } from '../../resources/common/list.js';
 import { presentWebhookDelivery } from '../../resources/webhook-deliveries/presenter.js';
 import { deliveryListQuerySchema } from '../../resources/webhook-deliveries/request.js';
 import { webhookDeliveryLog } from '../../composition/webhooks.js';

@@ -1,8 +1,7 @@
 import { listWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList } from '../../resources/uploads/presenter.js';
+import { listQuerySchema, presentList } from '../../resources/common/list.js';
 import { presentWebhookEndpoint } from '../../resources/webhook-endpoints/presenter.js';
-import { listQuerySchema } from '../../resources/common/fields.js';
 import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
 
 /** GET /v1/webhook-endpoints: newest first, never a secret. */

@@ -1,5 +1,6 @@
 import * as z from '../../shared/zod.js';
-import { listQuerySchema, maxChars } from '../common/fields.js';
+import { idParam, maxChars } from '../common/fields.js';
+import { listQuerySchema } from '../common/list.js';
 import { MOMENT_SECONDS, profiles, SPEC_MAX_OBSERVATIONS } from '../scanners/request.js';
 import { chatMomentTypes } from '../../domain/analysis/moment-brief.js';
 
@@ -70,3 +71,5 @@ export const analysesQuerySchema = z.extend(listQuerySchema, {
   created_after: z.optional(z.iso.datetime({ offset: true })),
 });
 export type AnalysesQuery = z.infer<typeof analysesQuerySchema>;
+
+export const analysisIdParams = z.strictObject({ analysis_id: idParam });

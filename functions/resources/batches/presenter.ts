@@ -1,6 +1,6 @@
 import { batchStatusOf, type BatchItemRecord, type BatchRecord } from '../../domain/batches/model.js';
 import type { BatchView } from '../../domain/batches/submit.js';
-import type { BatchItemResource, BatchResource, BatchSummaryResource } from '../components.js';
+import type { BatchItemResource, BatchResource, BatchSummaryResource } from './response.js';
 
 /** A batch as lists show it: state and counters, items not embedded. */
 export const presentBatchSummary = (batch: BatchRecord): BatchSummaryResource => ({

@@ -1,5 +1,6 @@
 import * as z from '../../shared/zod.js';
-import { idField, idParam, listQuerySchema, metadataSchema, pageSizeParam } from '../common/fields.js';
+import { idField, idParam, metadataSchema, pageSizeParam } from '../common/fields.js';
+import { listQuerySchema } from '../common/list.js';
 
 /** SPEC Limits: 1 to 100 items (the body's 512 KiB bound is the route's, in routes.ts). */
 export const MAX_BATCH_ITEMS = 100;

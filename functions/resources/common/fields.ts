@@ -51,18 +51,9 @@ export const pageSizeParam = (name: string, max: number, fallback: number) =>
     fallback,
   );
 
-export const listQuerySchema = z.strictObject({
-  limit: pageSizeParam('limit', 100, 20),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
-});
-export type ListQuery = z.infer<typeof listQuerySchema>;
-
 export const noQuerySchema = z.strictObject({});
 
 /** A resource id in a path or filter: any string, since a malformed id is just an unknown resource (404), like a foreign one. */
 export const idParam = z.string().check(z.maxLength(200));
 /** A resource id in a request body: required, bounded. */
 export const idField = z.string().check(z.minLength(1), z.maxLength(200));
-
-export const listEnvelope = <T extends z.ZodMiniType>(item: T) =>
-  z.object({ object: z.literal('list'), data: z.array(item), next_cursor: z.nullable(z.string()) });

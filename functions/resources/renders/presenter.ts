@@ -1,4 +1,4 @@
-import type { RenderAssetResource, RenderPresetsResource, RenderResource } from '../components.js';
+import type { RenderAssetResource, RenderPresetsResource, RenderResource } from './response.js';
 import type { RenderRecord } from '../../domain/renders/model.js';
 import { ASPECT_RATIOS, CAPTION_PRESETS, EFFECTS, FONT_LICENSE, FONTS, FRAMING_MODES, RENDER_FORMATS } from '../../domain/renders/presets.js';
 

@@ -1,5 +1,6 @@
 import * as z from '../../shared/zod.js';
-import { idField, idParam, listQuerySchema } from '../common/fields.js';
+import { idField, idParam } from '../common/fields.js';
+import { listQuerySchema } from '../common/list.js';
 import { aspectRatioIds, captionPresetIds, DEFAULT_CAPTION_PRESET, FRAMING_MODES, RENDER_FORMATS, RENDER_LIMITS } from '../../domain/renders/presets.js';
 
 /** POST /v1/renders (SPEC "Render request fields"); every enum comes from the presets module. */

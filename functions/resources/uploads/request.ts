@@ -1,5 +1,6 @@
 import * as z from '../../shared/zod.js';
-import { idParam, listQuerySchema } from '../common/fields.js';
+import { idParam } from '../common/fields.js';
+import { listQuerySchema } from '../common/list.js';
 
 /** SPEC "Upload flow": the only content types an upload may declare, matched exactly. */
 export const videoContentTypes = ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska'] as const;

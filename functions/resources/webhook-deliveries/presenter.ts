@@ -1,5 +1,5 @@
 import type { WebhookDeliveryRecord } from '../../domain/webhooks/model.js';
-import type { WebhookDeliveryResource } from '../components.js';
+import type { WebhookDeliveryResource } from './response.js';
 
 /**
  * A webhook delivery as the delivery log shows it (DESIGN 10). Allowlisted: never the payload or

@@ -1,5 +1,6 @@
 import * as z from '../../shared/zod.js';
-import { idField, idParam, listQuerySchema } from '../common/fields.js';
+import { idField, idParam } from '../common/fields.js';
+import { listQuerySchema } from '../common/list.js';
 import type { DeliveryStatus } from '../../domain/webhooks/model.js';
 
 export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const satisfies readonly DeliveryStatus[];

@@ -1,6 +1,6 @@
 import type { WebhookEndpointRecord } from '../../domain/webhooks/model.js';
 import type { ServiceEvent } from '../../domain/ports.js';
-import type { DeletedWebhookEndpointResource, WebhookEndpointResource, WebhookEndpointWithSecretResource, WebhookTestResource } from '../components.js';
+import type { DeletedWebhookEndpointResource, WebhookEndpointResource, WebhookEndpointWithSecretResource, WebhookTestResource } from './response.js';
 
 /**
  * A webhook endpoint as GET returns it (DESIGN 10), and as a `webhook.test` event carries it.

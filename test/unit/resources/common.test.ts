@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { listQuerySchema, maxChars, metadataSchema, noQuerySchema } from '../../../functions/resources/common/fields.js';
+import { maxChars, metadataSchema, noQuerySchema } from '../../../functions/resources/common/fields.js';
+import { listQuerySchema } from '../../../functions/resources/common/list.js';
 import { scannerCreateSchema } from '../../../functions/resources/scanners/request.js';
 
 const keysOf = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]));
@@ -50,7 +51,7 @@ describe('metadataSchema', () => {
     expect(result.error?.issues[0]?.path[0]).toBe('metadata');
   });
 
-  // BUG (functions/schemas/common.ts, metadataSchema): zod's record copies entries into a plain
+  // BUG (functions/resources/common/fields.ts, metadataSchema): zod's record copies entries into a plain
   // object with `out[key] = value`, so a JSON key "__proto__" (a legal 9-character key) is
   // accepted and then silently dropped: the caller gets 201 with metadata missing that key.
   it('keeps or refuses a "__proto__" key, never silently drops it', () => {

@@ -6,7 +6,7 @@ import {
   presentWebhookEndpointWithSecret,
   presentWebhookTest,
 } from '../../../functions/resources/webhook-endpoints/presenter.js';
-import { presentList } from '../../../functions/resources/uploads/presenter.js';
+import { presentList } from '../../../functions/resources/common/list.js';
 import { OpenApiContract } from '../../helpers/openapi-contract.js';
 import { ACCOUNT_ID } from '../../helpers/unit-fixtures.js';
 
