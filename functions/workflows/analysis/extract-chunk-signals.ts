@@ -1,4 +1,4 @@
-import { traced } from '../../shared/tracer.js';
+import { traced } from '../../composition/tracing.js';
 import { extractChunkSignalsTask } from './extract-chunk-signals-step.js';
 
 export const handler = traced(extractChunkSignalsTask);
