@@ -5,13 +5,13 @@ import { dynamoRunStore } from '../adapters/table/run-store.js';
 import { dynamoUploadStore } from '../adapters/table/upload-store.js';
 import type { EventSubjects } from '../domain/events/ports.js';
 import type { RelayDeps } from '../domain/events/outbox.js';
-import { presentAnalysis } from '../shared/analysis-presenters.js';
-import { presentBatchSummary } from '../shared/batch-presenters.js';
+import { presentAnalysis } from '../resources/analyses/presenter.js';
+import { presentBatchSummary } from '../resources/batches/presenter.js';
 import { logger } from '../shared/logger.js';
 import { lazy } from '../shared/memo.js';
-import { presentUpload } from '../shared/presenters.js';
-import { presentRun } from '../shared/run-presenters.js';
-import { presentRender } from '../shared/render-presenters.js';
+import { presentUpload } from '../resources/uploads/presenter.js';
+import { presentRun } from '../resources/runs/presenter.js';
+import { presentRender } from '../resources/renders/presenter.js';
 import { hostEvents } from './host-parts.js';
 import { table } from './table.js';
 

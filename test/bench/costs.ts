@@ -11,7 +11,7 @@ import { awsTranscribeJobs } from '../../functions/adapters/transcribers/aws-tra
 import { pipeline } from '../../functions/composition/pipeline.js';
 import type { SourceSignals } from '../../functions/domain/engine/signals.js';
 import { signalsKeyOf } from '../../functions/domain/runs/pipeline.js';
-import { scannerCreateSchema } from '../../functions/schemas/scanner.js';
+import { scannerCreateSchema } from '../../functions/resources/scanners/request.js';
 import { logger } from '../../functions/shared/logger.js';
 import { startLocalHost, type LocalHost } from '../../functions/local/host.js';
 import { workflows } from '../../functions/workflows/registry.js';

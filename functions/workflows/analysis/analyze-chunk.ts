@@ -2,7 +2,7 @@ import * as z from '../../shared/zod.js';
 import { analyzeChunk } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
 import { pipeline } from '../../composition/pipeline.js';
-import { traced } from '../../shared/tracer.js';
+import { traced } from '../../composition/tracing.js';
 
 export const handler = traced(
   taskHandler(z.extend(analysisRefSchema, { chunk: chunkSchema }), pipeline, ({ chunk, ...ref }, deps) => analyzeChunk(deps, ref, chunk)),

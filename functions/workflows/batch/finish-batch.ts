@@ -1,6 +1,6 @@
 import * as z from '../../shared/zod.js';
 import { finishBatch } from '../../domain/batches/workflow.js';
-import { presentBatchSummary } from '../../shared/batch-presenters.js';
+import { presentBatchSummary } from '../../resources/batches/presenter.js';
 import { batchRefSchema, taskHandler } from '../task.js';
 import { batchWorkflow } from '../../composition/batches.js';
 

@@ -13,7 +13,7 @@ import { renderMoment, settleRender, type RenderPipelineDeps } from '../../../..
 import type { MomentRenderer } from '../../../../functions/domain/renders/plan.js';
 import type { Announcement } from '../../../../functions/domain/events/model.js';
 import type { AnalysisRecord, MomentRecord, RunRecord } from '../../../../functions/domain/runs/model.js';
-import { renderCreateSchema } from '../../../../functions/schemas/render.js';
+import { renderCreateSchema } from '../../../../functions/resources/renders/request.js';
 
 const ACCOUNT = 'acct_0193a4b1c2d37e8f9a0b1c2d3e4f5a60';
 const ANALYSIS = 'ana_0193a4b1c2d37e8f9a0b1c2d3e4f5a64';

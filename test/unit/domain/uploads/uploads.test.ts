@@ -12,7 +12,7 @@ import {
   UPLOAD_TARGET_TTL_SECONDS,
   uploadStatusAt,
 } from '../../../../functions/domain/uploads/uploads.js';
-import { presentUpload } from '../../../../functions/shared/presenters.js';
+import { presentUpload } from '../../../../functions/resources/uploads/presenter.js';
 import type { UploadRecord } from '../../../../functions/domain/uploads/model.js';
 import { announcement } from '../../../../functions/domain/events/model.js';
 import { ACCOUNT_ID, testAccount, uploadRecord } from '../../../helpers/unit-fixtures.js';

@@ -19,7 +19,7 @@ import {
 } from '../../../../functions/domain/webhooks/endpoints.js';
 import type { WebhookEndpointRecord } from '../../../../functions/domain/webhooks/model.js';
 import type { WebhookEndpointStore, WebhookUrlCheck } from '../../../../functions/domain/webhooks/ports.js';
-import { presentWebhookEndpoint } from '../../../../functions/shared/webhook-presenters.js';
+import { presentWebhookEndpoint } from '../../../../functions/resources/webhook-endpoints/presenter.js';
 import { ACCOUNT_ID, OTHER_ACCOUNT_ID, testAccount } from '../../../helpers/unit-fixtures.js';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
