@@ -4,7 +4,7 @@
 // finds import cycles across the tree in a second (eslint-plugin-import's no-cycle re-walks the
 // graph per file and takes minutes here).
 //
-// Floors, from the ground up:
+// Floors, from the ground up (no exceptions are recorded: a violation fails the lint):
 //   shared/      logger, metrics, tracer, zod: importable by every layer, imports none of them
 //   domain/      the model and the use cases: imports shared/ only (and no AWS SDK, no Lambda types)
 //   resources/, schemas/   request/response schemas and presenters: adapt the domain's vocabulary
