@@ -7,7 +7,7 @@
 // Floors, from the ground up (no exceptions are recorded: a violation fails the lint):
 //   shared/      logger, metrics, tracer, zod: importable by every layer, imports none of them
 //   domain/      the model and the use cases: imports shared/ only (and no AWS SDK, no Lambda types)
-//   resources/, schemas/   request/response schemas and presenters: adapt the domain's vocabulary
+//   resources/   request/response schemas and presenters: adapt the domain's vocabulary
 //   adapters/    the domain's ports over AWS, ffmpeg, models: no http/, composition/, local/
 //   composition/ builds use cases from adapters for one host
 //   entry files  api/, workflows/, containers/, events/, webhooks/, authorizer/: never local/
@@ -24,7 +24,7 @@ module.exports = {
     },
     {
       name: 'domain-imports-only-shared',
-      comment: 'The domain owns its vocabulary; schemas, adapters, http, composition and hosts adapt to it.',
+      comment: 'The domain owns its vocabulary; resources, adapters, http, composition and hosts adapt to it.',
       severity: 'error',
       from: { path: '^functions/domain/' },
       to: { path: '^(functions/(?!domain/|shared/)|infra/|packages/)' },

@@ -42,7 +42,7 @@ export const chunkSchema = z.object({ index: z.int().check(z.minimum(0)), startM
 /**
  * Builds a workflow step: parse the state's input, run the step's use case with its deps (the
  * composition's, built once per process). Its function exports it as `handler`, its container
- * (functions/containers) runs it the same way. Errors propagate so the state machine's Retry and
+ * (functions/workflows/container-task.ts) runs it the same way. Errors propagate so the state machine's Retry and
  * Catch decide what happens next.
  */
 export function taskHandler<S extends z.ZodMiniType, D, R>(schema: S, deps: () => D, step: (input: z.infer<S>, deps: D) => Promise<R>) {

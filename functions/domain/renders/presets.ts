@@ -1,6 +1,6 @@
 /**
  * What renders can be asked for (GET /v1/render-presets, DESIGN 10): the one source of truth.
- * The request schema (functions/schemas/render.ts) builds its enums from these lists, and the
+ * The request schema (functions/resources/renders/request.ts) builds its enums from these lists, and the
  * renderer reads output sizes and fonts from here, so a value the API accepts is always one
  * this endpoint lists, and the reverse.
  */

@@ -18,7 +18,7 @@ const importing = (specifier: string) => `import { value } from '${specifier}';\
 /** Each case: the importing file, what it imports, and the rule that must refuse it (none: allowed). */
 const cases = [
   { from: 'functions/domain/runs/model.ts', imports: '../../adapters/table/keys.js', rule: 'domain-imports-only-shared' },
-  { from: 'functions/domain/runs/submit.ts', imports: '../../schemas/run.js', rule: 'domain-imports-only-shared' },
+  { from: 'functions/domain/runs/submit.ts', imports: '../../resources/runs/request.js', rule: 'domain-imports-only-shared' },
   { from: 'functions/domain/uploads/store.ts', imports: '@aws-sdk/client-s3', rule: 'domain-imports-no-aws' },
   { from: 'functions/shared/tracer.ts', imports: '../composition/table.js', rule: 'shared-is-the-ground-floor' },
   { from: 'functions/adapters/media/probe.ts', imports: '../../composition/host.js', rule: 'adapters-below-hosts' },
@@ -31,7 +31,7 @@ const cases = [
   { from: 'functions/composition/runs.ts', imports: '../adapters/table/run-store.js', rule: undefined },
   { from: 'functions/local/server.ts', imports: '../composition/runs.js', rule: undefined },
 ];
-const imported = ['functions/adapters/table/keys.ts', 'functions/schemas/run.ts', 'functions/composition/table.ts', 'functions/composition/host.ts', 'functions/local/host.ts', 'functions/shared/logger.ts'];
+const imported = ['functions/adapters/table/keys.ts', 'functions/resources/runs/request.ts', 'functions/composition/table.ts', 'functions/composition/host.ts', 'functions/local/host.ts', 'functions/shared/logger.ts'];
 
 let scratch: string;
 let refusedBy: Map<string, string[]>;
