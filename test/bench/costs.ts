@@ -107,9 +107,9 @@ const assumed = {
   charsPerToken: 3,
   /** A find_moments answer: up to ten moments with titles and evidence. */
   outputTokensPerCall: 1_000,
-  /** moonshine unaligned (as in the image), CPU-s per audio second, and its model load per task (docs/benchmarks.md, BENCH_ONLY=speech). */
-  moonshineCpuSecondsPerAudioSecond: 0.069,
-  moonshineLoadCpuSeconds: 1.9,
+  /** moonshine with aligned word times (the image ships the aligner), CPU-s per audio second, and its model load per task (docs/benchmarks.md, BENCH_ONLY=speech). */
+  moonshineCpuSecondsPerAudioSecond: 0.07,
+  moonshineLoadCpuSeconds: 1.74,
 } as const;
 
 type AslState = { Type: string; Resource?: string; Parameters?: { TaskDefinition?: string }; ItemProcessor?: { States: Record<string, AslState> } };
