@@ -70,6 +70,7 @@ function filled(template: string, values: Partial<Record<string, Value | null>>)
 
 /** The keys, index keys and collections one entity's templates compose. */
 export function tableKeys<const K extends KeyTemplates>(templates: K) {
+  // Empty for an entity that is not on GSI1: it then has no index keys.
   const index = { PK: templates.GSI1PK ?? '', SK: templates.GSI1SK ?? '' };
   const indexKey = (fields: IndexFields<K>): IndexKey | undefined => {
     const GSI1PK = index.PK && fill(index.PK, fields);
