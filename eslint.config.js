@@ -25,4 +25,6 @@ export default tseslint.config(
   },
   { files: ['functions/shared/zod.ts'], rules: { 'no-restricted-imports': 'off' } },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.cjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
 );

@@ -9,7 +9,7 @@ export function cdkJsonContext(file: URL = new URL('../cdk.json', import.meta.ur
   return (JSON.parse(readFileSync(file, 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
 }
 
-/** Operations settings read from CDK context (README, "Deploying to AWS"). */
+/** Operations settings read from CDK context (docs/configuration.md, "Deployment settings"). */
 export const operationsContextKeys = {
   /** Addresses (comma-separated) subscribed by email to the alarm topic. */
   alarmEmail: 'alarmEmail',
@@ -34,7 +34,7 @@ export const admissionContextKeys = {
 /** The admission limits when context sets none: a Fargate task quota of 1,000 and Transcribe's default of 250 jobs. */
 export const admissionDefaults = { containerTasks: 1_000, transcribeJobs: 250 } as const;
 
-/** Deployment switches and the prebuilt image, read from CDK context (README, "Deploying to AWS"). */
+/** Deployment switches and the prebuilt image, read from CDK context (docs/configuration.md, "Deployment settings"). */
 export const deploymentContextKeys = {
   /** A prebuilt image for every container task (`-c containerImageUri=<uri>`), instead of building one. */
   containerImageUri: 'containerImageUri',

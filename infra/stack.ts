@@ -62,7 +62,7 @@ export class MediaScannerStack extends Stack {
         'Static HMAC key for list cursors: rotating it would invalidate every cursor clients hold, and no credential to a system is behind it.',
     });
 
-    // The analyzer and transcriber chosen with context (`-c analyzer=bedrock ...`, README).
+    // The analyzer and transcriber chosen with context (`-c analyzer=bedrock ...`, docs/analyzers.md).
     const engines = new EngineAccess(this, 'Engines', { bucket: media.bucket });
 
     // Admission (DESIGN §6): every function that settles a run may hand its capacity to another.
@@ -120,7 +120,7 @@ export class MediaScannerStack extends Stack {
       environment,
     });
     authorizer.bindTable(table, 'read');
-    // Each request takes a token from its account's request bucket (functions/domain/request-limits.ts).
+    // Each request takes a token from its account's request bucket (functions/domain/accounts/request-limits.ts).
     table.grant(authorizer.fn, 'dynamodb:UpdateItem');
 
     const notFound = new ServiceFunction(this, constructIdFor(notFoundHandler), {

@@ -1,4 +1,4 @@
-import type { AccountStore } from '../domain/ports.js';
+import type { AccountStore } from '../domain/accounts/ports.js';
 
 /** What a request's authorizer reads: the key, then its account's plan (for the request limit). */
 export type AccountReads = Pick<AccountStore, 'findApiKey' | 'getAccount'>;

@@ -1,8 +1,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { pocketsphinxInstalled, requiredSetting, type Config } from '../config.js';
-import type { Analyzer } from '../domain/analysis/analyzer.js';
-import type { Meaning } from '../domain/analysis/meaning.js';
-import type { Speech, Transcriber, TranscriptionJobs } from '../domain/analysis/signals.js';
+import type { Analyzer } from '../domain/engine/analyzer.js';
+import type { Meaning } from '../domain/engine/meaning.js';
+import type { Speech, Transcriber, TranscriptionJobs } from '../domain/engine/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
 import { loadWinkMeaning } from './meaning/wink-meaning.js';
 import { once } from '../shared/memo.js';

@@ -1,5 +1,5 @@
 import type { RunStore } from '../domain/runs/ports.js';
-import type { UploadStore } from '../domain/ports.js';
+import type { UploadStore } from '../domain/uploads/ports.js';
 import type { MetricsSink } from '../shared/metrics.js';
 
 /**

@@ -4,8 +4,19 @@
  * generated document.
  */
 import type * as z from '../shared/zod.js';
-import type * as responses from '../schemas/responses.js';
-import { presentRenderPresets } from '../shared/render-presenters.js';
+import type { AccountResource } from '../resources/account/response.js';
+import type { AnalysisResource, MomentResource } from '../resources/analyses/response.js';
+import type { BatchItemResource, BatchSummaryResource } from '../resources/batches/response.js';
+import { presentList } from '../resources/common/list.js';
+import type { ResourceName, resourceSchemas } from '../resources/components.js';
+import type { ObservationResource } from '../resources/observations/response.js';
+import type { RenderResource } from '../resources/renders/response.js';
+import type { RunResource } from '../resources/runs/response.js';
+import type { ScannerResource } from '../resources/scanners/response.js';
+import type { UploadResource } from '../resources/uploads/response.js';
+import type { WebhookDeliveryResource } from '../resources/webhook-deliveries/response.js';
+import type { WebhookEndpointResource } from '../resources/webhook-endpoints/response.js';
+import { presentRenderPresets } from '../resources/renders/presenter.js';
 
 const at = '2026-11-23T10:15:30.123Z';
 const later = '2026-11-23T10:16:02.456Z';
@@ -25,7 +36,7 @@ const ids = {
   runEvent: 'evt_5f0c2a9e7b3d41c8a6e2f9b0d4c7a1e3',
 };
 
-const account: responses.AccountResource = {
+const account: AccountResource = {
   object: 'account',
   account_id: ids.account,
   plan: 'creator',
@@ -41,7 +52,7 @@ const account: responses.AccountResource = {
   updated_at: later,
 };
 
-const scanner: responses.ScannerResource = {
+const scanner: ScannerResource = {
   object: 'scanner',
   scanner_id: ids.scanner,
   version: 1,
@@ -58,7 +69,7 @@ const scanner: responses.ScannerResource = {
   updated_at: at,
 };
 
-const upload: responses.UploadResource = {
+const upload: UploadResource = {
   object: 'upload',
   upload_id: ids.upload,
   status: 'ready',
@@ -84,7 +95,7 @@ const upload: responses.UploadResource = {
   updated_at: later,
 };
 
-const run: responses.RunResource = {
+const run: RunResource = {
   object: 'run',
   run_id: ids.run,
   status: 'completed',
@@ -107,7 +118,7 @@ const run: responses.RunResource = {
   completed_at: later,
 };
 
-const observation: responses.ObservationResource = {
+const observation: ObservationResource = {
   object: 'observation',
   observation_id: ids.observation,
   scanner_id: ids.scanner,
@@ -126,7 +137,7 @@ const observation: responses.ObservationResource = {
   created_at: later,
 };
 
-const moment: responses.MomentResource = {
+const moment: MomentResource = {
   object: 'moment',
   id: ids.moment,
   start_ms: 12_000,
@@ -141,7 +152,7 @@ const moment: responses.MomentResource = {
   observation_id: ids.observation,
 };
 
-const render: responses.RenderResource = {
+const render: RenderResource = {
   object: 'render',
   render_id: 'rnd_0193a4b1c2d37e8f9a0b1c2d3e4f5a70',
   analysis_id: 'ana_0193a4b1c2d37e8f9a0b1c2d3e4f5a64',
@@ -168,7 +179,7 @@ const render: responses.RenderResource = {
   updated_at: later,
 };
 
-const analysis: responses.AnalysisResource = {
+const analysis: AnalysisResource = {
   object: 'analysis',
   analysis_id: ids.oneOff,
   kind: 'one_off',
@@ -197,7 +208,7 @@ const analysis: responses.AnalysisResource = {
   updated_at: at,
 };
 
-const batchSummary: responses.BatchSummaryResource = {
+const batchSummary: BatchSummaryResource = {
   object: 'scanner_batch',
   batch_id: ids.batch,
   status: 'processing',
@@ -207,7 +218,7 @@ const batchSummary: responses.BatchSummaryResource = {
   completed_at: null,
 };
 
-const batchItem: responses.BatchItemResource = {
+const batchItem: BatchItemResource = {
   object: 'scanner_batch_item',
   client_id: 'ep-41',
   scanner_id: ids.scanner,
@@ -222,7 +233,7 @@ const batchItem: responses.BatchItemResource = {
   updated_at: later,
 };
 
-const webhookEndpoint: responses.WebhookEndpointResource = {
+const webhookEndpoint: WebhookEndpointResource = {
   object: 'webhook_endpoint',
   endpoint_id: ids.webhookEndpoint,
   url: 'https://hooks.example.com/media-scanner',
@@ -234,7 +245,7 @@ const webhookEndpoint: responses.WebhookEndpointResource = {
 };
 
 /** A run.completed delivered at the second attempt, after a 503. */
-const webhookDelivery: responses.WebhookDeliveryResource = {
+const webhookDelivery: WebhookDeliveryResource = {
   object: 'webhook_delivery',
   delivery_id: ids.delivery,
   endpoint_id: ids.webhookEndpoint,
@@ -250,7 +261,7 @@ const webhookDelivery: responses.WebhookDeliveryResource = {
   updated_at: later,
 };
 
-const list = <T>(item: T): responses.List<T> => ({ object: 'list', data: [item], next_cursor: null });
+const list = <T>(item: T) => presentList({ items: [item], nextCursor: null }, (same) => same);
 
 export const resourceExamples = {
   ErrorEnvelope: { error: { type: 'not_found_error', code: 'not_found', message: 'No such scanner.', request_id: 'c0a8012e-6f1b-4b52-9c1d-2f7e3a9b8d41' } },
@@ -316,4 +327,4 @@ export const resourceExamples = {
   RenderPresets: presentRenderPresets(),
   Render: render,
   RenderList: list(render),
-} satisfies { [K in Exclude<responses.ResourceName, 'OpenApiDocument'>]: z.output<(typeof responses.resourceSchemas)[K]> };
+} satisfies { [K in Exclude<ResourceName, 'OpenApiDocument'>]: z.output<(typeof resourceSchemas)[K]> };

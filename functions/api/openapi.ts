@@ -1,6 +1,6 @@
 /**
  * Builds the OpenAPI 3.1 document from the route table (functions/routes.ts), the request schemas
- * each route's handler validates with, and the response schemas (functions/schemas/responses.ts).
+ * each route's handler validates with, and the response schemas (functions/resources/components.ts).
  * Nothing here lists a route or a field: a route, parameter or field appears in the document
  * because the code that serves it has it. `npm run openapi` writes the result to openapi.json.
  *
@@ -14,7 +14,7 @@ import { errorCatalog, type ErrorCode } from '../domain/errors.js';
 import { idempotencyKeyPattern, type RequestSchemas } from '../http/handler.js';
 import { RATE_LIMIT_HEADERS, REQUEST_ID_HEADER } from '../http/responses.js';
 import { routeKey, routes, type Route, type RouteDefinition } from '../routes.js';
-import { resourceSchemas, type ResourceName } from '../schemas/responses.js';
+import { resourceSchemas, type ResourceName } from '../resources/components.js';
 import { errorDescriptions, operations, tags, type Operation } from './operations.js';
 import { resourceExamples } from './openapi-examples.js';
 

@@ -7,7 +7,7 @@
  */
 import type { ErrorCode } from '../domain/errors.js';
 import type { RouteKey } from '../routes.js';
-import type { ResourceName } from '../schemas/responses.js';
+import type { ResourceName } from '../resources/components.js';
 
 export const tags = {
   Account: 'The caller\'s account: wallet, plan limits, retention, concurrency, providers.',

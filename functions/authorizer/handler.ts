@@ -1,6 +1,6 @@
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import { ApiError } from '../domain/errors.js';
-import { admitRequest } from '../domain/request-limits.js';
+import { admitRequest } from '../domain/accounts/request-limits.js';
 import { accountReads, requestBuckets } from '../composition/table.js';
 import type { AuthorizerContext } from '../http/types.js';
 

@@ -34,6 +34,3 @@ export const batchWorkflow = lazy(
     callbacks: hostWorkflows,
   }),
 );
-
-/** What every batch task takes: the batch workflow's steps. */
-export const batchTask = lazy(() => ({ batchWorkflow: batchWorkflow() }));

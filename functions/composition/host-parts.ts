@@ -1,4 +1,4 @@
-import type { EventPublisher } from '../domain/ports.js';
+import type { EventPublisher } from '../domain/events/ports.js';
 import type { DeliveryScheduler } from '../domain/webhooks/ports.js';
 import type { ProviderResolverInvoker } from '../adapters/sources/provider-resolution.js';
 import { currentHost, type WorkflowHost } from './host.js';

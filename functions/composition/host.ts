@@ -1,18 +1,15 @@
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { config } from '../config.js';
-import type { EventPublisher } from '../domain/ports.js';
+import type { EventPublisher } from '../domain/events/ports.js';
 import type { BatchWorkflowStarter } from '../domain/batches/ports.js';
 import type { TaskTokenCallbacks, WorkflowStarter } from '../domain/runs/ports.js';
 import type { DeliveryScheduler } from '../domain/webhooks/ports.js';
 import type { RenderWorkflowStarter } from '../domain/renders/model.js';
 import type { ProviderResolverInvoker } from '../adapters/sources/provider-resolution.js';
+import { installLauncher, type Launch } from '../adapters/child-process.js';
 import { awsHost } from './aws-host.js';
 
 /** What runs workflows: starts them and wakes executions waiting on a task token. */
 export type WorkflowHost = WorkflowStarter & BatchWorkflowStarter & RenderWorkflowStarter & TaskTokenCallbacks;
-
-/** Starts a child process (ffmpeg, ffprobe, yt-dlp, a transcriber) as node's spawn does. */
-export type Launch = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 
 /**
  * Everything that differs between the AWS host and the local host (DESIGN §2); all other code is
@@ -52,6 +49,7 @@ let inUse = false;
 export function installHost(host: Host): void {
   if (installed || inUse) throw new Error('The host is installed once per process, before any handler runs');
   installed = host;
+  installLauncher(host.launch);
 }
 
 /** The host this process runs on. */
@@ -59,10 +57,3 @@ export function currentHost(): Host {
   inUse = true;
   return (installed ??= awsHost(config()));
 }
-
-/**
- * Starts a child process with the launcher of this process's host. Without an installed host it is
- * the AWS host's launcher, node's spawn, taken without reading the configuration the rest of the
- * AWS host needs (adapters' own tests run with none).
- */
-export const launch: Launch = (command, args, options) => (installed?.launch ?? spawn)(command, args, options);

@@ -4,8 +4,9 @@ import { analyzerFor, transcriberFor } from '../adapters/engines.js';
 import { resolveFfmpegPath, resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
 import { s3ArtifactStore } from '../adapters/s3-artifact-store.js';
 import { FfmpegSignalExtractor } from '../adapters/signals/ffmpeg-signal-extractor.js';
-import type { SignalExtractor } from '../domain/analysis/signals.js';
+import type { SignalExtractor } from '../domain/engine/signals.js';
 import type { PipelineDeps } from '../domain/runs/pipeline.js';
+import { settleBatchItem } from '../domain/batches/workflow.js';
 import { readSecretString } from '../adapters/secrets.js';
 import { lazy } from '../shared/memo.js';
 import { batches } from './batches.js';
@@ -29,7 +30,7 @@ export const pipeline = lazy((): PipelineDeps => {
     accounts: accounts(),
     slots: slots(),
     callbacks: hostWorkflows,
-    batches: batches(),
+    onRunEnded: (run) => settleBatchItem({ batches: batches(), callbacks: hostWorkflows }, run),
     artifacts: s3ArtifactStore(s3(), cfg.MEDIA_BUCKET),
     signSourceUrl: (objectKey) => media().signGet(objectKey, SOURCE_URL_TTL_SECONDS),
     extractor: lazyExtractor,
@@ -45,6 +46,3 @@ export const pipeline = lazy((): PipelineDeps => {
     acquisitionRunner: cfg.ACQUISITION_RUNNER,
   };
 });
-
-/** What every analysis task takes: the pipeline's steps. */
-export const analysisTask = lazy(() => ({ pipeline: pipeline() }));

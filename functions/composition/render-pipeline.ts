@@ -25,8 +25,6 @@ export const renderPipeline = lazy((): RenderPipelineDeps => {
     ffprobePath: resolveFfprobePath(cfg.FFPROBE_PATH),
     ...(cfg.CAPTION_FONTS_DIR ? { fontsDir: cfg.CAPTION_FONTS_DIR } : {}),
     store: s3FileWriter(s3(), cfg.MEDIA_BUCKET, { partSizeBytes: cfg.MULTIPART_PART_SIZE_BYTES }),
-    // `auto` and `stacked` framing aim at faces (the model loads on the first cropped render).
-    detector: blazeFaceDetector(resolveFaceDetectorFiles({ modelDir: cfg.FACE_MODEL_DIR, wasmDir: cfg.TFJS_WASM_DIR })),
   });
   return {
     renders: renders(),
@@ -34,8 +32,7 @@ export const renderPipeline = lazy((): RenderPipelineDeps => {
     accounts: accounts(),
     signSourceUrl: (objectKey) => media().signGet(objectKey, SOURCE_URL_TTL_SECONDS),
     renderer,
+    // `auto` and `stacked` framing aim at faces (the model loads on the first cropped render).
+    detector: blazeFaceDetector(resolveFaceDetectorFiles({ modelDir: cfg.FACE_MODEL_DIR, wasmDir: cfg.TFJS_WASM_DIR })),
   };
 });
-
-/** What the RenderMoment task takes. */
-export const renderTask = lazy(() => ({ pipeline: renderPipeline() }));

@@ -1,6 +1,6 @@
 import { config } from '../config.js';
 import { dynamoScannerStore } from '../adapters/table/scanner-store.js';
-import type { ScannerDeps } from '../domain/scanners.js';
+import type { ScannerDeps } from '../domain/scanners/scanners.js';
 import { lazy } from '../shared/memo.js';
 import { table } from './table.js';
 

@@ -4,8 +4,6 @@ import { ffprobeInspector, spawnFfprobe } from '../adapters/media/ffprobe-inspec
 import { createOutboundClient } from '../adapters/outbound/outbound-client.js';
 import { providerPageResolver } from '../adapters/sources/provider-resolution.js';
 import { createSourceReader, type SourceReaderOptions } from '../adapters/sources/source-gateway.js';
-import type { Account } from '../domain/ports.js';
-import { classifySourceUrl } from '../domain/sources/classify.js';
 import type { SourceReader } from '../domain/sources/ports.js';
 import { lazy } from '../shared/memo.js';
 import { hostProviderResolver } from './host-parts.js';
@@ -30,7 +28,3 @@ export const sourceReaderOptions = lazy((): SourceReaderOptions => {
 
 /** Preflights of one-off analysis sources: no media store (acquisition has its own: source-acquisition.ts). */
 export const sourceReader = lazy((): SourceReader => createSourceReader(sourceReaderOptions()));
-
-/** A source URL classified for an account under this deployment's loopback rule. */
-export const classifyForAccount = (account: Pick<Account, 'trustedHosts'>, rawUrl: string) =>
-  classifySourceUrl(rawUrl, account.trustedHosts, { allowLoopback: config().LOCAL_ALLOW_LOOPBACK_TARGETS });

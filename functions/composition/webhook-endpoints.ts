@@ -3,7 +3,7 @@ import { outboundUrlCheck } from '../adapters/outbound/url-check.js';
 import { dynamoWebhookEndpointStore } from '../adapters/table/webhook-endpoint-store.js';
 import type { WebhookEndpointDeps } from '../domain/webhooks/endpoints.js';
 import { lazy } from '../shared/memo.js';
-import { presentWebhookEndpoint } from '../shared/webhook-presenters.js';
+import { presentWebhookEndpoint } from '../resources/webhook-endpoints/presenter.js';
 import { hostEvents } from './host-parts.js';
 import { table } from './table.js';
 

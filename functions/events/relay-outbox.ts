@@ -2,7 +2,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { outboxEntryEntity } from '../adapters/table/entities/outbox-entry.js';
-import { relayAnnouncement } from '../domain/outbox.js';
+import { relayAnnouncement } from '../domain/events/outbox.js';
 import { outboxRelay } from '../composition/outbox.js';
 import { logger } from '../shared/logger.js';
 

@@ -4,7 +4,7 @@ import type { ApiResponse } from './types.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-/** The account's request bucket on every authenticated answer, and the wait on a 429 (functions/domain/request-limits.ts). */
+/** The account's request bucket on every authenticated answer, and the wait on a 429 (functions/domain/accounts/request-limits.ts). */
 export const RATE_LIMIT_HEADERS = {
   limit: 'x-ratelimit-limit',
   remaining: 'x-ratelimit-remaining',

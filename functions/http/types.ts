@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2WithLambdaAuthorizer, APIGatewayProxyStructu
 
 /**
  * What the authorizer hands each route: the account and its request bucket after this request
- * (functions/domain/request-limits.ts RateVerdict), or why there is no account.
+ * (functions/domain/accounts/request-limits.ts RateVerdict), or why there is no account.
  */
 export interface AuthorizerContext {
   accountId?: string;

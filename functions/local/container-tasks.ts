@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { ContainerTask } from '../workflows/registry.js';
-import { containerNameOf } from '../runtime/contracts.js';
 import type { UnitProcesses } from './unit-processes.js';
 
 /** The Resource of a Task state that runs a container task and waits until it stops. */
@@ -29,7 +28,7 @@ export class LocalContainerTasks {
 
   /** The local handler of an ecs:runTask.sync state: resolves when the task exits 0, rejects otherwise (Retry and Catch apply). */
   handler(task: ContainerTask, unit: string): (parameters: unknown) => Promise<Record<string, never>> {
-    const container = containerNameOf(task);
+    const container = task.containerName;
     return async (parameters) => {
       const override = (parameters as RunTaskParameters).Overrides?.ContainerOverrides?.find((o) => o.Name === container);
       if (!override) throw new Error(`${RUN_CONTAINER_TASK}: no container override for ${container}`);
@@ -40,7 +39,7 @@ export class LocalContainerTasks {
   }
 
   private async run(entrypoint: ContainerTask['entrypoint'], environment: Record<string, string>, unit: string): Promise<void> {
-    const bundle = await this.processes.bundles.of(entrypoint.replace('/', '-'), { entry: join(functionsDir, `${entrypoint}.ts`) });
+    const bundle = await this.processes.bundles.of(entrypoint.replaceAll('/', '-'), { entry: join(functionsDir, `${entrypoint}.ts`) });
     // Its log lines join the host's, as the in-process task handlers' do.
     const child = await this.processes.start(unit, bundle, environment, ['ignore', 'inherit', 'inherit']);
     return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 /**
- * No process the local host starts outlives it, however the host ends (README "Running locally").
+ * No process the local host starts outlives it, however the host ends (docs/local-host.md).
  * Three layers, each covering what the one before cannot:
  *
  * 1. A kernel tie. The children the host spawns itself (DynamoDB Local's JVM, container tasks)

@@ -1,4 +1,4 @@
-import { drainOutbox } from '../domain/outbox.js';
+import { drainOutbox } from '../domain/events/outbox.js';
 import { outboxRelay } from '../composition/outbox.js';
 import { logger } from '../shared/logger.js';
 import { inUnit } from './unit-context.js';

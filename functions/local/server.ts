@@ -117,7 +117,7 @@ async function dispatch(req: IncomingMessage, body: Buffer, requestId: string, b
 }
 
 
-/** What the local host tolerates of one client (README "Running locally": the settings). */
+/** What the local host tolerates of one client (docs/local-host.md; the settings: docs/configuration.md). */
 export interface ServerLimits {
   /** A request's headers, and then its whole body, must each arrive within this time (408 otherwise). */
   requestTimeoutMs: number;

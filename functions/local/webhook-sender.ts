@@ -1,5 +1,5 @@
 import type { LocalEventBus } from '../adapters/events/local-event-bus.js';
-import type { ServiceEvent } from '../domain/ports.js';
+import type { ServiceEvent } from '../domain/events/model.js';
 import { attemptDelivery, createDeliveries, type DeliveryDeps } from '../domain/webhooks/deliveries.js';
 import { asUnit } from './unit-context.js';
 import { units } from '../runtime/contracts.js';

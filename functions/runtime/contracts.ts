@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { POCKETSPHINX_DEFAULTS } from '../config.js';
 import { routeKey, routes, type RouteDefinition } from '../routes.js';
 import { workflows, type ContainerTask, type WorkflowDefinition, type WorkflowTask } from '../workflows/registry.js';
 
@@ -53,9 +54,11 @@ export interface WritablePath {
 }
 
 /** Executables a unit can run, each by the path it has on AWS. */
-export type ShippedBinary = 'ffmpeg' | 'ffprobe' | 'yt-dlp';
-/** Data directories the image carries (layers/ffmpeg/Dockerfile COPY lines), by their path on AWS. */
-export type ShippedFiles = 'fonts' | 'detector' | 'speech';
+export type ShippedBinary = 'ffmpeg' | 'ffprobe' | 'yt-dlp' | 'pocketsphinx';
+/** Data directories the image's build context carries (layers/ffmpeg/Dockerfile COPY lines). */
+export type StagedFiles = 'fonts' | 'detector' | 'speech';
+/** Data directories the image carries, by their path on AWS: staged, or installed by a Debian package. */
+export type ShippedFiles = StagedFiles | 'pocketsphinx-model';
 
 interface ContractBase {
   readonly unit: string;
@@ -101,8 +104,6 @@ export type ConcurrencyReserve = 'authorizer' | 'essentialRoute';
 export interface ContainerContract extends ContractBase, ContainerTask {
   readonly kind: 'container';
   readonly module: ContainerTask['entrypoint'];
-  /** The one container's name, which the state's ContainerOverrides address. */
-  readonly containerName: string;
   /** The image is shared by every container task: the task chooses its program by command. */
   readonly command: readonly string[];
   /** Fargate task storage in GiB; 20 is what every task gets without asking (and pays nothing for). */
@@ -194,6 +195,21 @@ export interface ImageFacts {
   readonly packages: readonly string[];
 }
 
+/**
+ * What each Debian package the image may install gives a task, where Debian puts it: yt-dlp for
+ * source acquisition; pocketsphinx's CLI and its US English model, the moonshine transcriber's
+ * word aligner (functions/adapters/transcribers/word-timing.ts).
+ */
+interface PackageGives {
+  readonly binaries?: Partial<Record<ShippedBinary, string>>;
+  readonly files?: Partial<Record<ShippedFiles, string>>;
+}
+const debianPackages: Readonly<Record<string, PackageGives>> = {
+  'yt-dlp': { binaries: { 'yt-dlp': '/usr/bin/yt-dlp' } },
+  pocketsphinx: { binaries: { pocketsphinx: POCKETSPHINX_DEFAULTS.bin } },
+  'pocketsphinx-en-us': { files: { 'pocketsphinx-model': POCKETSPHINX_DEFAULTS.modelDir } },
+};
+
 /** Users of the base image (node:24-bookworm-slim) by name. */
 const imageUsers: Readonly<Record<string, UnixUser>> = { root, node: { name: 'node', uid: 1000, gid: 1000 } };
 /** Directories of the base image the image's volumes may name: owner and mode there. */
@@ -227,9 +243,7 @@ export function imageFacts(dockerfile: string = readFileSync(DOCKERFILE, 'utf8')
 const FARGATE_DEFAULT_STORAGE_GIB = 20;
 const CONTAINER_SCRATCH = '/tmp';
 /** Where the image's entrypoints are: one bundle per container task, chosen by command. */
-export const imageTaskPath = (task: ContainerTask): string => `/task/${containerNameOf(task)}.mjs`;
-/** The name of a container task's one container. */
-export const containerNameOf = (task: ContainerTask): string => task.entrypoint.slice(task.entrypoint.lastIndexOf('/') + 1);
+export const imageTaskPath = (task: ContainerTask): string => `/task/${task.containerName}.mjs`;
 
 /**
  * A Fargate bind mount: Fargate creates it owned by root, mode 0755, unless the image declares a
@@ -243,15 +257,19 @@ function fargateBindMount(image: ImageFacts, path: string, sizeMiB: number): Wri
 function containerContract(unit: string, task: ContainerTask, image: ImageFacts): ContainerContract {
   const storageGiB = task.scratchGiB ?? FARGATE_DEFAULT_STORAGE_GIB;
   const env = image.environment;
+  const installed = image.packages.map((name) => debianPackages[name] ?? {});
+  const fromPackages = <K extends string>(gives: (p: PackageGives) => Partial<Record<K, string>> | undefined) =>
+    installed.reduce<Partial<Record<K, string>>>((all, p) => ({ ...all, ...gives(p) }), {});
   const binaries: Partial<Record<ShippedBinary, string>> = {
     ...(env.FFMPEG_PATH ? { ffmpeg: env.FFMPEG_PATH } : {}),
     ...(env.FFPROBE_PATH ? { ffprobe: env.FFPROBE_PATH } : {}),
-    ...(image.packages.includes('yt-dlp') ? { 'yt-dlp': '/usr/bin/yt-dlp' } : {}),
+    ...fromPackages((p) => p.binaries),
   };
   const files: Partial<Record<ShippedFiles, string>> = {
     ...(env.CAPTION_FONTS_DIR ? { fonts: env.CAPTION_FONTS_DIR } : {}),
     ...(env.FACE_MODEL_DIR ? { detector: env.FACE_MODEL_DIR } : {}),
     ...(env.SPEECH_MODEL_DIR ? { speech: env.SPEECH_MODEL_DIR } : {}),
+    ...fromPackages((p) => p.files),
   };
   return {
     ...task,
@@ -263,7 +281,6 @@ function containerContract(unit: string, task: ContainerTask, image: ImageFacts)
     binaries,
     files,
     environment: env,
-    containerName: containerNameOf(task),
     command: [imageTaskPath(task)],
     ephemeralStorageGiB: storageGiB,
   };

@@ -1,8 +1,6 @@
 import middy from '@middy/core';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { dynamoDbClients } from '../composition/table.js';
-import { s3 } from '../composition/media.js';
 import { lazy } from './memo.js';
 
 /**
@@ -13,15 +11,18 @@ import { lazy } from './memo.js';
  */
 const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'media-scanner' });
 
-/** Each AWS call of these clients becomes a subsegment; done at the first invocation, when the configuration is read. */
-const captureClients = lazy(() => {
-  tracer.captureAWSv3Client(s3());
-  tracer.captureAWSv3Client(dynamoDbClients().dynamo);
-});
-
-export function traced<E, R>(handler: (event: E) => Promise<R>) {
-  return middy((event: E) => {
-    captureClients();
-    return handler(event);
-  }).use(captureLambdaHandler(tracer, { captureResponse: false }));
+/**
+ * A wrapper that traces a task handler and each AWS call of `clients`. The composition that owns
+ * the clients passes them (this floor imports none); they are read and captured at the first
+ * invocation, when the configuration is read.
+ */
+export function tracedWith(clients: () => readonly object[]) {
+  const captureClients = lazy(() => {
+    for (const client of clients()) tracer.captureAWSv3Client(client);
+  });
+  return <E, R>(handler: (event: E) => Promise<R>) =>
+    middy((event: E) => {
+      captureClients();
+      return handler(event);
+    }).use(captureLambdaHandler(tracer, { captureResponse: false }));
 }

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import * as z from '../shared/zod.js';
 import { attemptDelivery, fanOut, type DeliveryDeps } from '../domain/webhooks/deliveries.js';
-import type { ServiceEvent } from '../domain/ports.js';
+import type { ServiceEvent } from '../domain/events/model.js';
 
 /** An event as the rule on the service bus puts it on the queue: `detail` is what the publisher sent. */
 const busEventSchema = z.object({

@@ -6,6 +6,10 @@ import type { DataAccess } from '../routes.js';
  * CDK deploys one Lambda per task and substitutes its ARN; the local host binds the same
  * handlers in-process. Container tasks likewise: one Fargate task definition each on AWS, the
  * same entrypoint as a child process locally. Nothing else maps tasks to code.
+ *
+ * Each step has one name and one home: `<workflow>/<step>.ts` (its function's `handler`), or, for a
+ * step that also or only runs as a container, `<workflow>/<step>/step.ts` with two thin entries
+ * beside it, `lambda.ts` (the function's `handler`) and `container.ts` (the container's process).
  */
 export interface WorkflowTask {
   readonly handler: `workflows/${string}`;
@@ -33,8 +37,15 @@ export interface WorkflowTask {
  * TASK_INPUT variable and its exit status is its only result.
  */
 export interface ContainerTask {
-  /** Module under functions/ without extension that is the container's whole process. */
-  readonly entrypoint: `containers/${string}`;
+  /** The step's container entry, a module under functions/ without extension: the container's whole process. */
+  readonly entrypoint: `workflows/${string}/container`;
+  /**
+   * The task's one container: the name the state's ContainerOverrides address (the ASL spells it),
+   * its log streams' prefix and its bundle in the image (`/task/<name>.mjs`). Declared, not derived
+   * from a file name: renaming a module must not rename a deployed container under executions in
+   * flight (DESIGN §11).
+   */
+  readonly containerName: string;
   readonly table: DataAccess;
   readonly bucket?: DataAccess;
   /** Fargate CPU units (1024 = one vCPU) and memory; x86_64 (the pinned ffmpeg build). */
@@ -73,7 +84,7 @@ export const workflows = {
       MarkProcessingFunction: { handler: 'workflows/analysis/mark-processing', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
       // One-off sources of known, modest size (PlanChunks' sibling choice `lambda`); the rest go to the container below.
       AcquireSourceFunction: {
-        handler: 'workflows/analysis/acquire-source',
+        handler: 'workflows/analysis/acquire-source/lambda',
         table: 'readWrite',
         bucket: 'readWrite',
         ffmpeg: true,
@@ -82,7 +93,7 @@ export const workflows = {
       },
       PlanChunksFunction: { handler: 'workflows/analysis/plan-chunks', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
       ExtractChunkSignalsFunction: {
-        handler: 'workflows/analysis/extract-chunk-signals',
+        handler: 'workflows/analysis/extract-chunk-signals/lambda',
         table: 'read',
         bucket: 'readWrite',
         ffmpeg: true,
@@ -98,10 +109,18 @@ export const workflows = {
     },
     containerTasks: {
       // The chunks of long sources (PlanChunks' runner `container`): no function time limit.
-      SignalsTaskDefinitionArn: { entrypoint: 'containers/extract-signals', table: 'read', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
+      SignalsTaskDefinitionArn: { entrypoint: 'workflows/analysis/extract-chunk-signals/container', containerName: 'extract-signals', table: 'read', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
       // One-off sources that are long, of unknown size or provider pages (yt-dlp is in the image).
       // Scratch: the largest paid source (10 GiB) twice over, for yt-dlp's merge of video and audio.
-      AcquireSourceTaskDefinitionArn: { entrypoint: 'containers/acquire-source', table: 'readWrite', bucket: 'readWrite', cpu: 1024, memoryMb: 4096, scratchGiB: 30 },
+      AcquireSourceTaskDefinitionArn: {
+        entrypoint: 'workflows/analysis/acquire-source/container',
+        containerName: 'acquire-source',
+        table: 'readWrite',
+        bucket: 'readWrite',
+        cpu: 1024,
+        memoryMb: 4096,
+        scratchGiB: 30,
+      },
     },
     onExecutionEnded: { handler: 'workflows/analysis/settle-ended-execution', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
   },
@@ -122,7 +141,7 @@ export const workflows = {
     },
     containerTasks: {
       // One moment per task: reads the source through a signed GET, writes the MP4 to the bucket.
-      RenderTaskDefinitionArn: { entrypoint: 'containers/render-moment', table: 'readWrite', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
+      RenderTaskDefinitionArn: { entrypoint: 'workflows/render/render-moment/container', containerName: 'render-moment', table: 'readWrite', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
     },
     onExecutionEnded: { handler: 'workflows/render/settle-ended-render', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
   },

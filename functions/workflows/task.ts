@@ -40,8 +40,10 @@ export const executionEndedSchema = <S extends z.ZodMiniType>(input: S) =>
 export const chunkSchema = z.object({ index: z.int().check(z.minimum(0)), startMs: z.int().check(z.minimum(0)), endMs: z.int().check(z.minimum(1)) });
 
 /**
- * Builds a workflow task's Lambda handler: parse the state's input, run one pipeline step.
- * Errors propagate so the state machine's Retry and Catch decide what happens next.
+ * Builds a workflow step: parse the state's input, run the step's use case with its deps (the
+ * composition's, built once per process). Its function exports it as `handler`, its container
+ * (functions/containers) runs it the same way. Errors propagate so the state machine's Retry and
+ * Catch decide what happens next.
  */
 export function taskHandler<S extends z.ZodMiniType, D, R>(schema: S, deps: () => D, step: (input: z.infer<S>, deps: D) => Promise<R>) {
   return async (event: unknown): Promise<R> => {

@@ -29,7 +29,7 @@ const SENDER_MAX_RECEIVES = 5;
 /**
  * Terminal events from the table to the bus, and from the bus to webhook endpoints (DESIGN 1, 8).
  *
- * Outbox: the state change and its announcement are one transaction (functions/domain/outbox.ts);
+ * Outbox: the state change and its announcement are one transaction (functions/domain/events/outbox.ts);
  * the table's stream hands each new outbox item to the relay function, which publishes the event
  * and deletes the item. Stream records are kept 24 hours and retried in order; a record that keeps
  * failing goes to a dead-letter queue (alarmed like every other) while its item stays in the outbox.

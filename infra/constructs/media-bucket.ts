@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { RETENTION_TAG_KEY, retentionClasses } from '../../functions/domain/retention.js';
+import { RETENTION_TAG_KEY, retentionClasses } from '../../functions/domain/uploads/retention.js';
 
 /** Prefix of workflow intermediates (signals, findings): they matter only while a run is in flight. */
 export const ARTIFACTS_PREFIX = 'artifacts/';
@@ -47,7 +47,7 @@ export class MediaBucket extends Construct {
         // Uploads over 5 GiB are multipart; parts of an upload that is never completed cost storage forever.
         { id: 'abort-incomplete-multipart', abortIncompleteMultipartUploadAfter: Duration.days(7) },
         { id: 'expire-artifacts', prefix: ARTIFACTS_PREFIX, expiration: Duration.days(1) },
-        // Every upload's object carries `retention-days=<class>` (functions/domain/retention.ts): one rule per class.
+        // Every upload's object carries `retention-days=<class>` (functions/domain/uploads/retention.ts): one rule per class.
         ...retentionClasses().map((days) => ({
           id: `expire-${RETENTION_TAG_KEY}-${days}`,
           tagFilters: { [RETENTION_TAG_KEY]: String(days) },

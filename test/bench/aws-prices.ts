@@ -24,7 +24,7 @@ export const awsPrices = {
   transcribeMinute: 0.024,
   transcribeMinimumSeconds: 15,
   /**
-   * Amazon Bedrock on-demand, Claude 3.5 Haiku (README's example model): $0.80 per million input
+   * Amazon Bedrock on-demand, Claude 3.5 Haiku (docs/analyzers.md's example model): $0.80 per million input
    * tokens, $4.00 per million output tokens. https://aws.amazon.com/bedrock/pricing/
    */
   bedrockInputToken: 0.8 / 1_000_000,

@@ -11,7 +11,7 @@ import { slotQueueEntryEntity } from '../../functions/adapters/table/entities/sl
 import { getItem } from '../../functions/adapters/table/operations.js';
 import { dynamoRunStore } from '../../functions/adapters/table/run-store.js';
 import { dynamoSlotStore } from '../../functions/adapters/table/slot-store.js';
-import { createAccount, limitsOf } from '../../functions/domain/accounts.js';
+import { createAccount, limitsOf } from '../../functions/domain/accounts/accounts.js';
 import { nowIso } from '../../functions/domain/clock.js';
 import { newId } from '../../functions/domain/ids.js';
 import { queuedRun } from '../../functions/domain/runs/model.js';

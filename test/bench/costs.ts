@@ -9,9 +9,9 @@ import { resolveFfmpegPath } from '../../functions/adapters/ffmpeg-binaries.js';
 import { promptFor } from '../../functions/adapters/analyzers/llm-prompt.js';
 import { awsTranscribeJobs } from '../../functions/adapters/transcribers/aws-transcribe.js';
 import { pipeline } from '../../functions/composition/pipeline.js';
-import type { SourceSignals } from '../../functions/domain/analysis/signals.js';
+import type { SourceSignals } from '../../functions/domain/engine/signals.js';
 import { signalsKeyOf } from '../../functions/domain/runs/pipeline.js';
-import { scannerCreateSchema } from '../../functions/schemas/scanner.js';
+import { scannerCreateSchema } from '../../functions/resources/scanners/request.js';
 import { logger } from '../../functions/shared/logger.js';
 import { startLocalHost, type LocalHost } from '../../functions/local/host.js';
 import { workflows } from '../../functions/workflows/registry.js';
@@ -94,7 +94,7 @@ export interface MinuteCost {
 
 /**
  * What is not measured on this host, stated: Transcribe and Bedrock run on AWS only. Each is an
- * assumption a real account can check cheaply (README, "Cost per analysed minute").
+ * assumption a real account can check cheaply (docs/benchmarks.md, "Cost per analysed minute").
  */
 const assumed = {
   /** A Transcribe batch job finishes in half its audio's length (AWS quotes no figure): sets how many polls a chunk takes. */
@@ -107,7 +107,7 @@ const assumed = {
   charsPerToken: 3,
   /** A find_moments answer: up to ten moments with titles and evidence. */
   outputTokensPerCall: 1_000,
-  /** moonshine unaligned (as in the image), CPU-s per audio second, and its model load per task (README, BENCH_ONLY=speech). */
+  /** moonshine unaligned (as in the image), CPU-s per audio second, and its model load per task (docs/benchmarks.md, BENCH_ONLY=speech). */
   moonshineCpuSecondsPerAudioSecond: 0.069,
   moonshineLoadCpuSeconds: 1.9,
 } as const;

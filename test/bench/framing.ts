@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { resolveFfmpegPath, resolveFfprobePath } from '../../functions/adapters/ffmpeg-binaries.js';
 import { blazeFaceDetector, resolveFaceDetectorFiles } from '../../functions/adapters/renders/face-detector.js';
 import { FfmpegMomentRenderer, renderArgs } from '../../functions/adapters/renders/ffmpeg-render.js';
-import { planFrame, type FramePlan, type Size } from '../../functions/domain/renders/framing.js';
+import type { FramePlan, Size } from '../../functions/domain/renders/framing.js';
+import { planMomentRender } from '../../functions/domain/renders/plan.js';
 import type { SubjectTrack } from '../../functions/domain/renders/subjects.js';
 import { startMediaServer } from '../helpers/media-server.js';
 import { framingAccuracy, framingErrors, movingSubjectSource, subjectInOutput } from '../helpers/moving-subject.js';
@@ -24,13 +25,12 @@ function ffmpeg(args: string[]): Promise<void> {
   });
 }
 
-/** The production renderer (face detector included) writing its MP4 to `outputPath` instead of S3. */
+/** The production renderer writing its MP4 to `outputPath` instead of S3. */
 function renderer(outputPath: string): FfmpegMomentRenderer {
   return new FfmpegMomentRenderer({
     ffmpegPath: resolveFfmpegPath(),
     ffprobePath: resolveFfprobePath(),
     store: { putFile: async (_key, path) => copyFile(path, outputPath) },
-    detector: blazeFaceDetector(resolveFaceDetectorFiles()),
   });
 }
 
@@ -43,19 +43,15 @@ async function render(
   onPlan?: (plan: FramePlan) => void,
 ) {
   const started = performance.now();
-  await renderer(outputPath).render({
-    sourceUrl: url,
-    segments: [segment],
-    plan: (source, subjects) => {
-      if (subjects) onTrack?.(subjects);
-      const plan = planFrame(source, target, 'auto', subjects);
-      onPlan?.(plan);
-      return plan;
-    },
-    captions: null,
-    outputKey: 'bench',
-    tags: {},
-  });
+  const production = renderer(outputPath);
+  // Planned as the render pipeline plans (face detector included), then rendered.
+  const { plan, subjects } = await planMomentRender(
+    { renderer: production, detector: blazeFaceDetector(resolveFaceDetectorFiles()) },
+    { sourceUrl: url, segments: [segment], output: target, mode: 'auto', captions: null, outputKey: 'bench', tags: {} },
+  );
+  if (subjects) onTrack?.(subjects);
+  onPlan?.(plan.frame);
+  await production.render(plan);
   return (performance.now() - started) / 1000;
 }
 

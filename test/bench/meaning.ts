@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { lineScore, type Meaning } from '../../functions/domain/analysis/meaning.js';
+import { lineScore, matchTerms, SAME_MEANING, type Meaning } from '../../functions/domain/engine/meaning.js';
 import { readInstruction } from '../../functions/adapters/analyzers/vocabulary.js';
 import { loadWinkMeaning } from '../../functions/adapters/meaning/wink-meaning.js';
 import { loadWordVectors } from '../../functions/adapters/meaning/word-vectors.js';
@@ -47,6 +47,13 @@ function found(meaning: Meaning, query: string, threshold: 'exact' | 'meaning'):
   return best > 0 ? scores.indexOf(best) : null;
 }
 
+/** Query-line pairs in which a topic word matches a said word at SAME_MEANING: its own line, and the 132 others (which should not match). */
+function thresholdMatches(meaning: Meaning): { own: number; others: number } {
+  const lineWords = lines.map((line) => meaning.words(line));
+  const matched = queries.map((q) => lineWords.map((words) => matchTerms(meaning, topicOf(meaning, q), words).length > 0));
+  return { own: matched.filter((row, i) => row[i]).length, others: matched.flatMap((row, i) => row.filter((m, j) => m && j !== i)).length };
+}
+
 /** `BENCH_ONLY=meaning npm run bench`: paraphrase hits for exact words vs meaning, and what the vector table costs. */
 export async function benchMeaning(): Promise<object[]> {
   const before = process.memoryUsage().rss;
@@ -62,9 +69,12 @@ export async function benchMeaning(): Promise<object[]> {
   const meaning = await loadWinkMeaning();
   const meaningMs = performance.now() - started;
   const hits = (how: 'exact' | 'meaning') => queries.filter((q, i) => found(meaning, q, how) === i).length;
+  const matches = thresholdMatches(meaning);
   return [
     { figure: 'paraphrase hits, exact lemmas (of 12)', value: hits('exact') },
     { figure: 'paraphrase hits, meaning (of 12; target >= 10)', value: hits('meaning') },
+    { figure: `lines whose words match their query's topic at SAME_MEANING ${SAME_MEANING} (of 12)`, value: matches.own },
+    { figure: `other lines matched at SAME_MEANING (of ${queries.length * (lines.length - 1)})`, value: matches.others },
     { figure: `vector table load ms (${vectors.size} words x 100 int8; target < 200)`, value: Math.round(tableMs) },
     { figure: 'vector table load again ms', value: Math.round(againMs) },
     { figure: 'vector table RSS MB (target < 100)', value: Math.round(tableRssMb * 10) / 10 },

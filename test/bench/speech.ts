@@ -21,7 +21,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Transcriber } from '../../functions/domain/analysis/signals.js';
+import type { Transcriber } from '../../functions/domain/engine/signals.js';
 import { resolveFfmpegPath } from '../../functions/adapters/ffmpeg-binaries.js';
 import { POCKETSPHINX_DEFAULTS } from '../../functions/config.js';
 import { ffmpeg } from '../helpers/ground-truth-media.js';

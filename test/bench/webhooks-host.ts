@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { localEventBus } from '../../functions/adapters/events/local-event-bus.js';
 import { newId } from '../../functions/domain/ids.js';
-import type { EventType } from '../../functions/domain/ports.js';
+import type { EventType } from '../../functions/domain/events/model.js';
 import { startLocalHost } from '../../functions/local/host.js';
 
 const host = await startLocalHost({ dataDir: process.env.LOCAL_DATA_DIR ?? '.local-bench', port: 0 });

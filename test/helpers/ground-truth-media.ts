@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { rename, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Span } from '../../functions/domain/analysis/signals.js';
+import type { Span } from '../../functions/domain/engine/signals.js';
 import { resolveFfmpegPath } from '../../functions/adapters/ffmpeg-binaries.js';
 import { runTool } from '../../functions/adapters/signals/ffmpeg-process.js';
 

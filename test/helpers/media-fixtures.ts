@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { resolveFfmpegPath } from '../../functions/adapters/ffmpeg-binaries.js';
-import type { UploadFailureCode } from '../../functions/domain/ports.js';
-import type { UploadContentType } from '../../functions/schemas/upload.js';
+import type { UploadFailureCode, UploadContentType } from '../../functions/domain/uploads/model.js';
 
 const run = promisify(execFile);
 

@@ -2,7 +2,7 @@
  * How measured signals compare with fixture truth (test/helpers/ground-truth-media.ts): the
  * figures `npm run bench` prints and the signal tests assert.
  */
-import type { Span } from '../../functions/domain/analysis/signals.js';
+import type { Span } from '../../functions/domain/engine/signals.js';
 import type { TransitionTruth } from './ground-truth-media.js';
 
 /** A hard cut is found when a reported change lies within this of it. */

@@ -258,7 +258,7 @@ describe('retained resources', () => {
   const retained = (): [string, Resource & { DeletionPolicy?: string }][] =>
     Object.entries(q.resources as Record<string, Resource & { DeletionPolicy?: string }>).filter(([, resource]) => resource.DeletionPolicy === 'Retain');
 
-  it('are the table, the buckets and the log groups (README, "Deploying to AWS", lists them)', () => {
+  it('are the table, the buckets and the log groups (docs/operations.md, "Retained resources", lists them)', () => {
     expect([...new Set(retained().map(([, resource]) => resource.Type))].sort()).toEqual(['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup', 'AWS::S3::Bucket']);
   });
 

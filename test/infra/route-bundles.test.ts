@@ -1,8 +1,8 @@
 /**
  * What each route's bundle carries follows what the route may touch: a route with no media bucket
  * access in the route table (so no S3 grant: infra/constructs) imports no S3 client either. Each
- * S3 client loaded without need costs its cold start 50-100 ms of import (README, "What each
- * function carries"); preflight, quote and one-off submission once carried one through the source
+ * S3 client loaded without need costs its cold start 50-100 ms of import (docs/deploying.md, "What
+ * each function carries"); preflight, quote and one-off submission once carried one through the source
  * gateway's media store, which only the AcquireSource step uses. And no route imports node:http
  * as an ES module, whose namespace alone costs about 50 ms (shared/node-http.ts). The Lambda client,
  * with which three routes invoke the provider resolver, is loaded only when one does.

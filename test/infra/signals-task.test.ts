@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { buildSync } from 'esbuild';
 import { containerPlacement, workflows, type ContainerTask } from '../../functions/workflows/registry.js';
-import { containerContractOf, containerNameOf, units } from '../../functions/runtime/contracts.js';
+import { containerContractOf, units } from '../../functions/runtime/contracts.js';
 import { shippedFiles } from '../../functions/runtime/shipped-files.js';
 import { containerTaskBundle } from '../../infra/constructs/service-container-task.js';
 import { ffmpegPath } from '../helpers/ground-truth-media.js';
@@ -104,7 +104,7 @@ describe('task definition', () => {
   it('runs one read-only container, named as the state addresses it, logging to its own log group, with the functions’ configuration', () => {
     const [container, ...others] = taskDefinition().ContainerDefinitions as Record<string, unknown>[];
     expect(others).toEqual([]);
-    expect(container).toMatchObject({ Name: containerNameOf(signalsTask), Essential: true, ReadonlyRootFilesystem: true });
+    expect(container).toMatchObject({ Name: signalsTask.containerName, Essential: true, ReadonlyRootFilesystem: true });
     const environment = Object.fromEntries((container!.Environment as { Name: string; Value: unknown }[]).map((e) => [e.Name, e.Value]));
     expect(environment).toMatchObject({
       TABLE_NAME: { Ref: expect.stringMatching(/^Table/) as unknown },
@@ -144,7 +144,7 @@ describe('task definition', () => {
     // The task's entrypoint, bundled whole: the AWS SDK and every other package inside, only Node's
     // own modules imported (a container has no runtime-provided SDK and no node_modules). esbuild
     // lists the bundle's imports.
-    const bundleFile = join(staged, 'task', `${containerNameOf(signalsTask)}.mjs`);
+    const bundleFile = join(staged, 'task', `${signalsTask.containerName}.mjs`);
     const { metafile } = buildSync({ entryPoints: [bundleFile], bundle: true, packages: 'external', platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
     const imported = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((i) => i.kind !== 'require-call').map((i) => i.path));
     expect(imported.length).toBeGreaterThan(0);
@@ -154,12 +154,12 @@ describe('task definition', () => {
     expect(bundle.startsWith("import { createRequire } from 'node:module';")).toBe(true);
     expect(bundle.split('\n', 1)[0]).toContain('const require = createRequire(import.meta.url); const __filename = ');
     expect(bundle.split('\n', 1)[0]).toContain('const __dirname = ');
-    expect(bundle.trimEnd().endsWith(`//# sourceMappingURL=${containerNameOf(signalsTask)}.mjs.map`)).toBe(true);
+    expect(bundle.trimEnd().endsWith(`//# sourceMappingURL=${signalsTask.containerName}.mjs.map`)).toBe(true);
     const map = JSON.parse(readFileSync(`${bundleFile}.map`, 'utf8')) as { sources: string[] };
     expect(map.sources).toContain(`functions/${signalsTask.entrypoint}.ts`);
   });
 
-  it('runs the bundled entrypoint with the pinned ffmpeg at the layer’s paths, as the image’s unprivileged user, installing only Debian’s yt-dlp', () => {
+  it('runs the bundled entrypoint with the pinned ffmpeg at the layer’s paths, as the image’s unprivileged user, installing only Debian’s yt-dlp and pocketsphinx', () => {
     const dockerfile = readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8');
     const instructions = dockerfile
       .split('\n')
@@ -167,7 +167,7 @@ describe('task definition', () => {
       .join('\n')
       .replaceAll(/\\\n\s*/g, '');
     expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'VOLUME', 'USER', 'ENTRYPOINT']);
-    expect(instructions).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates && rm -rf \/var\/lib\/apt\/lists\/\*$/m);
+    expect(instructions).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates pocketsphinx pocketsphinx-en-us && rm -rf \/var\/lib\/apt\/lists\/\*$/m);
     // The base pinned by digest: the same bytes on every build.
     expect(instructions).toMatch(/^FROM node:24-bookworm-slim@sha256:[0-9a-f]{64}$/m);
     expect(instructions).toMatch(/FFMPEG_PATH=\/opt\/bin\/ffmpeg/);
@@ -200,8 +200,9 @@ describe('the image’s data directories', () => {
   it('are where the signals task’s contract says, copied from the staged folder of their kind, holding exactly the files the local sandbox shows there', () => {
     const dockerfile = readFileSync(new URL('../../layers/ffmpeg/Dockerfile', import.meta.url), 'utf8');
     const contract = containerContractOf(units.container('analysis', 'SignalsTaskDefinitionArn'));
-    expect(Object.keys(contract.files).sort()).toEqual(Object.keys(shippedFiles).sort());
-    for (const [kind, directory] of Object.entries(contract.files)) {
+    // Beside them, pocketsphinx's model, which its Debian package installs (test/unit/runtime/contracts.test.ts).
+    expect(Object.keys(contract.files).sort()).toEqual([...Object.keys(shippedFiles), 'pocketsphinx-model'].sort());
+    for (const [kind, directory] of Object.entries(contract.files).filter(([kind]) => kind in shippedFiles)) {
       expect(dockerfile, kind).toMatch(new RegExp(`^COPY ${kind}/ ${directory}/$`, 'm'));
       const files = readdirSync(join(staged(), kind), { recursive: true, encoding: 'utf8' }).filter((file) => statSync(join(staged(), kind, file)).isFile());
       expect(files.sort(), kind).toEqual(shippedFiles[kind as keyof typeof shippedFiles]().map((file) => file.name).sort());
@@ -248,9 +249,9 @@ describe('the analysis state machine', () => {
           AssignPublicIp: 'ENABLED',
         },
       },
-      Overrides: { ContainerOverrides: [{ Name: containerNameOf(signalsTask), Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }] },
+      Overrides: { ContainerOverrides: [{ Name: signalsTask.containerName, Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }] },
     });
-    // ECS's capacity and throttling refusals wait for capacity (admission, README); a failed task is retried briefly.
+    // ECS's capacity and throttling refusals wait for capacity (admission, docs/scanners-and-runs.md); a failed task is retried briefly.
     expect(containerStates[0]!.Retry).toEqual([
       expect.objectContaining({ ErrorEquals: ['ECS.AmazonECSException', 'ECS.ThrottlingException'] }),
       expect.objectContaining({ ErrorEquals: ['States.TaskFailed'] }),
@@ -325,7 +326,7 @@ describe('the source-acquisition task', () => {
     expect(definition.Volumes).toEqual([{ Name: 'scratch0' }]);
     const [container] = definition.ContainerDefinitions as Record<string, unknown>[];
     expect(container).toMatchObject({
-      Name: containerNameOf(acquireTask),
+      Name: acquireTask.containerName,
       ReadonlyRootFilesystem: true,
       MountPoints: [{ ContainerPath: '/tmp', SourceVolume: 'scratch0', ReadOnly: false }],
     });
@@ -346,7 +347,7 @@ describe('the source-acquisition task', () => {
       expect(states[name], name).toMatchObject({ ResultPath: null, Next: 'PlanChunks', Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'FailRun' }] });
     }
     expect((states.AcquireSourceInContainer!.Parameters as { Overrides: unknown }).Overrides).toEqual({
-      ContainerOverrides: [{ Name: containerNameOf(acquireTask), Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }],
+      ContainerOverrides: [{ Name: acquireTask.containerName, Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }],
     });
   });
 });

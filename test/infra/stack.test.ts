@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { tableDefinition } from '../../functions/adapters/table/definition.js';
 import type { Config } from '../../functions/config.js';
-import { RETENTION_TAG_KEY, retentionClasses } from '../../functions/domain/retention.js';
+import { RETENTION_TAG_KEY, retentionClasses } from '../../functions/domain/uploads/retention.js';
 import { routeKey, routes, type RouteDefinition } from '../../functions/routes.js';
 import { grantSetId } from '../../infra/constructs/route-roles.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../../functions/workflows/registry.js';

@@ -11,7 +11,7 @@ import { installedFfmpegBuild, pinnedFfmpegBuild } from '../../infra/constructs/
 import { analyzerTasks } from '../../infra/constructs/engine-access.js';
 import { nodeEsmBundle } from '../../infra/constructs/service-container-task.js';
 import { WORD_VECTOR_FILES } from '../../functions/adapters/meaning/word-vectors.js';
-import { SAME_MEANING } from '../../functions/domain/analysis/meaning.js';
+import { SAME_MEANING } from '../../functions/domain/engine/meaning.js';
 import { LAMBDA_WORD_VECTORS_DIR } from '../../functions/runtime/contracts.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import { awsSolutionsErrors, synthesize, violations, type SynthesizedAssembly } from './synth.js';

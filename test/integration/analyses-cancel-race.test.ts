@@ -9,7 +9,7 @@ import { dynamoRunStore } from '../../functions/adapters/table/run-store.js';
 import { dynamoSlotStore } from '../../functions/adapters/table/slot-store.js';
 import { nowIso } from '../../functions/domain/clock.js';
 import { newId } from '../../functions/domain/ids.js';
-import { refundEntry } from '../../functions/domain/runs/submit.js';
+import { refundEntry } from '../../functions/domain/runs/billing.js';
 import { queuedAnalysis, queuedRun, type AnalysisRecord, type RunRecord } from '../../functions/domain/runs/model.js';
 import { localDocumentClient, readRunningHost } from '../../functions/local/host.js';
 import { createAccount } from '../helpers/api.js';

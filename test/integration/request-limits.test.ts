@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { adminOutput, clientFor, createAccount, expectError, runAdmin, type ApiResponse } from '../helpers/api.js';
-import { plans } from '../../functions/domain/plans.js';
+import { plans } from '../../functions/domain/accounts/plans.js';
 
 /** A bucket small and slow enough that a burst empties it long before it refills. */
 const small = { perSecond: 1, burst: 5 };

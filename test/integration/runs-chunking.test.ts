@@ -6,7 +6,7 @@
  * result; GET /v1/analyses/{id}/progress counts the chunks and never goes back.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import type { Span } from '../../functions/domain/analysis/signals.js';
+import type { Span } from '../../functions/domain/engine/signals.js';
 import { clientFor, createAccount, createScanner, type Client } from '../helpers/api.js';
 import {
   generated,

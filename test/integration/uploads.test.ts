@@ -9,7 +9,7 @@ import { GetObjectTaggingCommand, HeadObjectCommand, S3Client } from '@aws-sdk/c
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { uploadEntity } from '../../functions/adapters/table/entities/upload.js';
 import { localDocumentClient, readRunningHost } from '../../functions/local/host.js';
-import { uploadContentTypes, type UploadContentType } from '../../functions/schemas/upload.js';
+import { uploadContentTypes, type UploadContentType } from '../../functions/domain/uploads/model.js';
 import { eventLogOnce, type EventLogLine } from '../helpers/events.js';
 import { clientFor, createAccount, expectClientError, expectError, isoMillisPattern, listAll, type ApiResponse, type Client, type List } from '../helpers/api.js';
 import { acceptedSpecials, allFixtures, fixture, fixtureForContentType, rejectedInputs, type FixtureName } from '../helpers/media-fixtures.js';

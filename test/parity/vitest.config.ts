@@ -1,8 +1,8 @@
 /**
  * `npm run test:parity`: the run-time parity suite, apart from `npm test` (its own CI step in
  * .ci/run): the paths that reach a container task or a disk-writing function, on a local host
- * whose every unit runs inside its sandbox (functions/local/sandbox, DESIGN §11). See README
- * "Tests and benchmarks".
+ * whose every unit runs inside its sandbox (functions/local/sandbox, DESIGN §11). See
+ * docs/tests.md, "Run-time parity".
  */
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';

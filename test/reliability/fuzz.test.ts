@@ -1,5 +1,5 @@
 /**
- * Fuzzing driven by the request schemas (functions/schemas via the OpenAPI document built from
+ * Fuzzing driven by the request schemas (functions/resources via the OpenAPI document built from
  * the handlers, api-model.ts): for every route of the route table, fast-check makes requests a
  * client could send, valid ones (with real ids of the fuzzing account's own resources) and
  * mutated ones: wrong types, nulls, huge and unusual strings, extra and missing fields, deep

@@ -27,7 +27,7 @@ const startsWork = models.filter((model) => (model.route.workflows ?? []).length
  * How hard to race each route. A route that measures its source on every request (ffprobe over
  * the network, before the wallet is even read) costs about a quarter of a second of CPU each on
  * the local host: 100 at once on two cores take close to the 29 s route deadline, past which a
- * request answers 500 (README "Reliability": a finding). Those race 40 requests on 4 credits.
+ * request answers 500 (docs/reliability.md: a finding). Those race 40 requests on 4 credits.
  */
 const raceOf = (model: RouteModel) => (model.route.ffprobe === true || model.route.outbound === true ? { requests: 40, credits: 4 } : { requests: 100, credits: 10 });
 

@@ -3,7 +3,7 @@
  * .ci/run; about 7 minutes on two cores). Properties derived from the code (the route table, the
  * request schemas), probed over HTTP on real local hosts: cross-account access, schema-driven
  * fuzzing, idempotency and wallet races, a malformed-media corpus, and SIGKILL at several moments
- * of a run. See README "Reliability".
+ * of a run. See docs/reliability.md.
  */
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';

@@ -3,7 +3,7 @@
  *
  *   npm run smoke -- --base-url URL --api-key KEY [--timeout-seconds 300] [--poll-seconds 5] [--allow-no-moments]
  *
- * It walks the main path once (README "Using the API"): read the account, generate a 12 s video
+ * It walks the main path once (README "A 5-minute tour"): read the account, generate a 12 s video
  * (H.264 + AAC, a loud burst at 3-4 s, a scene cut at 10 s) with the project's ffmpeg
  * (FFMPEG_PATH overrides), upload it (PUT with every upload header), complete it, create a
  * find_moments scanner, run it, poll the run and its progress until terminal, read observations

@@ -1,6 +1,6 @@
-import type { NamedChatMomentType } from '../../domain/analysis/moment-brief.js';
-import type { LevelSpan, SourceSignals, Span, TranscriptSegment } from '../../domain/analysis/signals.js';
-import { spokenSpans } from '../../domain/analysis/speech-cleanup.js';
+import type { NamedChatMomentType } from '../../domain/engine/moment-brief.js';
+import type { LevelSpan, SourceSignals, Span, TranscriptSegment } from '../../domain/engine/signals.js';
+import { spokenSpans } from '../../domain/engine/speech-cleanup.js';
 import type { Grounding, Occurrence } from './vocabulary.js';
 
 /**

@@ -1,9 +1,9 @@
 import * as z from '../../shared/zod.js';
-import type { Analyzer } from '../../domain/analysis/analyzer.js';
-import { eventTypeOf, isRecord, type AnalyzerResult } from '../../domain/analysis/contract.js';
-import { requestedChatTypes, type MomentBrief } from '../../domain/analysis/moment-brief.js';
-import type { LevelSpan, SourceSignals, Span, VideoSignals } from '../../domain/analysis/signals.js';
-import { SPEC_MAX_OBSERVATIONS, type ScannerDefinition } from '../../schemas/scanner.js';
+import type { Analyzer } from '../../domain/engine/analyzer.js';
+import { eventTypeOf, isRecord, type AnalyzerResult } from '../../domain/engine/contract.js';
+import { requestedChatTypes, type MomentBrief } from '../../domain/engine/moment-brief.js';
+import type { LevelSpan, SourceSignals, Span, VideoSignals } from '../../domain/engine/signals.js';
+import { SPEC_MAX_OBSERVATIONS, type ScannerDefinition } from '../../domain/scanners/model.js';
 
 /**
  * What the model-backed analyzers (`bedrock`, `openai`) share: the prompt that asks a scanner's

@@ -1,10 +1,10 @@
-import type { Analyzer } from '../../domain/analysis/analyzer.js';
-import type { AnalyzerResult } from '../../domain/analysis/contract.js';
-import { matchTerms, type Meaning, type Word } from '../../domain/analysis/meaning.js';
-import { namedChatMomentTypes, requestedChatTypes, type MomentBrief } from '../../domain/analysis/moment-brief.js';
-import type { SourceSignals, Span } from '../../domain/analysis/signals.js';
-import { subtractSpans } from '../../domain/analysis/spans.js';
-import type { ScannerDefinition } from '../../schemas/scanner.js';
+import type { Analyzer } from '../../domain/engine/analyzer.js';
+import type { AnalyzerResult } from '../../domain/engine/contract.js';
+import { matchTerms, type Meaning, type Word } from '../../domain/engine/meaning.js';
+import { namedChatMomentTypes, requestedChatTypes, type MomentBrief } from '../../domain/engine/moment-brief.js';
+import type { SourceSignals, Span } from '../../domain/engine/signals.js';
+import { subtractSpans } from '../../domain/engine/spans.js';
+import type { ScannerDefinition } from '../../domain/scanners/model.js';
 import { chatGroundings } from './chat-moments.js';
 import { asksForTopic, byLength, conceptsIn, readInstruction, type Grounding, type Occurrence } from './vocabulary.js';
 

@@ -1,5 +1,5 @@
 import * as z from '../../shared/zod.js';
-import type { Analyzer } from '../../domain/analysis/analyzer.js';
+import type { Analyzer } from '../../domain/engine/analyzer.js';
 import { modelAnalyzer } from './llm-prompt.js';
 
 export interface OpenAiAnalyzerOptions {

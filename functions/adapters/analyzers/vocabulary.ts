@@ -1,5 +1,5 @@
-import type { Word } from '../../domain/analysis/meaning.js';
-import type { SourceSignals, Span } from '../../domain/analysis/signals.js';
+import type { Word } from '../../domain/engine/meaning.js';
+import type { SourceSignals, Span } from '../../domain/engine/signals.js';
 
 /**
  * The local analyzer's vocabulary (docs/local-analyzer.md): the signal concepts it can ground

@@ -1,5 +1,5 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { EventPublisher } from '../../domain/ports.js';
+import type { EventPublisher } from '../../domain/events/ports.js';
 
 /** `source` of every service event on the bus; the webhook rule matches on it. */
 export const EVENT_SOURCE = 'media-scanner';

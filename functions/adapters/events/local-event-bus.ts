@@ -1,7 +1,8 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { reportStandInCall } from '../aws-call-hooks.js';
-import type { EventPublisher, ServiceEvent } from '../../domain/ports.js';
+import type { EventPublisher } from '../../domain/events/ports.js';
+import type { ServiceEvent } from '../../domain/events/model.js';
 
 /** Accepts an event: resolves once the event is safe with the subscriber (the webhook sender: its deliveries written). */
 export type EventListener = (accountId: string, event: ServiceEvent) => Promise<void>;

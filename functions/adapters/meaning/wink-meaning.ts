@@ -1,5 +1,5 @@
 import type { ItsFunction } from 'wink-nlp';
-import type { Meaning } from '../../domain/analysis/meaning.js';
+import type { Meaning } from '../../domain/engine/meaning.js';
 import { loadWordVectors } from './word-vectors.js';
 
 const CONTENT = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'NUM', 'INTJ']);

@@ -1,4 +1,4 @@
-import { launch } from '../../composition/host.js';
+import { launch } from '../child-process.js';
 import {
   assertTransportOk,
   assessTail,
@@ -7,9 +7,9 @@ import {
   HEAD_PACKETS,
   undecodable,
   type ProbeRun,
-} from '../../domain/media-probe.js';
-import type { Inspection, MediaInspector } from '../../domain/ports.js';
-import type { MediaKind } from '../../schemas/upload.js';
+} from '../../domain/uploads/media-probe.js';
+import type { Inspection, MediaInspector } from '../../domain/uploads/ports.js';
+import type { MediaKind } from '../../domain/uploads/model.js';
 
 export type ProbeStage = 'layout' | 'head' | 'tail';
 
@@ -30,7 +30,7 @@ const common = [
   '-rw_timeout', '10000000',
 ];
 
-/** The ffprobe command line of each stage (see domain/media-probe.ts for what each one decides). */
+/** The ffprobe command line of each stage (see domain/uploads/media-probe.ts for what each one decides). */
 export const probeArgs = {
   layout: (url: string) => [...common, '-show_error', '-show_format', '-show_streams', '-of', 'json', url],
   head: (url: string, streamIndex: number) => [

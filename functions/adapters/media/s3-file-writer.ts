@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { encodeTags } from '../../domain/retention.js';
+import { encodeTags } from '../../domain/uploads/retention.js';
 import type { MediaFileWriter } from '../../domain/sources/ports.js';
 
 const MiB = 1024 ** 2;

@@ -13,8 +13,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { encodeTags } from '../../domain/retention.js';
-import type { MediaStore, UploadedPart } from '../../domain/ports.js';
+import { encodeTags } from '../../domain/uploads/retention.js';
+import type { MediaStore, UploadedPart } from '../../domain/uploads/ports.js';
 
 /** SigV4 presigned URLs live at most 7 days. */
 const MAX_PRESIGN_SECONDS = 7 * 86_400;

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { runTool } from '../signals/ffmpeg-process.js';
 import { bundledFontsDir, burnInFilter, prepareBurnIn, type CaptionBurnIn } from './caption-burn-in.js';
 import type { CropKey } from '../../domain/renders/crop-path.js';
-import { even, planCrops, type FramePlan, type Size } from '../../domain/renders/framing.js';
-import { cutsIn, observeSubjects, type Face, type RgbFrame, type SubjectDetector, type SubjectTrack } from '../../domain/renders/subjects.js';
-import type { MomentRenderer, MomentRenderJob, RenderedFile } from '../../domain/renders/pipeline.js';
+import type { FramePlan } from '../../domain/renders/framing.js';
+import type { FrameSampling, MomentCut, MomentRenderer, MomentRenderPlan, MomentSamples, RenderedFile, Segment, SourceLayout } from '../../domain/renders/plan.js';
+import type { RgbFrame } from '../../domain/renders/subjects.js';
 import type { MediaFileWriter } from '../../domain/sources/ports.js';
 
 export interface FfmpegRendererOptions {
@@ -18,27 +18,11 @@ export interface FfmpegRendererOptions {
   timeoutMs?: number;
   /** The caption fonts (presets.ts FONTS); absent: the bundled package's ttf/ (caption-burn-in.ts). */
   fontsDir?: string;
-  /** Finds faces on the sampled frames when a plan crops (face-detector.ts); null: the salient region only. */
-  detector?: SubjectDetector | null;
 }
-
-/** Frames looked at per second of a moment (fewer for long moments: at most MAX_SAMPLES in all), and their size (fit in a square of this side). */
-const SAMPLE_FPS = 2;
-const MAX_SAMPLES = 120;
-const SAMPLE_SIDE = 320;
-/** The detector looks at every DETECT_EVERY-th sample (and after cuts); the faces are followed in between (subjects.ts trackFace). */
-const DETECT_EVERY = 3;
-/** Every frame (at this rate), small and grey, for placing cuts to the frame (subjects.ts cutsIn). */
-const CUT_FPS = 25;
-const CUT_SIZE = { width: 64, height: 36 };
 
 const MAX_LOG_BYTES = 1024 * 1024;
 /** Only the signed URL itself may be opened (as the upload probe): no files, no nested protocols. */
 const NETWORK_INPUT = ['-protocol_whitelist', 'http,https,tcp,tls', '-rw_timeout', '30000000'];
-
-interface SourceLayout extends Size {
-  hasAudio: boolean;
-}
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
@@ -59,7 +43,7 @@ const scrubbed = (text: string, url: string): string =>
  * vertically when there are two). A source without audio gets silence, so every asset has AAC.
  * Exported for unit tests.
  */
-export function renderFilterGraph(segments: { startMs: number; endMs: number }[], plan: FramePlan, hasAudio: boolean): string {
+export function renderFilterGraph(segments: Segment[], plan: FramePlan, hasAudio: boolean): string {
   const origin = segments[0]?.startMs ?? 0;
   const parts: string[] = [];
   const pairs: string[] = [];
@@ -111,25 +95,19 @@ export function pathExpression(keys: CropKey[], axis: 'x' | 'y'): string {
   return terms.join('+').replace(/\+-/g, '-');
 }
 
-/** Where the segments join on the rendered timeline (ms): cuts the framing must not pan across. */
-const joinsOf = (segments: { startMs: number; endMs: number }[]): number[] => {
-  let at = 0;
-  return segments.slice(0, -1).map((s) => (at += s.endMs - s.startMs));
-};
-
 /**
  * The ffmpeg command line that samples a moment for framing (exported for unit tests): the same
  * cut as the render (video only), `fps` frames a second scaled to `size` as raw RGB on pipe 3, and
- * every frame (CUT_FPS) at CUT_SIZE in grey on pipe 4 for the cuts.
+ * every frame (at `cutFps`) at `cutSize` in grey on pipe 4 for the cuts.
  */
-export function sampleArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>, fps: number, size: Size): string[] {
+export function sampleArgs(job: MomentCut, { fps, size, cutFps, cutSize }: FrameSampling): string[] {
   const first = job.segments[0]?.startMs ?? 0;
   const last = job.segments.at(-1)?.endMs ?? first;
   const parts = job.segments.map((segment, i) => `[0:v]trim=start=${seconds(segment.startMs - first)}:end=${seconds(segment.endMs - first)},setpts=PTS-STARTPTS[v${i}]`);
   // round=up: sample k is the last frame at or before k/fps (the default rounding keeps one from up to half an interval later).
   parts.push(`${job.segments.map((_, i) => `[v${i}]`).join('')}concat=n=${job.segments.length}:v=1:a=0,split[forSamples][forCuts]`);
-  parts.push(`[forSamples]fps=fps=${fps}:round=up,scale=${size.width}:${size.height},format=rgb24[samples]`);
-  parts.push(`[forCuts]fps=fps=${CUT_FPS}:round=up,scale=${CUT_SIZE.width}:${CUT_SIZE.height},format=gray[cuts]`);
+  parts.push(`[forSamples]fps=fps=${Number(fps.toFixed(4))}:round=up,scale=${size.width}:${size.height},format=rgb24[samples]`);
+  parts.push(`[forCuts]fps=fps=${cutFps}:round=up,scale=${cutSize.width}:${cutSize.height},format=gray[cuts]`);
   return [
     '-v', 'error', '-hide_banner', '-nostdin',
     ...NETWORK_INPUT,
@@ -140,28 +118,8 @@ export function sampleArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>,
   ];
 }
 
-/**
- * A detector that starts on each sampled frame as soon as ffmpeg delivers it, one frame at a time,
- * so detection runs while ffmpeg decodes the next frames instead of after the whole moment;
- * `detect` then answers from the detection already under way.
- */
-function prefetching(detector: SubjectDetector): SubjectDetector & { start(frame: RgbFrame): void } {
-  const started = new Map<RgbFrame, Promise<Face[]>>();
-  let queue: Promise<unknown> = Promise.resolve();
-  return {
-    name: detector.name,
-    start(frame) {
-      const faces = queue.then(() => detector.detect(frame));
-      // A failure reaches whoever awaits this frame's faces; the queue goes on.
-      queue = faces.catch(() => undefined);
-      started.set(frame, faces);
-    },
-    detect: (frame) => started.get(frame) ?? detector.detect(frame),
-  };
-}
-
 /** The whole ffmpeg command line of one render (exported for unit tests). */
-export function renderArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>, plan: FramePlan, hasAudio: boolean, outputPath: string, captions?: CaptionBurnIn): string[] {
+export function renderArgs(job: MomentCut, plan: FramePlan, hasAudio: boolean, outputPath: string, captions?: CaptionBurnIn): string[] {
   const first = job.segments[0]?.startMs ?? 0;
   const last = job.segments.at(-1)?.endMs ?? first;
   return [
@@ -180,7 +138,7 @@ export function renderArgs(job: Pick<MomentRenderJob, 'sourceUrl' | 'segments'>,
   ];
 }
 
-/** Renders with ffmpeg into a temporary file, measures it with ffprobe and uploads it. */
+/** Probes and samples sources, and renders plans with ffmpeg into a temporary file, measured with ffprobe and uploaded. */
 export class FfmpegMomentRenderer implements MomentRenderer {
   private readonly timeoutMs: number;
 
@@ -188,37 +146,29 @@ export class FfmpegMomentRenderer implements MomentRenderer {
     this.timeoutMs = options.timeoutMs ?? 30 * 60_000;
   }
 
-  private async probe(target: string, scrub: string): Promise<{ streams: { codec_type?: string; width?: number; height?: number }[]; format?: { duration?: string } }> {
+  private async ffprobe(target: string, scrub: string): Promise<{ streams: { codec_type?: string; width?: number; height?: number }[]; format?: { duration?: string } }> {
     const args = ['-v', 'error', ...(target.startsWith('http') ? NETWORK_INPUT : []), '-show_streams', '-show_format', '-of', 'json', target];
     const run = await runTool(this.options.ffprobePath, args, { timeoutMs: 60_000, maxOutputBytes: MAX_LOG_BYTES });
     if (run.exitCode !== 0) throw new Error(`ffprobe could not read the media (${scrubbed(run.stderr, scrub) || `exit ${run.exitCode}`})`);
     return JSON.parse(run.stdout) as { streams: { codec_type?: string; width?: number; height?: number }[]; format?: { duration?: string } };
   }
 
-  private async layoutOf(sourceUrl: string): Promise<SourceLayout> {
-    const { streams } = await this.probe(sourceUrl, sourceUrl);
+  async probe(sourceUrl: string): Promise<SourceLayout> {
+    const { streams } = await this.ffprobe(sourceUrl, sourceUrl);
     const video = streams.find((s) => s.codec_type === 'video' && s.width && s.height);
     if (!video?.width || !video.height) throw new Error('the source has no video stream');
     return { width: video.width, height: video.height, hasAudio: streams.some((s) => s.codec_type === 'audio') };
   }
 
-  /**
-   * Samples the cut moment (a few low-resolution frames a second) and looks at them: faces from
-   * the detector, else the salient region, and the cuts (domain/renders/subjects.ts).
-   */
-  private async subjectsOf(job: MomentRenderJob, layout: SourceLayout): Promise<SubjectTrack> {
-    const durationMs = job.segments.reduce((sum, s) => sum + s.endMs - s.startMs, 0);
-    const fps = Math.min(SAMPLE_FPS, (MAX_SAMPLES * 1000) / Math.max(1, durationMs));
-    const scale = SAMPLE_SIDE / Math.max(layout.width, layout.height);
-    const size = { width: even(layout.width * Math.min(1, scale)), height: even(layout.height * Math.min(1, scale)) };
+  async sample(cut: MomentCut, sampling: FrameSampling, onFrame: (frame: RgbFrame, index: number) => void): Promise<MomentSamples> {
+    const { fps, size } = sampling;
     const frameBytes = size.width * size.height * 3;
+    const greyBytes = sampling.cutSize.width * sampling.cutSize.height;
     const frames: RgbFrame[] = [];
-    const detector = this.options.detector ? prefetching(this.options.detector) : null;
     const greys: Uint8Array[] = [];
-    const greyBytes = CUT_SIZE.width * CUT_SIZE.height;
-    let greyPending = Buffer.alloc(0);
     let pending = Buffer.alloc(0);
-    const run = await runTool(this.options.ffmpegPath, sampleArgs(job, Number(fps.toFixed(4)), size), {
+    let greyPending = Buffer.alloc(0);
+    const run = await runTool(this.options.ffmpegPath, sampleArgs(cut, sampling), {
       timeoutMs: this.timeoutMs,
       maxOutputBytes: MAX_LOG_BYTES,
       pipes: {
@@ -227,7 +177,7 @@ export class FfmpegMomentRenderer implements MomentRenderer {
           while (pending.length >= frameBytes) {
             const frame = { ...size, timeMs: Math.round((frames.length * 1000) / fps), rgb: new Uint8Array(pending.subarray(0, frameBytes)) };
             frames.push(frame);
-            if ((frames.length - 1) % DETECT_EVERY === 0) detector?.start(frame);
+            onFrame(frame, frames.length - 1);
             pending = pending.subarray(frameBytes);
           }
         },
@@ -240,33 +190,23 @@ export class FfmpegMomentRenderer implements MomentRenderer {
         },
       },
     });
-    if (run.exitCode !== 0) throw new Error(`ffmpeg could not sample the moment (${scrubbed(run.stderr, job.sourceUrl) || `exit ${run.exitCode}`})`);
-    return observeSubjects(frames, {
-      detector,
-      detectEvery: DETECT_EVERY,
-      source: layout,
-      intervalMs: 1000 / fps,
-      joinsMs: joinsOf(job.segments),
-      cutsMs: cutsIn(greys, CUT_SIZE, 1000 / CUT_FPS),
-    });
+    if (run.exitCode !== 0) throw new Error(`ffmpeg could not sample the moment (${scrubbed(run.stderr, cut.sourceUrl) || `exit ${run.exitCode}`})`);
+    return { frames, greys };
   }
 
-  async render(job: MomentRenderJob): Promise<RenderedFile> {
-    const layout = await this.layoutOf(job.sourceUrl);
-    const centred = job.plan(layout);
-    // Only a plan that crops has anything to aim: `original`, or an output of the source's shape, shows it whole.
-    const plan = planCrops(centred, layout) ? job.plan(layout, await this.subjectsOf(job, layout)) : centred;
+  async render(job: MomentRenderPlan): Promise<RenderedFile> {
+    const { frame: plan } = job;
     const dir = await mkdtemp(join(tmpdir(), 'render-'));
     try {
       const output = join(dir, 'moment.mp4');
-      const captions = job.captions && (await prepareBurnIn(dir, job.captions(plan.output), this.options.fontsDir ?? bundledFontsDir()));
-      const run = await runTool(this.options.ffmpegPath, renderArgs(job, plan, layout.hasAudio, output, captions ?? undefined), {
+      const captions = job.captions !== null ? await prepareBurnIn(dir, job.captions, this.options.fontsDir ?? bundledFontsDir()) : null;
+      const run = await runTool(this.options.ffmpegPath, renderArgs(job, plan, job.hasAudio, output, captions ?? undefined), {
         timeoutMs: this.timeoutMs,
         maxOutputBytes: MAX_LOG_BYTES,
         ...(captions ? { env: { FONTCONFIG_FILE: captions.fontconfigFile } } : {}),
       });
       if (run.exitCode !== 0) throw new Error(`ffmpeg failed (${scrubbed(run.stderr, job.sourceUrl) || `exit ${run.exitCode}`})`);
-      const rendered = await this.probe(output, output);
+      const rendered = await this.ffprobe(output, output);
       const video = rendered.streams.find((s) => s.codec_type === 'video');
       const sizeBytes = (await stat(output)).size;
       await this.options.store.putFile(job.outputKey, output, 'video/mp4', job.tags);

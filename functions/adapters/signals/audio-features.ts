@@ -1,5 +1,5 @@
-import type { Span } from '../../domain/analysis/signals.js';
-import { dropShorterThan, flagsToSpans, mergeSpans } from '../../domain/analysis/spans.js';
+import type { Span } from '../../domain/engine/signals.js';
+import { dropShorterThan, flagsToSpans, mergeSpans } from '../../domain/engine/spans.js';
 
 /**
  * Speech-like and music-like (tonal) activity from a low-rate mono PCM stream that ffmpeg writes

@@ -1,6 +1,6 @@
-import type { LevelSpan } from '../../domain/analysis/signals.js';
+import type { LevelSpan } from '../../domain/engine/signals.js';
 import type { TimedValue } from './ffmpeg-log.js';
-import { median, round3 } from '../../domain/analysis/spans.js';
+import { median, round3 } from '../../domain/engine/spans.js';
 import type { Timeline } from './timeline.js';
 
 export const audioDefaults = {

@@ -1,4 +1,4 @@
-import { launch } from '../../composition/host.js';
+import { launch } from '../child-process.js';
 import { SignalExtractionError } from './errors.js';
 
 export interface RunOptions {

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { AudioSignals, SignalExtractor, SourceSignals, VideoSignals } from '../../domain/analysis/signals.js';
+import type { AudioSignals, SignalExtractor, SourceSignals, VideoSignals } from '../../domain/engine/signals.js';
 import { AudioFrameAnalyzer, type AudioFrames, speechSpans, toneSpans } from './audio-features.js';
 import { integratedOrNull, loudPeaks, loudnessBuckets } from './audio-signals.js';
 import { SignalExtractionError } from './errors.js';
@@ -7,7 +7,7 @@ import { type FfmpegLog, logLines, parseBlackdetect, type RawSpan, type TimedVal
 import { runTool, type RunResult } from './ffmpeg-process.js';
 import { ANALYSIS_FPS, PCM_FD, VIDEO_FD, ffmpegRuns, ffprobeArgs, type VideoPart, videoSplit } from './filter-graph.js';
 import { parseProbe, type ProbedStreams } from './probe.js';
-import { dropShorterThan, mergeSpans, subtractSpans } from '../../domain/analysis/spans.js';
+import { dropShorterThan, mergeSpans, subtractSpans } from '../../domain/engine/spans.js';
 import { Timeline } from './timeline.js';
 import { transitionThresholds } from './transitions.js';
 import { THUMB_BYTES, VideoFrameAnalyzer, type VideoFrames } from './video-frames.js';

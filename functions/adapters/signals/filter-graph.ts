@@ -1,4 +1,4 @@
-import type { Span } from '../../domain/analysis/signals.js';
+import type { Span } from '../../domain/engine/signals.js';
 import { PCM_SAMPLE_RATE } from './audio-features.js';
 import { SCENE_SCORE_KEY } from './ffmpeg-log.js';
 import { THUMB_HEIGHT, THUMB_WIDTH } from './video-frames.js';

@@ -1,6 +1,6 @@
-import type { Span } from '../../domain/analysis/signals.js';
+import type { Span } from '../../domain/engine/signals.js';
 import type { RawSpan } from './ffmpeg-log.js';
-import { clampSpans } from '../../domain/analysis/spans.js';
+import { clampSpans } from '../../domain/engine/spans.js';
 
 /**
  * Maps times on the analysed stream (seconds from the window start, as ffmpeg reports them) to

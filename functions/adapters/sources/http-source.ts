@@ -2,7 +2,7 @@ import { open as openFile } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
-import type { MediaInspector } from '../../domain/ports.js';
+import type { MediaInspector } from '../../domain/uploads/ports.js';
 import type { SourceFacts } from '../../domain/sources/ports.js';
 import type { OutboundClient, OutboundStreamResponse } from '../outbound/outbound-client.js';
 import { fileRangeSource, type RangeSource } from './range-bridge.js';

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
-import type { MediaInspector } from '../../domain/ports.js';
+import type { MediaInspector } from '../../domain/uploads/ports.js';
 import type { MediaFileWriter, ProviderPageResolver, SourceGateway, SourceOrigin, SourceReader } from '../../domain/sources/ports.js';
 import type { OutboundClient } from '../outbound/outbound-client.js';
 import { downloadHttp, preflightHttp, type HttpSourceDeps } from './http-source.js';

@@ -1,5 +1,5 @@
 import { ApiError } from '../../domain/errors.js';
-import { providerForHost } from '../../domain/providers.js';
+import { providerForHost } from '../../domain/sources/providers.js';
 import type { BuiltInProvider } from '../../domain/sources/ports.js';
 import type { OutboundClient } from '../outbound/outbound-client.js';
 import { MAX_REDIRECTS } from '../outbound/outbound-client.js';

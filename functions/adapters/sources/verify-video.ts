@@ -1,6 +1,7 @@
 import { ApiError } from '../../domain/errors.js';
-import { ProbeTransportError } from '../../domain/media-probe.js';
-import type { Inspection, MediaInspector, UploadFailureCode } from '../../domain/ports.js';
+import { ProbeTransportError } from '../../domain/uploads/media-probe.js';
+import type { Inspection, MediaInspector } from '../../domain/uploads/ports.js';
+import type { UploadFailureCode } from '../../domain/uploads/model.js';
 import { openRangeBridge, type RangeSource } from './range-bridge.js';
 import { sourceError } from './source-errors.js';
 

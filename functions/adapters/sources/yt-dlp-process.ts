@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError } from '../../domain/errors.js';
-import { launch } from '../../composition/host.js';
+import { launch } from '../child-process.js';
 
 /**
  * yt-dlp as a child process: argv only, a minimal environment, its own process group, bounded

@@ -3,7 +3,7 @@ import type { TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, ledgerPut, transact } from './operations.js';
 import { accountEntity } from './entities/account.js';
 import { apiKeyEntity } from './entities/api-key.js';
-import type { AccountStore } from '../../domain/ports.js';
+import type { AccountStore } from '../../domain/accounts/ports.js';
 
 export function dynamoAccountStore(table: TableContext): AccountStore {
   const { doc, tableName } = table;

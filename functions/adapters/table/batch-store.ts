@@ -5,7 +5,8 @@ import { outboxPuts } from './outbox.js';
 import { batchEntity } from './entities/batch.js';
 import { batchItemEntity } from './entities/batch-item.js';
 import { runEntity } from './entities/run.js';
-import { itemTransitions, type BatchItemRecord, type BatchItemRef, type ItemTransition } from '../../domain/batches/model.js';
+import { itemTransitions, type BatchItemRecord, type ItemTransition } from '../../domain/batches/model.js';
+import { type BatchItemRef } from '../../domain/runs/model.js';
 import type { BatchStore, ItemChanges } from '../../domain/batches/ports.js';
 
 /**

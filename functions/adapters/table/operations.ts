@@ -4,7 +4,7 @@ import type { TableKey } from './keys.js';
 import type { Item } from './entity.js';
 import type { TableContext } from './query-page.js';
 import { ledgerEntryEntity } from './entities/ledger-entry.js';
-import type { LedgerEntry } from '../../domain/ports.js';
+import type { LedgerEntry } from '../../domain/accounts/model.js';
 
 /** The table operations every store shares. */
 

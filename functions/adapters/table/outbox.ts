@@ -1,7 +1,8 @@
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './query-page.js';
 import { outboxEntryEntity } from './entities/outbox-entry.js';
-import type { Announcement, OutboxStore } from '../../domain/outbox.js';
+import type { Announcement } from '../../domain/events/model.js';
+import type { OutboxStore } from '../../domain/events/ports.js';
 
 /**
  * Transaction items that put each announcement in the outbox, into the same transaction as the

@@ -2,7 +2,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import type { CursorCodec, ResumeKey } from './cursor.js';
 import { keyAttributesOf, type Collection } from './keys.js';
 import { tableDefinition } from './definition.js';
-import type { Page, PageRequest } from '../../domain/ports.js';
+import type { Page, PageRequest } from '../../domain/pages.js';
 
 export interface TableContext {
   doc: DynamoDBDocumentClient;

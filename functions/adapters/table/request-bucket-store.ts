@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './query-page.js';
 import { requestBucketEntity } from './entities/request-bucket.js';
-import type { BucketMove, RequestBucketStore } from '../../domain/request-limits.js';
+import type { BucketMove, RequestBucketStore } from '../../domain/accounts/request-limits.js';
 
 /**
  * Each move is one conditional UpdateItem on the account's bucket item. A refused condition

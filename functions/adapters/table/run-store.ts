@@ -10,10 +10,10 @@ import { accountObservationsFrom, observationEntity } from './entities/observati
 import { runEntity } from './entities/run.js';
 import { slotQueueEntryEntity } from './entities/slot-queue-entry.js';
 import type { RunRecord } from '../../domain/runs/model.js';
-import type { LedgerEntry } from '../../domain/ports.js';
+import type { LedgerEntry } from '../../domain/accounts/model.js';
 import type { TerminalError } from '../../domain/runs/model.js';
 import type { RunStore } from '../../domain/runs/ports.js';
-import type { Announcement } from '../../domain/outbox.js';
+import type { Announcement } from '../../domain/events/model.js';
 
 export function dynamoRunStore(table: TableContext): RunStore {
   const { tableName } = table;

@@ -2,7 +2,8 @@ import { queryPage, type TableContext } from './query-page.js';
 import { getRecord, transact } from './operations.js';
 import { scannerEntity } from './entities/scanner.js';
 import { scannerVersionEntity } from './entities/scanner-version.js';
-import type { ScannerRecord, ScannerStore } from '../../domain/ports.js';
+import type { ScannerRecord } from '../../domain/scanners/model.js';
+import type { ScannerStore } from '../../domain/scanners/ports.js';
 
 export function dynamoScannerStore(table: TableContext): ScannerStore {
   const { tableName } = table;

@@ -3,7 +3,7 @@ import { queryPage, type TableContext } from './query-page.js';
 import { getRecord, transact } from './operations.js';
 import { outboxPuts } from './outbox.js';
 import { uploadEntity } from './entities/upload.js';
-import type { UploadStore } from '../../domain/ports.js';
+import type { UploadStore } from '../../domain/uploads/ports.js';
 
 export function dynamoUploadStore(table: TableContext): UploadStore {
   const { doc, tableName } = table;

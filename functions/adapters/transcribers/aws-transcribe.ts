@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { LanguageCode, TranscribeClient, TranscriptionJob } from '@aws-sdk/client-transcribe';
 import * as z from '../../shared/zod.js';
-import type { Span, TranscriptionJobs, TranscriptSegment } from '../../domain/analysis/signals.js';
+import type { Span, TranscriptionJobs, TranscriptSegment } from '../../domain/engine/signals.js';
 import { TRANSCRIPT_WAIT_LIMIT_MS } from '../../domain/runs/pipeline.js';
 import { runTool } from '../signals/ffmpeg-process.js';
 import { TranscriptionFailed } from './errors.js';

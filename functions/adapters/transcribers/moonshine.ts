@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Transcriber, TranscriptSegment } from '../../domain/analysis/signals.js';
+import type { Transcriber, TranscriptSegment } from '../../domain/engine/signals.js';
 import { TranscriptionFailed } from './errors.js';
 import { speechModels, type SpeechModelFiles } from './moonshine-model.js';
 import { recognitionSegments, speechSpans } from './speech-segments.js';

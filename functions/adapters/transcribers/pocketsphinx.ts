@@ -1,5 +1,5 @@
 import { pocketsphinxModelFiles } from '../../config.js';
-import type { Span, Transcriber, TranscriptSegment, TranscriptWord } from '../../domain/analysis/signals.js';
+import type { Span, Transcriber, TranscriptSegment, TranscriptWord } from '../../domain/engine/signals.js';
 import { runTool } from '../signals/ffmpeg-process.js';
 import { TranscriptionFailed } from './errors.js';
 import { MAX_TOOL_OUTPUT_BYTES, transcribeWindowWav } from './window-wav.js';
@@ -67,7 +67,7 @@ export function parsePocketsphinxOutput(stdout: string, window: Span): Transcrip
  * The `pocketsphinx` transcriber (DESIGN §7), for the local host: CMU PocketSphinx, offline, with
  * Debian's US English models. ffmpeg decodes the window to a 16 kHz mono WAV, then
  * `pocketsphinx_continuous -time yes` recognises it with word times. Far less accurate than
- * whisper.cpp or Amazon Transcribe (README measures it), but an apt package away.
+ * whisper.cpp or Amazon Transcribe (docs/benchmarks.md measures it), but an apt package away.
  */
 export function pocketsphinxTranscriber(options: PocketsphinxOptions): Transcriber {
   const model = pocketsphinxModelFiles(options.modelDir);

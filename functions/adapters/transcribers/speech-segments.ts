@@ -1,4 +1,4 @@
-import type { Span } from '../../domain/analysis/signals.js';
+import type { Span } from '../../domain/engine/signals.js';
 
 /**
  * Voice activity as spans, from per-frame speech probabilities (Silero VAD's), and those spans

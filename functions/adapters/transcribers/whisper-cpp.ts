@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from '../../shared/zod.js';
-import type { Span, Transcriber, TranscriptSegment, TranscriptWord } from '../../domain/analysis/signals.js';
+import type { Span, Transcriber, TranscriptSegment, TranscriptWord } from '../../domain/engine/signals.js';
 import { runTool } from '../signals/ffmpeg-process.js';
 import { TranscriptionFailed } from './errors.js';
 import { MAX_TOOL_OUTPUT_BYTES, transcribeWindowWav } from './window-wav.js';

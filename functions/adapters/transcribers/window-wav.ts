@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Span, TranscriptSegment } from '../../domain/analysis/signals.js';
+import type { Span, TranscriptSegment } from '../../domain/engine/signals.js';
 import { SignalExtractionError } from '../signals/errors.js';
 import { failureReason } from '../signals/ffmpeg-signal-extractor.js';
 import { runTool } from '../signals/ffmpeg-process.js';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pocketsphinxModelFiles } from '../../config.js';
-import type { Span, TranscriptWord } from '../../domain/analysis/signals.js';
+import type { Span, TranscriptWord } from '../../domain/engine/signals.js';
 import { once } from '../../shared/memo.js';
 import { runTool } from '../signals/ffmpeg-process.js';
 import { parsePocketsphinxOutput } from './pocketsphinx.js';

@@ -1,8 +1,8 @@
 import { cancelAnalysis } from '../../domain/analyses/lifecycle.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentAnalysis } from '../../shared/analysis-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { analysisIdParams } from '../../schemas/run.js';
+import { presentAnalysis } from '../../resources/analyses/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { analysisIdParams } from '../../resources/analyses/request.js';
 import { analysisCancellation } from '../../composition/analysis-cancellation.js';
 
 export const handler = httpHandler('api/analyses/cancel', { params: analysisIdParams, query: noQuerySchema }, analysisCancellation, async ({ accountId, params }, deps) => {

@@ -1,9 +1,9 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { submitOneOff } from '../../domain/analyses/one-off.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentAnalysis } from '../../shared/analysis-presenters.js';
-import { analysisCreateSchema } from '../../schemas/analysis.js';
-import { noQuerySchema } from '../../schemas/common.js';
+import { presentAnalysis } from '../../resources/analyses/presenter.js';
+import { analysisCreateSchema } from '../../resources/analyses/request.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
 import { oneOffAnalyses } from '../../composition/analyses.js';
 import { idempotent } from '../../composition/idempotency.js';
 

@@ -1,8 +1,8 @@
 import { analysisProgress } from '../../domain/runs/queries.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentProgress } from '../../shared/run-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { analysisIdParams } from '../../schemas/run.js';
+import { presentProgress } from '../../resources/analyses/presenter.js';
+import { analysisIdParams } from '../../resources/analyses/request.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
 import { runs, slots } from '../../composition/runs.js';
 
 export const handler = httpHandler(

@@ -1,9 +1,9 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { quoteAnalysis } from '../../domain/analyses/one-off.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentQuote } from '../../shared/analysis-presenters.js';
-import { analysisCreateSchema } from '../../schemas/analysis.js';
-import { noQuerySchema } from '../../schemas/common.js';
+import { presentQuote } from '../../resources/analyses/presenter.js';
+import { analysisCreateSchema } from '../../resources/analyses/request.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
 import { sourceProbing } from '../../composition/source-probing.js';
 
 export const handler = httpHandler('api/analyses/quote', { query: noQuerySchema, body: analysisCreateSchema }, sourceProbing, async ({ accountId, body }, deps) => {

@@ -1,8 +1,8 @@
 import { cancelBatch } from '../../domain/batches/submit.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentBatchSummary } from '../../shared/batch-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { batchIdParams } from '../../schemas/batch.js';
+import { presentBatchSummary } from '../../resources/batches/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { batchIdParams } from '../../resources/batches/request.js';
 import { batches } from '../../composition/batches.js';
 
 export const handler = httpHandler('api/batches/cancel', { params: batchIdParams, query: noQuerySchema }, () => ({ batches: batches() }), async ({ accountId, params }, { batches }) => ({

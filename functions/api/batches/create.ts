@@ -1,9 +1,9 @@
 import { submitBatch } from '../../domain/batches/submit.js';
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentBatch } from '../../shared/batch-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { batchCreateSchema, MAX_ITEM_PAGE } from '../../schemas/batch.js';
+import { presentBatch } from '../../resources/batches/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { batchCreateSchema, MAX_ITEM_PAGE } from '../../resources/batches/request.js';
 import { accounts } from '../../composition/table.js';
 import { idempotent } from '../../composition/idempotency.js';
 import { batchSubmission } from '../../composition/batches.js';

@@ -1,7 +1,7 @@
 import { viewBatch } from '../../domain/batches/submit.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentBatch } from '../../shared/batch-presenters.js';
-import { batchDetailQuerySchema, batchIdParams } from '../../schemas/batch.js';
+import { presentBatch } from '../../resources/batches/presenter.js';
+import { batchDetailQuerySchema, batchIdParams } from '../../resources/batches/request.js';
 import { batches } from '../../composition/batches.js';
 
 export const handler = httpHandler('api/batches/get', { params: batchIdParams, query: batchDetailQuerySchema }, () => ({ batches: batches() }), async ({ accountId, params, query }, { batches }) => ({

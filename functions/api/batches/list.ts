@@ -1,8 +1,8 @@
 import { listBatches } from '../../domain/batches/submit.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentBatchSummary } from '../../shared/batch-presenters.js';
-import { presentList } from '../../shared/presenters.js';
-import { batchListQuerySchema } from '../../schemas/batch.js';
+import { presentBatchSummary } from '../../resources/batches/presenter.js';
+import { presentList } from '../../resources/common/list.js';
+import { batchListQuerySchema } from '../../resources/batches/request.js';
 import { batches } from '../../composition/batches.js';
 
 export const handler = httpHandler('api/batches/list', { query: batchListQuerySchema }, () => ({ batches: batches() }), async ({ accountId, query }, { batches }) => ({

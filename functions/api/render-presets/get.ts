@@ -1,6 +1,6 @@
 import { httpHandler } from '../../http/handler.js';
-import { presentRenderPresets } from '../../shared/render-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
+import { presentRenderPresets } from '../../resources/renders/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
 
 export const handler = httpHandler('api/render-presets/get', { query: noQuerySchema }, () => ({}), () =>
   Promise.resolve({ status: 200, body: presentRenderPresets() }),

@@ -1,8 +1,8 @@
 import { submitRender } from '../../domain/renders/create.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentRender } from '../../shared/render-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { renderCreateSchema } from '../../schemas/render.js';
+import { presentRender } from '../../resources/renders/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { renderCreateSchema } from '../../resources/renders/request.js';
 import { idempotent } from '../../composition/idempotency.js';
 import { renderSubmission } from '../../composition/renders.js';
 

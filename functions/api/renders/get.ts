@@ -1,9 +1,9 @@
 import { getRender } from '../../domain/renders/create.js';
 import { assetLinks } from '../../domain/renders/links.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentRender } from '../../shared/render-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { renderIdParams } from '../../schemas/render.js';
+import { presentRender } from '../../resources/renders/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { renderIdParams } from '../../resources/renders/request.js';
 import { assetSigner } from '../../composition/render-links.js';
 import { renders } from '../../composition/renders.js';
 

@@ -1,13 +1,14 @@
 import { listRenders } from '../../domain/renders/create.js';
 import { assetLinks } from '../../domain/renders/links.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentRender } from '../../shared/render-presenters.js';
-import { rendersQuerySchema } from '../../schemas/render.js';
+import { presentList } from '../../resources/common/list.js';
+import { presentRender } from '../../resources/renders/presenter.js';
+import { rendersQuerySchema } from '../../resources/renders/request.js';
 import { assetSigner } from '../../composition/render-links.js';
 import { renders } from '../../composition/renders.js';
 
 export const handler = httpHandler('api/renders/list', { query: rendersQuerySchema }, () => ({ renders: renders() }), async ({ accountId, query }, deps) => {
   const page = await listRenders(deps.renders, accountId, query);
-  const presented = await Promise.all(page.items.map(async (render) => presentRender(render, await assetLinks(assetSigner, render))));
-  return { status: 200, body: { object: 'list' as const, data: presented, next_cursor: page.nextCursor } };
+  const links = await Promise.all(page.items.map((render) => assetLinks(assetSigner, render)));
+  return { status: 200, body: presentList(page, (render, index) => presentRender(render, links[index])) };
 });

@@ -1,9 +1,9 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { submitRun } from '../../domain/runs/submit.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentRun } from '../../shared/run-presenters.js';
-import { runCreateSchema } from '../../schemas/run.js';
-import { scannerIdParams } from '../../schemas/scanner.js';
+import { presentRun } from '../../resources/runs/presenter.js';
+import { runCreateSchema } from '../../resources/runs/request.js';
+import { scannerIdParams } from '../../resources/scanners/request.js';
 import { accounts } from '../../composition/table.js';
 import { idempotent } from '../../composition/idempotency.js';
 import { runSubmission } from '../../composition/runs.js';

@@ -1,9 +1,8 @@
 import { listRunObservations } from '../../domain/runs/queries.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList } from '../../shared/presenters.js';
-import { presentObservation } from '../../shared/run-presenters.js';
-import { listQuerySchema } from '../../schemas/common.js';
-import { runIdParams } from '../../schemas/run.js';
+import { listQuerySchema, presentList } from '../../resources/common/list.js';
+import { presentObservation } from '../../resources/observations/presenter.js';
+import { runIdParams } from '../../resources/runs/request.js';
 import { runs } from '../../composition/runs.js';
 
 export const handler = httpHandler(

@@ -1,8 +1,8 @@
-import { getScanner } from '../../domain/scanners.js';
+import { getScanner } from '../../domain/scanners/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentScanner } from '../../shared/presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { scannerIdParams } from '../../schemas/scanner.js';
+import { presentScanner } from '../../resources/scanners/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { scannerIdParams } from '../../resources/scanners/request.js';
 import { scanners } from '../../composition/scanners.js';
 
 export const handler = httpHandler(

@@ -1,8 +1,8 @@
-import { listScannerVersions } from '../../domain/scanners.js';
+import { listScannerVersions } from '../../domain/scanners/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList, presentScanner } from '../../shared/presenters.js';
-import { listQuerySchema } from '../../schemas/common.js';
-import { scannerIdParams } from '../../schemas/scanner.js';
+import { listQuerySchema, presentList } from '../../resources/common/list.js';
+import { presentScanner } from '../../resources/scanners/presenter.js';
+import { scannerIdParams } from '../../resources/scanners/request.js';
 import { scanners } from '../../composition/scanners.js';
 
 export const handler = httpHandler(

@@ -1,7 +1,7 @@
-import { listScanners } from '../../domain/scanners.js';
+import { listScanners } from '../../domain/scanners/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList, presentScanner } from '../../shared/presenters.js';
-import { listQuerySchema } from '../../schemas/common.js';
+import { listQuerySchema, presentList } from '../../resources/common/list.js';
+import { presentScanner } from '../../resources/scanners/presenter.js';
 import { scanners } from '../../composition/scanners.js';
 
 export const handler = httpHandler('api/scanners/list', { query: listQuerySchema }, scanners, async ({ accountId, query }, deps) => ({

@@ -1,8 +1,8 @@
-import { requireAccount } from '../../domain/accounts.js';
-import { updateScanner } from '../../domain/scanners.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
+import { updateScanner } from '../../domain/scanners/scanners.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentScanner } from '../../shared/presenters.js';
-import { scannerIdParams, scannerUpdateSchema } from '../../schemas/scanner.js';
+import { presentScanner } from '../../resources/scanners/presenter.js';
+import { scannerIdParams, scannerUpdateSchema } from '../../resources/scanners/request.js';
 import { accounts } from '../../composition/table.js';
 import { idempotent } from '../../composition/idempotency.js';
 import { scanners } from '../../composition/scanners.js';

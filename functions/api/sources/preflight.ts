@@ -1,9 +1,9 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { preflightSource } from '../../domain/analyses/one-off.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentPreflight } from '../../shared/analysis-presenters.js';
-import { preflightSchema } from '../../schemas/analysis.js';
-import { noQuerySchema } from '../../schemas/common.js';
+import { presentPreflight } from '../../resources/analyses/presenter.js';
+import { preflightSchema } from '../../resources/analyses/request.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
 import { sourceProbing } from '../../composition/source-probing.js';
 
 export const handler = httpHandler('api/sources/preflight', { query: noQuerySchema, body: preflightSchema }, sourceProbing, async ({ accountId, body }, deps) => {

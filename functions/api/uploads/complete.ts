@@ -1,9 +1,9 @@
-import { requireAccount } from '../../domain/accounts.js';
-import { completeUpload } from '../../domain/uploads.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
+import { completeUpload } from '../../domain/uploads/uploads.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentUpload } from '../../shared/presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { uploadIdParams } from '../../schemas/upload.js';
+import { presentUpload } from '../../resources/uploads/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { uploadIdParams } from '../../resources/uploads/request.js';
 import { accounts } from '../../composition/table.js';
 import { uploads } from '../../composition/uploads.js';
 

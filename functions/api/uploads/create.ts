@@ -1,8 +1,8 @@
-import { requireAccount } from '../../domain/accounts.js';
-import { createUpload } from '../../domain/uploads.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
+import { createUpload } from '../../domain/uploads/uploads.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentUpload } from '../../shared/presenters.js';
-import { uploadCreateSchema } from '../../schemas/upload.js';
+import { presentUpload } from '../../resources/uploads/presenter.js';
+import { uploadCreateSchema } from '../../resources/uploads/request.js';
 import { accounts } from '../../composition/table.js';
 import { uploads } from '../../composition/uploads.js';
 

@@ -1,8 +1,8 @@
-import { getUpload } from '../../domain/uploads.js';
+import { getUpload } from '../../domain/uploads/uploads.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentUpload } from '../../shared/presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { uploadIdParams } from '../../schemas/upload.js';
+import { presentUpload } from '../../resources/uploads/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { uploadIdParams } from '../../resources/uploads/request.js';
 import { uploadStore } from '../../composition/upload-records.js';
 
 export const handler = httpHandler(

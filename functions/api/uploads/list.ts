@@ -1,7 +1,8 @@
-import { listUploads } from '../../domain/uploads.js';
+import { listUploads } from '../../domain/uploads/uploads.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList, presentUpload } from '../../shared/presenters.js';
-import { uploadListQuerySchema } from '../../schemas/upload.js';
+import { presentUpload } from '../../resources/uploads/presenter.js';
+import { presentList } from '../../resources/common/list.js';
+import { uploadListQuerySchema } from '../../resources/uploads/request.js';
 import { uploadStore } from '../../composition/upload-records.js';
 
 /** GET /v1/uploads: newest first, optionally one status, to reconcile an ambiguous upload (SPEC Upload flow). */

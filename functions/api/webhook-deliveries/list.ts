@@ -1,8 +1,8 @@
 import { listDeliveries } from '../../domain/webhooks/deliveries.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList } from '../../shared/presenters.js';
-import { presentWebhookDelivery } from '../../shared/webhook-delivery-presenters.js';
-import { deliveryListQuerySchema } from '../../schemas/webhook-delivery.js';
+import { presentList } from '../../resources/common/list.js';
+import { presentWebhookDelivery } from '../../resources/webhook-deliveries/presenter.js';
+import { deliveryListQuerySchema } from '../../resources/webhook-deliveries/request.js';
 import { webhookDeliveryLog } from '../../composition/webhooks.js';
 
 export const handler = httpHandler(

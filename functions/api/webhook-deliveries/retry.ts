@@ -1,8 +1,8 @@
 import { retryDelivery } from '../../domain/webhooks/deliveries.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentWebhookDelivery } from '../../shared/webhook-delivery-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { deliveryIdParams } from '../../schemas/webhook-delivery.js';
+import { presentWebhookDelivery } from '../../resources/webhook-deliveries/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { deliveryIdParams } from '../../resources/webhook-deliveries/request.js';
 import { webhookDeliveryLog } from '../../composition/webhooks.js';
 
 export const handler = httpHandler(

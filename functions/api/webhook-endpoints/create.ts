@@ -1,8 +1,8 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { createWebhookEndpoint } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentWebhookEndpointWithSecret } from '../../shared/webhook-presenters.js';
-import { webhookEndpointCreateSchema } from '../../schemas/webhook.js';
+import { presentWebhookEndpointWithSecret } from '../../resources/webhook-endpoints/presenter.js';
+import { webhookEndpointCreateSchema } from '../../resources/webhook-endpoints/request.js';
 import { accounts } from '../../composition/table.js';
 import { webhookEndpoints } from '../../composition/webhook-endpoints.js';
 

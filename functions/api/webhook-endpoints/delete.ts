@@ -1,8 +1,8 @@
 import { deleteWebhookEndpoint } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentDeletedWebhookEndpoint } from '../../shared/webhook-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { webhookEndpointIdParams } from '../../schemas/webhook.js';
+import { presentDeletedWebhookEndpoint } from '../../resources/webhook-endpoints/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { webhookEndpointIdParams } from '../../resources/webhook-endpoints/request.js';
 import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
 
 /** DELETE /v1/webhook-endpoints/{endpoint_id}: 200 with a deletion marker; a second delete is 404. */

@@ -1,8 +1,8 @@
 import { getWebhookEndpoint } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentWebhookEndpoint } from '../../shared/webhook-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { webhookEndpointIdParams } from '../../schemas/webhook.js';
+import { presentWebhookEndpoint } from '../../resources/webhook-endpoints/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { webhookEndpointIdParams } from '../../resources/webhook-endpoints/request.js';
 import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
 
 export const handler = httpHandler(

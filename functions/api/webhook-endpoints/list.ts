@@ -1,8 +1,7 @@
 import { listWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentList } from '../../shared/presenters.js';
-import { presentWebhookEndpoint } from '../../shared/webhook-presenters.js';
-import { listQuerySchema } from '../../schemas/common.js';
+import { listQuerySchema, presentList } from '../../resources/common/list.js';
+import { presentWebhookEndpoint } from '../../resources/webhook-endpoints/presenter.js';
 import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
 
 /** GET /v1/webhook-endpoints: newest first, never a secret. */

@@ -1,8 +1,8 @@
 import { rotateWebhookSecret } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentWebhookEndpointWithSecret } from '../../shared/webhook-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { webhookEndpointIdParams } from '../../schemas/webhook.js';
+import { presentWebhookEndpointWithSecret } from '../../resources/webhook-endpoints/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { webhookEndpointIdParams } from '../../resources/webhook-endpoints/request.js';
 import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
 
 /** POST /v1/webhook-endpoints/{endpoint_id}/rotate-secret: the new secret, shown this once; the old one signs for 24 h more. */

@@ -1,9 +1,9 @@
-import { requireAccount } from '../../domain/accounts.js';
+import { requireAccount } from '../../domain/accounts/accounts.js';
 import { sendTestEvent } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentWebhookTest } from '../../shared/webhook-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { webhookEndpointIdParams } from '../../schemas/webhook.js';
+import { presentWebhookTest } from '../../resources/webhook-endpoints/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { webhookEndpointIdParams } from '../../resources/webhook-endpoints/request.js';
 import { accounts } from '../../composition/table.js';
 import { webhookEndpoints } from '../../composition/webhook-endpoints.js';
 

@@ -1,8 +1,8 @@
 import { updateWebhookEndpoint } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
-import { presentWebhookEndpoint } from '../../shared/webhook-presenters.js';
-import { noQuerySchema } from '../../schemas/common.js';
-import { webhookEndpointIdParams, webhookEndpointUpdateSchema } from '../../schemas/webhook.js';
+import { presentWebhookEndpoint } from '../../resources/webhook-endpoints/presenter.js';
+import { noQuerySchema } from '../../resources/common/fields.js';
+import { webhookEndpointIdParams, webhookEndpointUpdateSchema } from '../../resources/webhook-endpoints/request.js';
 import { webhookEndpoints } from '../../composition/webhook-endpoints.js';
 
 /** PATCH /v1/webhook-endpoints/{endpoint_id}: a new URL is checked like a new endpoint's. */

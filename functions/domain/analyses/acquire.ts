@@ -1,9 +1,9 @@
 import { ApiError } from '../errors.js';
 import { nowIso } from '../clock.js';
-import { retentionTags } from '../retention.js';
+import { retentionTags } from '../uploads/retention.js';
 import type { SourceGateway } from '../sources/ports.js';
 import type { AnalysisRef, RunStore } from '../runs/ports.js';
-import { getRun } from '../runs/submit.js';
+import { getRun } from '../runs/queries.js';
 
 const MEASUREMENT_TOLERANCE_MS = 1_000;
 

@@ -1,17 +1,24 @@
 import { ApiError, notFound } from '../errors.js';
 import { firstIdAfter } from '../ids.js';
 import { nowIso } from '../clock.js';
-import type { Page } from '../ports.js';
-import type { AnalysisRecord, RunRecord } from '../runs/model.js';
+import type { Page, PageRequest } from '../pages.js';
+import { endAnnouncements, type AnalysisKind, type AnalysisRecord, type AnalysisStatus, type RunRecord } from '../runs/model.js';
 import type { RunStore, SlotStore, TaskTokenCallbacks } from '../runs/ports.js';
-import { getRun, refundEntry } from '../runs/submit.js';
-import type { AnalysesQuery } from '../../schemas/analysis.js';
-import { endAnnouncements } from '../outbox.js';
+import { getRun } from '../runs/queries.js';
+import { refundEntry } from '../runs/billing.js';
 
 export async function getAnalysis(runs: RunStore, accountId: string, analysisId: string): Promise<AnalysisRecord> {
   const analysis = await runs.getAnalysis(accountId, analysisId);
   if (!analysis) throw notFound('analysis');
   return analysis;
+}
+
+/** GET /v1/analyses: a page, and filters combined with AND (each optional). */
+export interface AnalysesQuery extends PageRequest {
+  status?: AnalysisStatus | undefined;
+  kind?: AnalysisKind | undefined;
+  /** ISO 8601. */
+  created_after?: string | undefined;
 }
 
 /** The account's analyses, one-off and scanner-run alike, newest first, narrowed by any filter. */

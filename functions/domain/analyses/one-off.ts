@@ -2,19 +2,39 @@ import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
-import { limitsOf } from '../accounts.js';
-import type { Account } from '../ports.js';
-import type { Span } from '../analysis/signals.js';
-import { DEFAULT_WHAT_TO_FIND } from '../analysis/moment-brief.js';
+import { limitsOf } from '../accounts/accounts.js';
+import type { Account } from '../accounts/model.js';
+import type { Span } from '../engine/signals.js';
+import { DEFAULT_WHAT_TO_FIND, type ChatMomentType } from '../engine/moment-brief.js';
 import { classifySourceUrl } from '../sources/classify.js';
 import type { SourceFacts, SourceOrigin, SourceReader } from '../sources/ports.js';
-import { creditsFor, queuedAnalysis, queuedRun, type AnalysisRecord, type AnalysisSource } from '../runs/model.js';
+import { creditsFor, queuedAnalysis, queuedRun, type AnalysisRecord, type AnalysisSource, type SpeechCleanup } from '../runs/model.js';
 import type { RunStore, WorkflowStarter } from '../runs/ports.js';
-import { startOrRefund } from '../runs/submit.js';
-import { ONE_OFF_DEFAULTS, type AnalysisCreate, type PreflightInput } from '../../schemas/analysis.js';
-import type { ScannerDefinition } from '../../schemas/scanner.js';
+import { startOrRefund } from '../runs/create.js';
+import type { Profile, ScannerDefinition } from '../scanners/model.js';
 import { PAID_MAX_SOURCE_BYTES, PROOF_MAX_SOURCE_BYTES, PROOF_MAX_WINDOW_MS } from './limits.js';
+import { ONE_OFF_DEFAULTS } from './model.js';
 
+/** POST /v1/sources/preflight as validated at the edge. */
+export interface PreflightInput {
+  source_url: string;
+}
+
+/** POST /v1/analyses (and its quote) as validated at the edge; what needs the source is checked here. */
+export interface AnalysisCreate {
+  source_url: string;
+  analysis_start_seconds: number;
+  analysis_end_seconds: number;
+  /** Pay with the account's one proof analysis instead of credits. */
+  use_proof_allowance: boolean;
+  what_to_find?: string | undefined;
+  profile?: Profile | undefined;
+  chat_moment_types?: ChatMomentType[] | undefined;
+  speech_cleanup?: SpeechCleanup | undefined;
+  max_moments?: number | undefined;
+  min_seconds?: number | undefined;
+  max_seconds?: number | undefined;
+}
 
 export interface OneOffDeps {
   runs: RunStore;

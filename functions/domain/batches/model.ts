@@ -1,9 +1,12 @@
-import type { Metadata } from '../../schemas/common.js';
+import type { Metadata } from '../metadata.js';
+import { announcement, type Announcement } from '../events/model.js';
 import type { TerminalError } from '../runs/model.js';
 
 /** SPEC "Batch and item states"; the transitions are docs/batches.md's table, enforced here and only here. */
-export type ItemStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
-export type BatchStatus = 'queued' | 'processing' | 'canceling' | 'completed' | 'partial' | 'failed' | 'canceled';
+export const itemStatuses = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
+export type ItemStatus = (typeof itemStatuses)[number];
+export const batchStatuses = ['queued', 'processing', 'canceling', 'completed', 'partial', 'failed', 'canceled'] as const;
+export type BatchStatus = (typeof batchStatuses)[number];
 
 export type BatchCounters = Record<'total' | ItemStatus, number>;
 
@@ -78,8 +81,5 @@ export interface BatchItemRecord {
   taskToken?: string;
 }
 
-export interface BatchItemRef {
-  accountId: string;
-  batchId: string;
-  index: number;
-}
+/** A batch's one event, whatever its terminal state (DESIGN 8). */
+export const batchEndAnnouncements = (batchId: string, at: string): Announcement[] => [announcement('scanner_batch.completed', { kind: 'batch', batchId }, at)];

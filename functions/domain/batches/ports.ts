@@ -1,7 +1,7 @@
-import type { Announcement } from '../outbox.js';
-import type { Page, PageRequest } from '../ports.js';
-import type { TerminalError } from '../runs/model.js';
-import type { BatchItemRecord, BatchItemRef, BatchRecord, ItemTransition } from './model.js';
+import type { Announcement } from '../events/model.js';
+import type { Page, PageRequest } from '../pages.js';
+import type { TerminalError, BatchItemRef } from '../runs/model.js';
+import type { BatchItemRecord, BatchRecord, ItemTransition } from './model.js';
 
 export interface BatchRef {
   accountId: string;

@@ -2,12 +2,13 @@ import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
-import type { Account, Page, PageRequest, ScannerStore } from '../ports.js';
+import type { Account } from '../accounts/model.js';
+import type { Page, PageRequest } from '../pages.js';
+import type { ScannerStore } from '../scanners/ports.js';
 import type { RunnableSourceLookup } from '../runs/ports.js';
-import type { BatchCreate } from '../../schemas/batch.js';
-import { batchStatusOf, isTerminalBatch, type BatchItemRecord, type BatchRecord } from './model.js';
+import { batchEndAnnouncements, batchStatusOf, isTerminalBatch, type BatchItemRecord, type BatchRecord } from './model.js';
 import type { BatchRef, BatchStore, BatchWorkflowStarter } from './ports.js';
-import { batchEndAnnouncements } from '../outbox.js';
+import type { Metadata } from '../metadata.js';
 
 export interface BatchDeps {
   batches: BatchStore;
@@ -33,6 +34,11 @@ export interface BatchView {
  * Under an Idempotency-Key the batch id is claimed first, and a batch an earlier attempt stored
  * under it is the answer: one batch, whose items each become one run.
  */
+/** POST /v1/scanner-batches as validated at the edge (1 to 100 items, client ids unique); each item analyses its full upload. */
+export interface BatchCreate {
+  items: { client_id: string; scanner_id: string; upload_id: string; metadata?: Metadata | undefined }[];
+}
+
 export async function submitBatch(deps: BatchDeps, account: Account, input: BatchCreate, itemLimit: number, idempotencyKey?: string): Promise<BatchView> {
   if (!deps.batchesEnabled) {
     throw new ApiError('scanner_batch_service_unavailable', 'Durable batch processing is not enabled on this deployment; do not resubmit this work under new keys.');

@@ -1,11 +1,12 @@
 import { ApiError, notFound } from '../errors.js';
-import { limitsOf, requireAccount } from '../accounts.js';
+import { limitsOf, requireAccount } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
-import type { AccountStore, ScannerStore } from '../ports.js';
-import type { RunRecord } from '../runs/model.js';
+import type { AccountStore } from '../accounts/ports.js';
+import type { ScannerStore } from '../scanners/ports.js';
+import type { RunRecord, BatchItemRef } from '../runs/model.js';
 import type { RunStore, RunnableSourceLookup, TaskTokenCallbacks, WorkflowStarter } from '../runs/ports.js';
-import { createRun } from '../runs/submit.js';
-import { batchStatusOf, isTerminalItem, type BatchItemRecord, type BatchItemRef, type BatchRecord } from './model.js';
+import { createRun } from '../runs/create.js';
+import { batchStatusOf, isTerminalItem, type BatchItemRecord, type BatchRecord } from './model.js';
 import type { BatchRef, BatchStore } from './ports.js';
 import { getBatch, markBatchCompleted } from './submit.js';
 

@@ -2,11 +2,9 @@ import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { idsFor, restartIfUnstarted, type IdClaims } from '../id-claims.js';
-import type { Page } from '../ports.js';
+import type { Page, PageRequest } from '../pages.js';
 import type { RunStore } from '../runs/ports.js';
 import type { MomentRecord } from '../runs/model.js';
-import type { ListQuery } from '../../schemas/common.js';
-import type { RenderCreate } from '../../schemas/render.js';
 import { renderedMsOf, type RenderRecord, type RenderSettings, type RenderStore, type RenderWorkflowStarter } from './model.js';
 import { isPortrait, RENDER_LIMITS } from './presets.js';
 import { settleRender } from './pipeline.js';
@@ -60,6 +58,13 @@ async function requestedMoments(deps: Pick<RenderDeps, 'runs'>, accountId: strin
  * credits. Under an Idempotency-Key the render id is claimed first, and a render an earlier
  * attempt created under it is the answer (its workflow started again if that attempt could not).
  */
+/** POST /v1/renders as validated at the edge, every default filled in. */
+export interface RenderCreate {
+  analysis_id: string;
+  moment_ids: string[];
+  render: RenderSettings;
+}
+
 export async function submitRender(deps: RenderDeps, accountId: string, input: RenderCreate, idempotencyKey?: string): Promise<RenderRecord> {
   const { renderId } = await idsFor(deps.claims, accountId, 'render', idempotencyKey, () => ({ renderId: newId('render') }));
   const earlier = idempotencyKey === undefined ? undefined : await alreadyCreated(deps, accountId, renderId);
@@ -124,5 +129,5 @@ export async function getRender(renders: Pick<RenderStore, 'get'>, accountId: st
   return render;
 }
 
-export const listRenders = (renders: Pick<RenderStore, 'list'>, accountId: string, query: ListQuery): Promise<Page<RenderRecord>> =>
+export const listRenders = (renders: Pick<RenderStore, 'list'>, accountId: string, query: PageRequest): Promise<Page<RenderRecord>> =>
   renders.list(accountId, { limit: query.limit, cursor: query.cursor });

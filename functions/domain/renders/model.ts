@@ -1,9 +1,10 @@
-import type { Page, PageRequest } from '../ports.js';
-import type { Announcement } from '../outbox.js';
+import type { Page, PageRequest } from '../pages.js';
+import type { Announcement } from '../events/model.js';
 import type { TerminalError } from '../runs/model.js';
 import type { AspectRatioId, CaptionPresetId, FramingMode, RenderFormat } from './presets.js';
 
-export type RenderStatus = 'queued' | 'processing' | 'completed' | 'failed';
+export const renderStatuses = ['queued', 'processing', 'completed', 'failed'] as const;
+export type RenderStatus = (typeof renderStatuses)[number];
 
 /** What the client asked for, with every default filled in (the record echoes it). */
 export interface RenderSettings {

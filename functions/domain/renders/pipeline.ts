@@ -1,42 +1,17 @@
-import { limitsOf } from '../accounts.js';
+import { limitsOf } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
-import { announcement } from '../outbox.js';
-import type { AccountStore } from '../ports.js';
-import { retentionTags } from '../retention.js';
+import { announcement } from '../events/model.js';
+import type { AccountStore } from '../accounts/ports.js';
+import { retentionTags } from '../uploads/retention.js';
 import type { RunStore, SourceUrlSigner } from '../runs/ports.js';
 import type { TerminalError } from '../runs/model.js';
-import type { FramePlan, Size } from './framing.js';
-import { planFrame } from './framing.js';
-import type { SubjectTrack } from './subjects.js';
+import type { Size } from './framing.js';
+import { planMomentRender, type MomentRenderer } from './plan.js';
+import type { SubjectDetector } from './subjects.js';
 import { renderedMsOf, segmentsOf, type RenderAsset, type RenderRecord, type RenderRef, type RenderStore } from './model.js';
 import { outputSizeOf, type CaptionPresetId } from './presets.js';
 import { captionScript, wordsOnOutputTimeline } from './captions.js';
 import type { MomentRecord } from '../runs/model.js';
-
-/** What the renderer measured of the MP4 it wrote. */
-export interface RenderedFile {
-  width: number;
-  height: number;
-  durationMs: number;
-  sizeBytes: number;
-}
-
-export interface MomentRenderJob {
-  sourceUrl: string;
-  /** Spans of the source, concatenated in order. */
-  segments: { startMs: number; endMs: number }[];
-  /** Decides the geometry once the source's frame size is known (and, when the plan crops, what the sampled frames show: framing.ts). */
-  plan: (source: Size, subjects?: SubjectTrack) => FramePlan;
-  /** The ASS script to burn in, given the output frame's size; null: no captions. */
-  captions: ((output: Size) => string) | null;
-  outputKey: string;
-  tags: Record<string, string>;
-}
-
-/** Cuts, frames and encodes one moment into an MP4 in the media bucket (ffmpeg). Error messages never carry the source URL. */
-export interface MomentRenderer {
-  render(job: MomentRenderJob): Promise<RenderedFile>;
-}
 
 export interface RenderPipelineDeps {
   renders: RenderStore;
@@ -44,6 +19,7 @@ export interface RenderPipelineDeps {
   accounts: Pick<AccountStore, 'getAccount'>;
   signSourceUrl: SourceUrlSigner;
   renderer: MomentRenderer;
+  detector: SubjectDetector | null;
 }
 
 /** Where a rendered moment lives: under the account, beside its uploads and sources. */
@@ -77,14 +53,16 @@ async function renderedAsset(deps: RenderPipelineDeps, render: RenderRecord, mom
   const objectKey = renderAssetKey(render.accountId, render.renderId, momentId);
   const captions = render.settings.captions.enabled ? captionsOf(moment, render.settings.captions.preset_id) : null;
   try {
-    const file = await deps.renderer.render({
+    const { plan } = await planMomentRender(deps, {
       sourceUrl: await deps.signSourceUrl(run.objectKey),
       segments: segmentsOf(moment),
-      plan: (source, subjects) => planFrame(source, outputSizeOf(render.settings.output.aspect_ratio), render.settings.framing.mode, subjects),
+      output: outputSizeOf(render.settings.output.aspect_ratio),
+      mode: render.settings.framing.mode,
       captions,
       outputKey: objectKey,
       tags: retentionTags(retentionDays),
     });
+    const file = await deps.renderer.render(plan);
     return { momentId, status: 'completed', objectKey, ...file, captions: captions !== null };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -1,22 +1,33 @@
-import type { Metadata } from '../../schemas/common.js';
-import type { ScannerDefinition } from '../../schemas/scanner.js';
-import type { Span } from '../analysis/signals.js';
-import type { MediaKind } from '../analysis/observation-types.js';
-import type { ObservationDraft } from '../analysis/contract.js';
-import type { BatchItemRef } from '../batches/model.js';
-import type { ChatMomentType, MomentBrief } from '../analysis/moment-brief.js';
+import type { Metadata } from '../metadata.js';
+import { announcement, type Announcement } from '../events/model.js';
+import type { ScannerDefinition } from '../scanners/model.js';
+import type { Span } from '../engine/signals.js';
+import type { MediaKind } from '../uploads/model.js';
+import type { ObservationDraft } from '../engine/contract.js';
+import type { ChatMomentType, MomentBrief } from '../engine/moment-brief.js';
 import type { ProviderKind, SourceOrigin } from '../sources/ports.js';
 
-export type RunStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed';
-export type AnalysisStatus = 'queued' | 'dispatched' | 'processing' | 'completed' | 'failed' | 'canceled';
-export type AnalysisKind = 'scanner_run' | 'one_off';
-export type BillingState = 'reserved' | 'charged' | 'refunded';
+export const runStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed'] as const;
+export type RunStatus = (typeof runStatuses)[number];
+export const analysisStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed', 'canceled'] as const;
+export type AnalysisStatus = (typeof analysisStatuses)[number];
+export const analysisKinds = ['one_off', 'scanner_run'] as const;
+export type AnalysisKind = (typeof analysisKinds)[number];
+export const billingStates = ['reserved', 'charged', 'refunded'] as const;
+export type BillingState = (typeof billingStates)[number];
 /** A run's concurrency slot: absent while it waits, held once dispatched, released exactly once. */
 export type SlotState = 'held' | 'released';
 
 export interface TerminalError {
   code: string;
   message: string;
+}
+
+/** The batch item a run was spawned for (batches name their items by it; a run only carries it). */
+export interface BatchItemRef {
+  accountId: string;
+  batchId: string;
+  index: number;
 }
 
 export interface RunRecord {
@@ -55,7 +66,8 @@ export interface RunRecord {
   oneOff?: OneOffWork;
 }
 
-export type SpeechCleanup = 'natural' | 'tight';
+export const speechCleanups = ['natural', 'tight'] as const;
+export type SpeechCleanup = (typeof speechCleanups)[number];
 
 /** What a one-off analysis needs beyond a find_moments definition. */
 export interface OneOffWork {
@@ -202,3 +214,15 @@ export const queuedAnalysis = (analysis: Omit<AnalysisRecord, AnalysisLifecycle>
 
 /** 1 credit per analyzed minute, rounded up (SPEC Billing). */
 export const creditsFor = (billedMs: number): number => Math.max(1, Math.ceil(billedMs / 60_000));
+
+/**
+ * The events of ended work (DESIGN 8): run.completed|failed for a scanner run (a one-off
+ * analysis's internal run announces nothing), and analysis.completed|failed|canceled.
+ */
+export function endAnnouncements(run: RunRecord, analysisEnd: 'completed' | 'failed' | 'canceled', at: string): Announcement[] {
+  const runEnd = analysisEnd === 'completed' ? 'completed' : 'failed';
+  return [
+    ...(run.oneOff ? [] : [announcement(`run.${runEnd}`, { kind: 'run', runId: run.runId }, at)]),
+    announcement(`analysis.${analysisEnd}`, { kind: 'analysis', analysisId: run.analysisId }, at),
+  ];
+}

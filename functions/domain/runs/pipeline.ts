@@ -1,29 +1,27 @@
-import { enforceContract, type AnalyzerResult } from '../analysis/contract.js';
-import type { Analyzer } from '../analysis/analyzer.js';
-import { transcribesByJob, type SignalExtractor, type SourceSignals, type Span, type Speech, type TranscriptSegment } from '../analysis/signals.js';
-import { withTranscript } from '../analysis/transcript-speech.js';
-import { effectiveMaxObservations, requireAccount } from '../accounts.js';
+import { enforceContract, type AnalyzerResult } from '../engine/contract.js';
+import type { Analyzer } from '../engine/analyzer.js';
+import { transcribesByJob, type SignalExtractor, type SourceSignals, type Span, type Speech, type TranscriptSegment } from '../engine/signals.js';
+import { withTranscript } from '../engine/transcript-speech.js';
+import { effectiveMaxObservations, requireAccount } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
 import { newId } from '../ids.js';
-import type { AccountStore } from '../ports.js';
-import type { Chunk, MomentRecord, MomentWord, ObservationRecord, RunRecord } from './model.js';
-import type { ScannerDefinition } from '../../schemas/scanner.js';
-import { mergeChunkAnswers } from '../analysis/merge-findings.js';
-import { mergeSignals } from '../analysis/merge-signals.js';
-import type { AnalysisRef, ArtifactStore, RunStore, SourceUrlSigner } from './ports.js';
-import { getRun, refundEntry } from './submit.js';
+import type { AccountStore } from '../accounts/ports.js';
+import { endAnnouncements, type Chunk, type MomentRecord, type MomentWord, type ObservationRecord, type RunRecord } from './model.js';
+import type { ScannerDefinition } from '../scanners/model.js';
+import { mergeChunkAnswers } from '../engine/merge-findings.js';
+import { mergeSignals } from '../engine/merge-signals.js';
+import type { AnalysisRef, ArtifactStore, RunEndedListener, RunStore, SourceUrlSigner } from './ports.js';
+import { getRun } from './queries.js';
+import { refundEntry } from './billing.js';
 import { releaseSlot, RunNotStartable, type SchedulingDeps } from './scheduling.js';
-import type { BatchStore } from '../batches/ports.js';
-import { settleBatchItem } from '../batches/workflow.js';
-import { tightSubclips } from '../analysis/speech-cleanup.js';
-import { endAnnouncements } from '../outbox.js';
+import { tightSubclips } from '../engine/speech-cleanup.js';
 
 /**
  * The analysis workflow's steps (statemachines/analysis.asl.json). Each is one Task state and
  * is safe to retry: it reads its inputs from the store and writes its outputs at fixed keys.
  */
 export interface PipelineDeps extends SchedulingDeps {
-  batches: BatchStore;
+  onRunEnded: RunEndedListener;
   runs: RunStore;
   accounts: AccountStore;
   artifacts: ArtifactStore;
@@ -321,11 +319,11 @@ export async function completeRun(deps: PipelineDeps, ref: AnalysisRef, observat
   return settled(deps, ref);
 }
 
-/** After a run ends: its slot goes to the account's next waiting run, and its batch item (if any) takes its state. */
+/** After a run ends: its slot goes to the account's next waiting run, then whoever listens (its batch item, if any) is told. */
 async function settled(deps: PipelineDeps, ref: AnalysisRef): Promise<RunRecord> {
   await releaseSlot(deps, ref);
   const run = await getRun(deps.runs, ref.accountId, ref.runId);
-  await settleBatchItem(deps, run);
+  await deps.onRunEnded(run);
   return run;
 }
 

@@ -1,7 +1,14 @@
-import type { Page, PageRequest, LedgerEntry } from '../ports.js';
-import type { MediaKind } from '../analysis/observation-types.js';
+import type { Page, PageRequest } from '../pages.js';
+import type { LedgerEntry } from '../accounts/model.js';
+import type { MediaKind } from '../uploads/model.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord, TerminalError } from './model.js';
-import type { Announcement } from '../outbox.js';
+import type { Announcement } from '../events/model.js';
+
+/**
+ * Told when a run has ended (completed or failed) and its slot is released: batches settle the
+ * item the run was spawned for through it, so runs know nothing of batches.
+ */
+export type RunEndedListener = (run: RunRecord) => Promise<void>;
 
 /** Identifies one analysis execution; it is the whole input of the workflow. */
 export interface AnalysisRef {

@@ -1,10 +1,25 @@
 import { ApiError, notFound } from '../errors.js';
 import { firstIdAfter } from '../ids.js';
-import type { ObservationsQuery } from '../../schemas/run.js';
-import type { Page, PageRequest } from '../ports.js';
+import type { MediaKind } from '../uploads/model.js';
+import type { ScannerType } from '../scanners/model.js';
+import type { EvidenceKind } from '../engine/observation-types.js';
+import type { Page, PageRequest } from '../pages.js';
 import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from './model.js';
 import type { RunStore, SlotStore } from './ports.js';
-import { getRun, getScannerRun } from './submit.js';
+
+/** The work record behind an analysis, scanner run or one-off alike (the pipeline's view). */
+export async function getRun(runs: RunStore, accountId: string, runId: string): Promise<RunRecord> {
+  const run = await runs.getRun(accountId, runId);
+  if (!run) throw notFound('run');
+  return run;
+}
+
+/** A scanner run as the API shows it: a one-off analysis's internal work record is no run to a caller. */
+export async function getScannerRun(runs: RunStore, accountId: string, runId: string): Promise<RunRecord> {
+  const run = await getRun(runs, accountId, runId);
+  if (run.oneOff) throw notFound('run');
+  return run;
+}
 
 /** A completed run's observations, in rank order; an empty list is then a meaningful answer. */
 export async function listRunObservations(runs: RunStore, accountId: string, runId: string, page: PageRequest): Promise<Page<ObservationRecord>> {
@@ -22,6 +37,18 @@ export async function listAnalysisMoments(runs: RunStore, accountId: string, ana
   if (!analysis) throw notFound('analysis');
   if (analysis.status !== 'completed') throw new ApiError('analysis_not_completed', `The analysis is ${analysis.status}; moments exist once it is completed.`);
   return { analysis, moments: await runs.listMoments(accountId, analysisId) };
+}
+
+/** GET /v1/observations: a page, and filters combined with AND (each optional). */
+export interface ObservationsQuery extends PageRequest {
+  scanner_id?: string | undefined;
+  scanner_version?: number | undefined;
+  run_id?: string | undefined;
+  type?: ScannerType | undefined;
+  media_kind?: MediaKind | undefined;
+  evidence_kind?: EvidenceKind | undefined;
+  /** ISO 8601. */
+  created_after?: string | undefined;
 }
 
 /** Observations across the account's runs, newest first, narrowed by any of the filters. */

@@ -1,6 +1,6 @@
-import { limitsOf, requireAccount } from '../accounts.js';
+import { limitsOf, requireAccount } from '../accounts/accounts.js';
 import { nowIso } from '../clock.js';
-import type { AccountStore } from '../ports.js';
+import type { AccountStore } from '../accounts/ports.js';
 import type { AnalysisRef, GrantLimits, GrantOutcome, RunStore, SlotQueueEntry, SlotStore, SlotUse, TaskTokenCallbacks } from './ports.js';
 
 /**

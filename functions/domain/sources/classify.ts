@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { ApiError } from '../errors.js';
-import { providerForHost } from '../providers.js';
+import { providerForHost } from './providers.js';
 import type { SourceOrigin } from './ports.js';
 
 /**

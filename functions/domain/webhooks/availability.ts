@@ -1,4 +1,4 @@
-import type { Account } from '../ports.js';
+import type { Account } from '../accounts/model.js';
 
 /**
  * Whether events are delivered to an account's webhook endpoints (SPEC Events: optional per

@@ -6,10 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Account, EventPublisher, Page, PageRequest, ServiceEvent } from '../ports.js';
-import type { WebhookEndpointCreate, WebhookEndpointPatch } from '../../schemas/webhook.js';
+import type { Account } from '../accounts/model.js';
+import type { EventPublisher } from '../events/ports.js';
+import type { Page, PageRequest } from '../pages.js';
+import type { ServiceEvent } from '../events/model.js';
 import { eventDeliveryEnabled } from './availability.js';
-import type { SigningSecret, WebhookEndpointRecord } from './model.js';
+import type { SigningSecret, SubscribableEventType, WebhookEndpointRecord } from './model.js';
 import type { WebhookEndpointStore, WebhookUrlCheck } from './ports.js';
 
 /** Endpoints one account may have: each event fans out to all of them. */
@@ -22,6 +24,21 @@ export const MAX_SIGNING_SECRETS = 5;
 const SECRET_BYTES = 32;
 /** Attempts of a change that lost a race with another change of the same endpoint. */
 const MAX_CHANGE_ATTEMPTS = 5;
+
+/** POST /v1/webhook-endpoints as validated at the edge; the URL's outbound rules are checked here. */
+export interface WebhookEndpointCreate {
+  url: string;
+  events: SubscribableEventType[];
+  description?: string | undefined;
+}
+
+/** A PATCH: any of the fields; `description: null` clears it. */
+export interface WebhookEndpointPatch {
+  url?: string | undefined;
+  events?: SubscribableEventType[] | undefined;
+  description?: string | null | undefined;
+  enabled?: boolean | undefined;
+}
 
 export interface WebhookEndpointDeps {
   endpoints: WebhookEndpointStore;

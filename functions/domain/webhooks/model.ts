@@ -1,4 +1,4 @@
-import type { EventType, ServiceEvent } from '../ports.js';
+import type { EventType } from '../events/model.js';
 
 /**
  * Webhooks (SPEC "Events", DESIGN 8 and 10): an account's endpoints, and one delivery per
@@ -41,7 +41,8 @@ export interface WebhookEndpointRecord {
   updatedAt: string;
 }
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /** One POST to the endpoint: its answer (a status code) or why there was none (an error code). */
 export interface DeliveryAttempt {
@@ -69,12 +70,4 @@ export interface WebhookDeliveryRecord {
   manualRetry?: boolean;
   createdAt: string;
   updatedAt: string;
-}
-
-/** The event as one endpoint receives it: `webhook.test` reaches only the endpoint it was sent to. */
-export interface RoutedEvent {
-  accountId: string;
-  event: ServiceEvent;
-  /** Set for `webhook.test`: deliver to this endpoint only, whatever it subscribes to. */
-  endpointId?: string;
 }

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from '../ports.js';
+import type { Page, PageRequest } from '../pages.js';
 import type { DeliveryAttempt, DeliveryStatus, WebhookDeliveryRecord, WebhookEndpointRecord } from './model.js';
 
 /** Endpoints of an account (table: `ACCT#<id>` / `WHE#<endpoint_id>`). */

@@ -7,10 +7,10 @@
  * start go through `launch`, inside the view of the unit running (unit-context.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { config } from '../../config.js';
-import type { Launch } from '../../composition/host.js';
+import { config, POCKETSPHINX_DEFAULTS } from '../../config.js';
+import type { Launch } from '../../adapters/child-process.js';
 import { resolveFfmpegPath, resolveFfprobePath } from '../../adapters/ffmpeg-binaries.js';
 import { locateYtDlp } from '../../adapters/sources/yt-dlp.js';
 import { localPython } from '../../adapters/sources/process-provider-resolver.js';
@@ -51,6 +51,8 @@ const IMAGE_PATH = ['/usr/local/bin', '/usr/bin'];
  * the contract's environment says where they are, or nothing does, as on AWS.
  */
 const HOST_BINARY_VARIABLES = ['FFMPEG_PATH', 'FFPROBE_PATH', 'YT_DLP_PATH', 'TMPDIR'] as const;
+/** The local aligner's settings: a unit whose image installs pocketsphinx finds it where the image has it (their defaults). */
+const ALIGNER_VARIABLES = ['POCKETSPHINX_BIN', 'POCKETSPHINX_MODEL_DIR'] as const;
 
 /** The interpreter a script's first line names, bound where it names it (and env's program beside it). */
 function interpreterOf(file: string): Bind[] {
@@ -71,10 +73,14 @@ const isDirectory = (path: string) => existsSync(path) && statSync(path).isDirec
 /** This machine's facts (view.ts HostFacts), read once per host. */
 async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
   const ytDlp = await locateYtDlp({ binaryPath: env.YT_DLP_PATH, searchPath: env.PATH }).catch(() => undefined);
+  // This host's pocketsphinx and model, shown where the image installs them to the units whose image does.
+  const aligner = env.POCKETSPHINX_BIN || POCKETSPHINX_DEFAULTS.bin;
+  const alignerModel = env.POCKETSPHINX_MODEL_DIR || POCKETSPHINX_DEFAULTS.modelDir;
   const binaries: Partial<Record<ShippedBinary, string>> = {
     ffmpeg: resolveFfmpegPath(env.FFMPEG_PATH),
     ffprobe: resolveFfprobePath(env.FFPROBE_PATH),
     ...(ytDlp ? { 'yt-dlp': ytDlp } : {}),
+    ...(existsSync(aligner) ? { pocketsphinx: aligner } : {}),
   };
   const interpreters = Object.fromEntries(Object.entries(binaries).map(([binary, path]) => [binary, interpreterOf(path)]));
   const candidates = [...STANDARD_EXECUTABLE_DIRS, ...(env.PATH ?? '').split(delimiter)].filter((dir) => dir.startsWith('/') && isDirectory(dir)).map((dir) => realpathSync(dir));
@@ -86,7 +92,12 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
   return {
     binaries,
     interpreters,
-    files: { fonts: shippedFiles.fonts(), detector: shippedFiles.detector(), speech: shippedFiles.speech() },
+    files: {
+      fonts: shippedFiles.fonts(),
+      detector: shippedFiles.detector(),
+      speech: shippedFiles.speech(),
+      'pocketsphinx-model': isDirectory(alignerModel) ? readdirSync(alignerModel).map((name) => ({ name, source: join(alignerModel, name) })) : [],
+    },
     executableDirs: executableDirs.filter((dir) => !executableDirs.some((other) => dir.startsWith(`${other}/`))),
     node: process.execPath,
     python: localPython(),
@@ -96,10 +107,11 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
 
 /**
  * The units that run the analysis pipeline's transcriber. Locally that can be a binary AWS never
- * runs (pocketsphinx, whisper.cpp: the local host's transcribers; pocketsphinx as moonshine's word
- * aligner), so it is added to these units' views: a local-host difference, not part of their contracts.
+ * runs there (pocketsphinx, whisper.cpp: the local host's transcribers; pocketsphinx as moonshine's
+ * word aligner in the function), so it is added to these units' views: a local-host difference,
+ * not part of their contracts.
  */
-const TRANSCRIBING_MODULES: readonly string[] = ['workflows/analysis/extract-chunk-signals', 'containers/extract-signals'];
+const TRANSCRIBING_MODULES: readonly string[] = ['workflows/analysis/extract-chunk-signals/lambda', 'workflows/analysis/extract-chunk-signals/container'];
 
 /**
  * The local transcriber's settings, told only to the units that run it: the configuration checks
@@ -114,9 +126,9 @@ function localTranscriber(contract: RuntimeContract): string[] {
       ? cfg.POCKETSPHINX_BIN
       : cfg.TRANSCRIBER === 'whisper-cpp'
         ? cfg.WHISPER_CPP_BIN
-        : // moonshine's word aligner, in the function only: the image has none, so in the container
-          // moonshine spreads its words by length, as it does on AWS (its models and runtime are the image's).
-          cfg.TRANSCRIBER === 'moonshine' && contract.kind === 'lambda'
+        : // moonshine's word aligner where the unit's contract has none (the function): the image
+          // installs its own, which the view shows at the image's path (its models and runtime too).
+          cfg.TRANSCRIBER === 'moonshine' && !contract.binaries.pocketsphinx
           ? cfg.POCKETSPHINX_BIN
           : undefined;
   return binary && existsSync(binary) ? [realpathSync(binary)] : [];
@@ -161,14 +173,16 @@ export class Sandbox {
    */
   unitProcess(unit: string, args: readonly string[], base: NodeJS.ProcessEnv): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
     const view = this.viewOf(unit);
+    const contract = this.contractOf(unit);
     const env = { ...base };
     for (const name of HOST_BINARY_VARIABLES) delete env[name];
-    if (!TRANSCRIBING_MODULES.includes(this.contractOf(unit).module)) for (const name of LOCAL_TRANSCRIBER_VARIABLES) delete env[name];
+    if (!TRANSCRIBING_MODULES.includes(contract.module)) for (const name of LOCAL_TRANSCRIBER_VARIABLES) delete env[name];
+    if (contract.binaries.pocketsphinx) for (const name of ALIGNER_VARIABLES) delete env[name];
     return { file: 'bwrap', args: bwrapArgs(view, process.execPath, args, repoRoot), env: { ...env, ...view.environment } };
   }
 
   /**
-   * The local host's launcher (composition/host.ts Launch): a binary the running unit ships starts
+   * The local host's launcher (adapters/child-process.ts Launch): a binary the running unit ships starts
    * at its AWS path inside the unit's view; any other fails to start with ENOENT, as on AWS. The
    * host's own children (outside any unit) start as they are.
    */

@@ -1,14 +1,14 @@
 import * as z from '../../shared/zod.js';
 import { awaitChunkTranscript } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
-import { analysisTask } from '../../composition/pipeline.js';
-import { traced } from '../../shared/tracer.js';
+import { pipeline } from '../../composition/pipeline.js';
+import { traced } from '../../composition/tracing.js';
 
 /** The AwaitTranscript state: its previous answer (`transcript`, at the state's ResultPath) comes back with its input. */
 export const handler = traced(
   taskHandler(
     z.extend(analysisRefSchema, { chunk: chunkSchema, transcript: z.optional(z.object({ waitingSince: z.iso.datetime() })) }),
-    analysisTask,
-    ({ chunk, transcript, ...ref }, { pipeline }) => awaitChunkTranscript(pipeline, ref, chunk, transcript?.waitingSince),
+    pipeline,
+    ({ chunk, transcript, ...ref }, deps) => awaitChunkTranscript(deps, ref, chunk, transcript?.waitingSince),
   ),
 );

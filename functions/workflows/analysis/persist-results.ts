@@ -1,13 +1,13 @@
 import * as z from '../../shared/zod.js';
 import { persistResults } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
-import { analysisTask } from '../../composition/pipeline.js';
-import { traced } from '../../shared/tracer.js';
+import { pipeline } from '../../composition/pipeline.js';
+import { traced } from '../../composition/tracing.js';
 
 const input = z.extend(analysisRefSchema, {
   chunkResults: z.array(z.object({ chunk: chunkSchema, signalsKey: z.string().check(z.minLength(1)), findingsKey: z.nullable(z.string().check(z.minLength(1))) })),
 });
 
 export const handler = traced(
-  taskHandler(input, analysisTask, ({ chunkResults, ...ref }, { pipeline }) => persistResults(pipeline, ref, chunkResults)),
+  taskHandler(input, pipeline, ({ chunkResults, ...ref }, deps) => persistResults(deps, ref, chunkResults)),
 );

@@ -1,10 +1,10 @@
 import { failRun } from '../../domain/runs/pipeline.js';
 import { analysisRefSchema, executionEndedSchema, taskHandler } from '../task.js';
-import { analysisTask } from '../../composition/pipeline.js';
+import { pipeline } from '../../composition/pipeline.js';
 
 const errorOf = { FAILED: 'States.TaskFailed', TIMED_OUT: 'States.Timeout', ABORTED: 'States.Aborted' } as const;
 
 /** A run whose execution ended is failed and refunded once, and its slot released; a run already settled is left as it is. */
-export const handler = taskHandler(executionEndedSchema(analysisRefSchema), analysisTask, async ({ detail }, services) => ({
-  status: (await failRun(services.pipeline, detail.input, { Error: errorOf[detail.status] })).status,
+export const handler = taskHandler(executionEndedSchema(analysisRefSchema), pipeline, async ({ detail }, deps) => ({
+  status: (await failRun(deps, detail.input, { Error: errorOf[detail.status] })).status,
 }));

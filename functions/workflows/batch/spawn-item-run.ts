@@ -1,5 +1,5 @@
 import { spawnItemRun } from '../../domain/batches/workflow.js';
 import { batchItemRefSchema, taskHandler } from '../task.js';
-import { batchTask } from '../../composition/batches.js';
+import { batchWorkflow } from '../../composition/batches.js';
 
-export const handler = taskHandler(batchItemRefSchema, batchTask, (ref, { batchWorkflow }) => spawnItemRun(batchWorkflow, ref));
+export const handler = taskHandler(batchItemRefSchema, batchWorkflow, (ref, deps) => spawnItemRun(deps, ref));

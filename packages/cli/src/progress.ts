@@ -39,6 +39,14 @@ export async function withBar<T>(label: string, enabled: boolean, work: (bar: Ba
   }
 }
 
+/** The bar's last frame says how the work ended (/progress is not read once it has). */
+export const ended =
+  <T extends { status: string }>(bar: Bar) =>
+  (record: T): T => {
+    bar.update(record.status === 'completed' ? 1 : 0, record.status);
+    return record;
+  };
+
 export const uploadDetail = (sent: number, total: number): string => `${bytes(sent)} / ${bytes(total)}`;
 
 /** What /progress says, in words: the queue position while queued, chunks while processing. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cachedAccountReads } from '../../../functions/adapters/cached-account-reads.js';
-import type { ApiKeyRecord } from '../../../functions/domain/ports.js';
+import type { ApiKeyRecord } from '../../../functions/domain/accounts/model.js';
 import { testAccount } from '../../helpers/unit-fixtures.js';
 
 const record = (revoked: boolean): ApiKeyRecord => ({ keyHash: 'h1', accountId: 'acct_1', revoked, createdAt: '2026-01-01T00:00:00.000Z' });

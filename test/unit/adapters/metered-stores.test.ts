@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { meteredRunStore, meteredUploadStore } from '../../../functions/adapters/metered-stores.js';
 import type { RunStore } from '../../../functions/domain/runs/ports.js';
-import type { UploadRecord, UploadStore } from '../../../functions/domain/ports.js';
+import type { UploadRecord } from '../../../functions/domain/uploads/model.js';
+import type { UploadStore } from '../../../functions/domain/uploads/ports.js';
 import type { AnalysisRecord, RunRecord } from '../../../functions/domain/runs/model.js';
 import type { BusinessMetric, MetricsSink } from '../../../functions/shared/metrics.js';
 

@@ -19,9 +19,9 @@ import type { AnalysisRecord, RunRecord } from '../../../functions/domain/runs/m
 import type { ReservationOutcome, RunStore } from '../../../functions/domain/runs/ports.js';
 import type { BatchItemRecord, BatchRecord } from '../../../functions/domain/batches/model.js';
 import type { BatchStore } from '../../../functions/domain/batches/ports.js';
-import type { ScannerRecord } from '../../../functions/domain/ports.js';
-import { analysisCreateSchema } from '../../../functions/schemas/analysis.js';
-import { batchCreateSchema } from '../../../functions/schemas/batch.js';
+import type { ScannerRecord } from '../../../functions/domain/scanners/model.js';
+import { analysisCreateSchema } from '../../../functions/resources/analyses/request.js';
+import { batchCreateSchema } from '../../../functions/resources/batches/request.js';
 import { ACCOUNT_ID, OTHER_ACCOUNT_ID, TABLE_NAME, testAccount } from '../../helpers/unit-fixtures.js';
 
 const KEY = 'order-2026-0001';

@@ -6,7 +6,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { outboxEntryEntity } from '../../../functions/adapters/table/entities/outbox-entry.js';
 import { uploadEntity } from '../../../functions/adapters/table/entities/upload.js';
-import { announcement } from '../../../functions/domain/outbox.js';
+import { announcement } from '../../../functions/domain/events/model.js';
 import { ACCOUNT_ID, stubServiceEnv, TABLE_NAME, uploadRecord } from '../../helpers/unit-fixtures.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);

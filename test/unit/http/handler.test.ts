@@ -20,7 +20,7 @@ import type { Context } from 'aws-lambda';
 import { accountEntity } from '../../../functions/adapters/table/entities/account.js';
 import { scannerEntity } from '../../../functions/adapters/table/entities/scanner.js';
 import type { ApiEvent, ApiResponse } from '../../../functions/http/types.js';
-import type { ScannerResource } from '../../../functions/schemas/responses.js';
+import type { ScannerResource } from '../../../functions/resources/scanners/response.js';
 import { ACCOUNT_ID, CURSOR_SECRET, CURSOR_SECRET_ARN, apiEvent, jsonBody, stubServiceEnv, testAccount, unitContext, type ErrorBody, type EventOptions } from '../../helpers/unit-fixtures.js';
 
 type Handler = (event: ApiEvent, context: Context) => Promise<ApiResponse>;

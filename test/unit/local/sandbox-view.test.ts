@@ -10,12 +10,13 @@ import { bwrapArgs, unitView, type HostFacts } from '../../../functions/local/sa
 import { withoutVolume } from '../../helpers/sandbox.js';
 
 const facts: HostFacts = {
-  binaries: { ffmpeg: '/repo/node_modules/ffmpeg', ffprobe: '/repo/node_modules/ffprobe', 'yt-dlp': '/usr/bin/yt-dlp' },
+  binaries: { ffmpeg: '/repo/node_modules/ffmpeg', ffprobe: '/repo/node_modules/ffprobe', 'yt-dlp': '/usr/bin/yt-dlp', pocketsphinx: '/home/me/sphinx/bin/pocketsphinx_continuous' },
   interpreters: { 'yt-dlp': [{ source: '/usr/bin/python3.11', path: '/usr/bin/python3' }] },
   files: {
     fonts: [{ name: 'DejaVuSans.ttf', source: '/repo/node_modules/dejavu/ttf/DejaVuSans.ttf' }],
     detector: [{ name: 'blazeface.bin', source: '/repo/node_modules/human/models/blazeface.bin' }],
     speech: [{ name: 'node_modules/onnxruntime-node/package.json', source: '/repo/node_modules/onnxruntime-node/package.json' }],
+    'pocketsphinx-model': [{ name: 'cmudict-en-us.dict', source: '/home/me/sphinx/model/cmudict-en-us.dict' }],
   },
   executableDirs: ['/usr/bin', '/usr/local/bin', '/opt'],
   node: '/repo/node_modules/node/bin/node',
@@ -67,6 +68,21 @@ describe('unitView and bwrapArgs', () => {
     const args = bwrapArgs(probing, '/opt/bin/ffprobe', ['-version'], '/repo');
     expect(after(args, '--uid')).toEqual(['993']);
     expect(args.join(' ')).toContain(`--perms 0700 --size ${512 * 1024 ** 2} --tmpfs /tmp`);
+  });
+
+  test('the signals task: this host’s pocketsphinx and its model where the image installs them, run by that path only', () => {
+    const view = unitView(runtimeContracts().get(units.container('analysis', 'SignalsTaskDefinitionArn'))!, facts);
+    expect(view.binds).toEqual(
+      expect.arrayContaining([
+        { source: '/home/me/sphinx/bin/pocketsphinx_continuous', path: '/usr/bin/pocketsphinx_continuous' },
+        { source: '/home/me/sphinx/model/cmudict-en-us.dict', path: '/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict' },
+      ]),
+    );
+    expect(view.commands.get('/usr/bin/pocketsphinx_continuous')).toBe('/usr/bin/pocketsphinx_continuous');
+    // Outside the hidden directories: shown nowhere but at the image's path.
+    expect(view.masked).toContain('/home/me/sphinx/bin/pocketsphinx_continuous');
+    // A function's image is no container's: it ships no aligner (the local host adds its own there, below).
+    expect(unitView(lambdaContractOf(units.task('analysis', 'ExtractChunkSignalsFunction')), facts).commands.get('/usr/bin/pocketsphinx_continuous')).toBeUndefined();
   });
 
   test('a binary the local host adds (the local transcriber) is shown at its own path', () => {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { canWrite, DOCKERFILE, imageFacts, LAMBDA_USER, runtimeContracts, units, type ContainerContract } from '../../../functions/runtime/contracts.js';
-import { MOMENT_SECONDS } from '../../../functions/schemas/scanner.js';
+import { MOMENT_SECONDS } from '../../../functions/domain/scanners/model.js';
+import { POCKETSPHINX_DEFAULTS } from '../../../functions/config.js';
 import { ASPECT_RATIOS } from '../../../functions/domain/renders/presets.js';
 
 const dockerfile = readFileSync(DOCKERFILE, 'utf8');
@@ -16,7 +17,7 @@ describe('the image facts read from the Dockerfile', () => {
     expect(facts.user).toEqual({ name: 'node', uid: 1000, gid: 1000 });
     expect(facts.volumes).toEqual(['/tmp']);
     expect(facts.environment).toMatchObject({ FFMPEG_PATH: '/opt/bin/ffmpeg', FFPROBE_PATH: '/opt/bin/ffprobe', CAPTION_FONTS_DIR: '/opt/fonts' });
-    expect(facts.packages).toEqual(['yt-dlp', 'ca-certificates']);
+    expect(facts.packages).toEqual(['yt-dlp', 'ca-certificates', 'pocketsphinx', 'pocketsphinx-en-us']);
   });
 
   it('refuses a user the base image does not have', () => {
@@ -43,6 +44,19 @@ describe('container contracts', () => {
     for (const contract of runtimeContracts().values()) {
       expect('yt-dlp' in contract.binaries, contract.unit).toBe(contract.kind === 'container' || contract.unit === units.providerResolver);
     }
+  });
+
+  it('ship pocketsphinx and its US English model, the moonshine transcriber’s word aligner, to container tasks where the configuration looks for them', () => {
+    for (const contract of runtimeContracts().values()) {
+      if (contract.kind === 'container') {
+        expect(contract.binaries.pocketsphinx, contract.unit).toBe(POCKETSPHINX_DEFAULTS.bin);
+        expect(contract.files['pocketsphinx-model'], contract.unit).toBe(POCKETSPHINX_DEFAULTS.modelDir);
+      } else expect(contract.binaries.pocketsphinx, contract.unit).toBeUndefined();
+    }
+    // Each from its package: without the model, the binary alone.
+    const withoutModel = containers(imageFacts(dockerfile.replace(' pocketsphinx-en-us', '')));
+    expect(withoutModel[0]!.binaries.pocketsphinx).toBe(POCKETSPHINX_DEFAULTS.bin);
+    expect(withoutModel[0]!.files['pocketsphinx-model']).toBeUndefined();
   });
 
   it('choose each task program by command in the one image', () => {

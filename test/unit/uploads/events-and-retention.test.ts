@@ -8,8 +8,8 @@ import { localEventBus, type EventLogLine } from '../../../functions/adapters/ev
 import { eventBridgePublisher, EVENT_SOURCE } from '../../../functions/adapters/events/eventbridge-publisher.js';
 import { awsHost } from '../../../functions/composition/aws-host.js';
 import { parseConfig } from '../../../functions/config.js';
-import { encodeTags, retentionClasses, retentionClassFor, retentionTags } from '../../../functions/domain/retention.js';
-import type { ServiceEvent } from '../../../functions/domain/ports.js';
+import { encodeTags, retentionClasses, retentionClassFor, retentionTags } from '../../../functions/domain/uploads/retention.js';
+import type { ServiceEvent } from '../../../functions/domain/events/model.js';
 import { serviceEnv } from '../../helpers/unit-fixtures.js';
 
 const event = (n: number): ServiceEvent => ({

@@ -10,10 +10,10 @@ import {
   TAIL_SECONDS,
   type LayoutPass,
   type ProbeRun,
-} from '../../../functions/domain/media-probe.js';
+} from '../../../functions/domain/uploads/media-probe.js';
 import { ffprobeInspector, probeArgs, type FfprobeRunner, type ProbeStage } from '../../../functions/adapters/media/ffprobe-inspector.js';
-import type { Inspection } from '../../../functions/domain/ports.js';
-import { mediaKindOf } from '../../../functions/schemas/upload.js';
+import type { Inspection } from '../../../functions/domain/uploads/ports.js';
+import { mediaKindOf } from '../../../functions/domain/uploads/model.js';
 import { sampleCases, sampleFile, URL_PLACEHOLDER, type ProbeSample } from './probe-samples/samples.js';
 
 const MAX_MS = 120 * 60_000;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { audioContentTypes, mediaKindOf, uploadCreateSchema, uploadListQuerySchema, videoContentTypes } from '../../../functions/schemas/upload.js';
+import { audioContentTypes, mediaKindOf, videoContentTypes } from '../../../functions/domain/uploads/model.js';
+import { uploadCreateSchema, uploadListQuerySchema } from '../../../functions/resources/uploads/request.js';
 import { validationError } from '../../../functions/http/responses.js';
 
 const valid = { filename: 'talk.mp3', content_type: 'audio/mpeg', size_bytes: 1000 };

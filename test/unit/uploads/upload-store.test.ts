@@ -5,8 +5,8 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactW
 import { CursorCodec } from '../../../functions/adapters/table/cursor.js';
 import { dynamoUploadStore } from '../../../functions/adapters/table/upload-store.js';
 import { uploadEntity } from '../../../functions/adapters/table/entities/upload.js';
-import type { UploadRecord } from '../../../functions/domain/ports.js';
-import { announcement } from '../../../functions/domain/outbox.js';
+import type { UploadRecord } from '../../../functions/domain/uploads/model.js';
+import { announcement } from '../../../functions/domain/events/model.js';
 import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID, TABLE_NAME, uploadRecord } from '../../helpers/unit-fixtures.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));

@@ -1,6 +1,6 @@
 import { defineEntity } from '../entity.js';
 import { ACCOUNT_PARTITION } from '../keys.js';
-import type { Account } from '../../../domain/ports.js';
+import type { Account } from '../../../domain/accounts/model.js';
 
 export const accountEntity = defineEntity({
   name: 'account',

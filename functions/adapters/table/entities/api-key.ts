@@ -1,5 +1,5 @@
 import { defineEntity } from '../entity.js';
-import type { ApiKeyRecord } from '../../../domain/ports.js';
+import type { ApiKeyRecord } from '../../../domain/accounts/model.js';
 
 /** Partitioned by the key's hash, not the account: this is how a request finds its account. */
 export const apiKeyEntity = defineEntity({

@@ -1,6 +1,6 @@
 import { defineEntity } from '../entity.js';
 import { ACCOUNT_PARTITION } from '../keys.js';
-import type { LedgerEntry } from '../../../domain/ports.js';
+import type { LedgerEntry } from '../../../domain/accounts/model.js';
 
 /** One wallet change, written in the same transaction as the change (DESIGN §5). */
 export const ledgerEntryEntity = defineEntity({

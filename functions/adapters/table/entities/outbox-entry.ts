@@ -1,9 +1,9 @@
 import { defineEntity } from '../entity.js';
 import { ACCOUNT_PARTITION } from '../keys.js';
-import type { Announcement } from '../../../domain/outbox.js';
+import type { Announcement } from '../../../domain/events/model.js';
 
 /**
- * A terminal event not yet relayed (functions/domain/outbox.ts), keyed by its deterministic id,
+ * A terminal event not yet relayed (functions/domain/events/outbox.ts), keyed by its deterministic id,
  * and on GSI1 the relay's view of every account's pending announcements, oldest first.
  */
 export const outboxEntryEntity = defineEntity({

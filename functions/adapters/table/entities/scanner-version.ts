@@ -1,6 +1,6 @@
 import { defineEntity } from '../entity.js';
 import { ACCOUNT_PARTITION } from '../keys.js';
-import type { ScannerRecord } from '../../../domain/ports.js';
+import type { ScannerRecord } from '../../../domain/scanners/model.js';
 
 /** An immutable snapshot of one version of a scanner, in version order. */
 export const scannerVersionEntity = defineEntity({

@@ -1,6 +1,6 @@
 import { defineEntity } from '../entity.js';
 import { ACCOUNT_PARTITION } from '../keys.js';
-import type { ScannerRecord } from '../../../domain/ports.js';
+import type { ScannerRecord } from '../../../domain/scanners/model.js';
 
 /** A scanner's head: its current version. */
 export const scannerEntity = defineEntity({

@@ -1,6 +1,6 @@
 import { defineEntity } from '../entity.js';
 import { ACCOUNT_PARTITION } from '../keys.js';
-import type { UploadRecord } from '../../../domain/ports.js';
+import type { UploadRecord } from '../../../domain/uploads/model.js';
 
 export const uploadEntity = defineEntity({
   name: 'upload',

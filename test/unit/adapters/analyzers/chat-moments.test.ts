@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testLocalAnalyzer as localAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
 import { conceptsIn, readInstruction } from '../../../../functions/adapters/analyzers/vocabulary.js';
-import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
-import { DEFAULT_WHAT_TO_FIND, type ChatMomentType } from '../../../../functions/domain/analysis/moment-brief.js';
-import type { LevelSpan, SourceSignals, TranscriptSegment } from '../../../../functions/domain/analysis/signals.js';
-import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
+import { enforceContract } from '../../../../functions/domain/engine/contract.js';
+import { DEFAULT_WHAT_TO_FIND, type ChatMomentType } from '../../../../functions/domain/engine/moment-brief.js';
+import type { LevelSpan, SourceSignals, TranscriptSegment } from '../../../../functions/domain/engine/signals.js';
+import type { ScannerDefinition } from '../../../../functions/domain/scanners/model.js';
 
 // The NLP model loads once per file: seconds on a loaded machine, more than a test's own timeout.
 beforeAll(() => testMeaning(), 120_000);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
-import type { SourceSignals } from '../../../../functions/domain/analysis/signals.js';
-import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
+import { enforceContract } from '../../../../functions/domain/engine/contract.js';
+import type { SourceSignals } from '../../../../functions/domain/engine/signals.js';
+import type { ScannerDefinition } from '../../../../functions/domain/scanners/model.js';
 import { testLocalAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
 
 // The NLP model loads once per file: seconds on a loaded machine, more than a test's own timeout.

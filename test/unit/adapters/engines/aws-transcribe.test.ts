@@ -19,7 +19,7 @@ import {
 import { testLocalAnalyzer as localAnalyzer, testMeaning } from '../../../helpers/local-analyzer.js';
 import { TranscriptionFailed } from '../../../../functions/adapters/transcribers/errors.js';
 import { awsTranscribeJobs, transcriptionJobName } from '../../../../functions/adapters/transcribers/aws-transcribe.js';
-import type { Span, TranscriptSegment } from '../../../../functions/domain/analysis/signals.js';
+import type { Span, TranscriptSegment } from '../../../../functions/domain/engine/signals.js';
 import { ffmpegPath, groundTruthAudio, solidColorVideo, type GroundTruthMedia } from '../../../helpers/ground-truth-media.js';
 import { audioSignals, observationsOf, scanner } from './fixtures.js';
 

@@ -13,7 +13,7 @@ import { readSecretString } from '../../../../functions/adapters/secrets.js';
 import { noTranscriber } from '../../../../functions/adapters/signals/no-transcriber.js';
 import { transcriptionJobName } from '../../../../functions/adapters/transcribers/aws-transcribe.js';
 import { parseConfig } from '../../../../functions/config.js';
-import { transcribesByJob } from '../../../../functions/domain/analysis/signals.js';
+import { transcribesByJob } from '../../../../functions/domain/engine/signals.js';
 import { groundTruthAudio } from '../../../helpers/ground-truth-media.js';
 import { audioSignals, chatCompletion, scanner, startFakeChatServer, writeFakeWhisperCli, type FakeChatServer } from './fixtures.js';
 

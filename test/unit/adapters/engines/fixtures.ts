@@ -3,10 +3,9 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { AnalyzerResult, ObservationDraft } from '../../../../functions/domain/analysis/contract.js';
-import { enforceContract } from '../../../../functions/domain/analysis/contract.js';
-import type { SourceSignals, TranscriptSegment } from '../../../../functions/domain/analysis/signals.js';
-import type { ScannerDefinition } from '../../../../functions/schemas/scanner.js';
+import { enforceContract, type AnalyzerResult, type ObservationDraft } from '../../../../functions/domain/engine/contract.js';
+import type { SourceSignals, TranscriptSegment } from '../../../../functions/domain/engine/signals.js';
+import type { ScannerDefinition } from '../../../../functions/domain/scanners/model.js';
 
 /** 60 s of audio: speech 0-20 s, silence 20-30 s, a loud burst at 40 s, music 30-60 s. */
 export function audioSignals(transcript: TranscriptSegment[] | null = null): SourceSignals {

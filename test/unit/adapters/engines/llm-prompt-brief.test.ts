@@ -1,7 +1,7 @@
 /** The one-off analysis brief (profile, chat moment types, what to find) in the model analyzers' prompt and answers. */
 import { describe, expect, it } from 'vitest';
 import { keepRequestedTypes, modelAnalyzer, promptFor, type ChatTurn } from '../../../../functions/adapters/analyzers/llm-prompt.js';
-import { chatMomentTypes, DEFAULT_WHAT_TO_FIND } from '../../../../functions/domain/analysis/moment-brief.js';
+import { chatMomentTypes, DEFAULT_WHAT_TO_FIND } from '../../../../functions/domain/engine/moment-brief.js';
 import { audioSignals, observationsOf, scanner } from './fixtures.js';
 
 const oneOff = scanner('find_moments', DEFAULT_WHAT_TO_FIND, { profile: 'conversation', min_seconds: 5, max_seconds: 30, max_observations: 10 });

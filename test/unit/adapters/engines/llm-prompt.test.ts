@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseAnswer, promptFor, MalformedModelAnswer } from '../../../../functions/adapters/analyzers/llm-prompt.js';
-import type { SourceSignals } from '../../../../functions/domain/analysis/signals.js';
+import type { SourceSignals } from '../../../../functions/domain/engine/signals.js';
 import { scanner } from './fixtures.js';
 
 const HOUR = 3_600_000;

@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SourceSignals, Span } from '../../../../functions/domain/analysis/signals.js';
+import type { SourceSignals, Span } from '../../../../functions/domain/engine/signals.js';
 import { SignalExtractionError } from '../../../../functions/adapters/signals/errors.js';
 import { resolveFfprobePath } from '../../../../functions/adapters/ffmpeg-binaries.js';
 import { FfmpegSignalExtractor } from '../../../../functions/adapters/signals/ffmpeg-signal-extractor.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { audioDefaults, integratedOrNull, loudPeaks, loudnessBuckets } from '../../../../functions/adapters/signals/audio-signals.js';
-import { clampSpans, dropShorterThan, flagsToSpans, median, mergeSpans, subtractSpans } from '../../../../functions/domain/analysis/spans.js';
+import { clampSpans, dropShorterThan, flagsToSpans, median, mergeSpans, subtractSpans } from '../../../../functions/domain/engine/spans.js';
 import { Timeline } from '../../../../functions/adapters/signals/timeline.js';
 import { meanColor, motionLevels, sceneCuts, videoDefaults } from '../../../../functions/adapters/signals/video-signals.js';
 

@@ -4,7 +4,7 @@
  * figures are printed by `npm run bench` (signals section).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SourceSignals } from '../../../../functions/domain/analysis/signals.js';
+import type { SourceSignals } from '../../../../functions/domain/engine/signals.js';
 import { resolveFfprobePath } from '../../../../functions/adapters/ffmpeg-binaries.js';
 import { FfmpegSignalExtractor } from '../../../../functions/adapters/signals/ffmpeg-signal-extractor.js';
 import {

@@ -16,7 +16,7 @@ import { installAwsCallHooks, type StandInCall } from '../../../../functions/ada
 import { lambdaProviderResolver } from '../../../../functions/adapters/sources/lambda-provider-resolver.js';
 import { localPython, processProviderResolver } from '../../../../functions/adapters/sources/process-provider-resolver.js';
 import { providerPageResolver } from '../../../../functions/adapters/sources/provider-resolution.js';
-import { providerForHost } from '../../../../functions/domain/providers.js';
+import { providerForHost } from '../../../../functions/domain/sources/providers.js';
 import type { SourceOrigin } from '../../../../functions/domain/sources/ports.js';
 import { apiErrorOf, fakeYtDlpPath, gatewayFixture, localProviderPages, resolverContract, resolverHandlerPath, type GatewayFixture } from './support.js';
 

@@ -1,7 +1,7 @@
 /** Storage links in their direct-download forms (DESIGN §10), and OneDrive short links expanded hop by hop. */
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../../functions/domain/errors.js';
-import { providerForHost } from '../../../../functions/domain/providers.js';
+import { providerForHost } from '../../../../functions/domain/sources/providers.js';
 import type { OutboundClient } from '../../../../functions/adapters/outbound/outbound-client.js';
 import { directDownloadUrl, resolveStorageLink } from '../../../../functions/adapters/sources/storage-links.js';
 

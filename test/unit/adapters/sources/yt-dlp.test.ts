@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locateYtDlp, ytDlpDownloadArgs } from '../../../../functions/adapters/sources/yt-dlp.js';
 import { inheritedVariables } from '../../../../functions/adapters/sources/yt-dlp-process.js';
 import { HOST_INSTANCE_VARIABLE } from '../../../../functions/local/host-processes.js';
-import { providerForHost } from '../../../../functions/domain/providers.js';
+import { providerForHost } from '../../../../functions/domain/sources/providers.js';
 import type { SourceOrigin } from '../../../../functions/domain/sources/ports.js';
 import { apiErrorOf, fakeYtDlpPath, gatewayFixture, sha256, type GatewayFixture } from './support.js';
 

@@ -5,8 +5,8 @@ import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoAccountStore } from '../../../../functions/adapters/table/account-store.js';
 import { CursorCodec } from '../../../../functions/adapters/table/cursor.js';
-import { createAccount } from '../../../../functions/domain/accounts.js';
-import type { ApiKeyRecord, LedgerEntry } from '../../../../functions/domain/ports.js';
+import { createAccount } from '../../../../functions/domain/accounts/accounts.js';
+import type { ApiKeyRecord, LedgerEntry } from '../../../../functions/domain/accounts/model.js';
 import { ACCOUNT_ID, CURSOR_SECRET, TABLE_NAME, testAccount } from '../../../helpers/unit-fixtures.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);

@@ -6,9 +6,9 @@ import { dynamoScannerStore } from '../../../../functions/adapters/table/scanner
 import { CursorCodec } from '../../../../functions/adapters/table/cursor.js';
 import { scannerEntity } from '../../../../functions/adapters/table/entities/scanner.js';
 import { scannerVersionEntity } from '../../../../functions/adapters/table/entities/scanner-version.js';
-import { createScanner } from '../../../../functions/domain/scanners.js';
+import { createScanner } from '../../../../functions/domain/scanners/scanners.js';
 import { ApiError } from '../../../../functions/domain/errors.js';
-import type { ScannerRecord } from '../../../../functions/domain/ports.js';
+import type { ScannerRecord } from '../../../../functions/domain/scanners/model.js';
 import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID, TABLE_NAME, testAccount } from '../../../helpers/unit-fixtures.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);

@@ -95,7 +95,7 @@ describe.skipIf(!installed || !espeak)('pocketsphinx transcriber (needs Debian p
       expect(w.endMs).toBeLessThanOrEqual(6_500);
       expect(w.text).toMatch(/^[a-z']+$/);
     }
-    // What it heard is not asserted: its accuracy on synthetic speech is poor (README measures it).
+    // What it heard is not asserted: its accuracy on synthetic speech is poor (docs/benchmarks.md measures it).
   }, 60_000);
 
   it('a model directory that is not one: TranscriptionFailed', async () => {

@@ -10,7 +10,7 @@ import { acquisitionRunnerFor } from '../../../../functions/domain/runs/pipeline
 import type { AnalysisRecord, RunRecord } from '../../../../functions/domain/runs/model.js';
 import type { ReservationOutcome, RunStore } from '../../../../functions/domain/runs/ports.js';
 import type { SourceFacts } from '../../../../functions/domain/sources/ports.js';
-import { analysisCreateSchema } from '../../../../functions/schemas/analysis.js';
+import { analysisCreateSchema } from '../../../../functions/resources/analyses/request.js';
 import { testAccount } from '../../../helpers/unit-fixtures.js';
 
 const GiB = 1024 ** 3;

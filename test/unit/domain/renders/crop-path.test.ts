@@ -116,7 +116,12 @@ describe('crop path', () => {
     const plan = planFrame(source, { width: 1080, height: 1920 }, 'auto', moving);
     const graph = renderFilterGraph([{ startMs: 1000, endMs: 6000 }], plan, true);
     expect(graph).toContain(`crop=202:360:'${pathExpression(plan.panels[0]?.path ?? [], 'x')}':'0',scale=1080:1920`);
-    const args = sampleArgs({ sourceUrl: 'https://example.test/s.mp4', segments: [{ startMs: 1000, endMs: 3000 }, { startMs: 5000, endMs: 6000 }] }, 2, { width: 320, height: 180 });
+    const args = sampleArgs({ sourceUrl: 'https://example.test/s.mp4', segments: [{ startMs: 1000, endMs: 3000 }, { startMs: 5000, endMs: 6000 }] }, {
+      fps: 2,
+      size: { width: 320, height: 180 },
+      cutFps: 25,
+      cutSize: { width: 64, height: 36 },
+    });
     const complex = args[args.indexOf('-filter_complex') + 1] ?? '';
     expect(complex).toContain('[0:v]trim=start=0.000:end=2.000');
     expect(complex).toContain('[0:v]trim=start=4.000:end=5.000');

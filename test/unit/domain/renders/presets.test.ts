@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ASPECT_RATIOS, CAPTION_PRESETS, FONT_PACKAGE, FONTS, outputSizeOf } from '../../../../functions/domain/renders/presets.js';
-import { renderCreateSchema } from '../../../../functions/schemas/render.js';
-import { presentRenderPresets } from '../../../../functions/shared/render-presenters.js';
-import { renderPresetsSchema } from '../../../../functions/schemas/responses.js';
+import { renderCreateSchema } from '../../../../functions/resources/renders/request.js';
+import { presentRenderPresets } from '../../../../functions/resources/renders/presenter.js';
+import { renderPresetsSchema } from '../../../../functions/resources/renders/response.js';
 
 const body = (render: Record<string, unknown>) => ({ analysis_id: 'ana_x', moment_ids: ['mom_x'], render });
 

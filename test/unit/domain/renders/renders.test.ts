@@ -9,10 +9,11 @@ import type { ApiError } from '../../../../functions/domain/errors.js';
 import type { IdClaims } from '../../../../functions/domain/id-claims.js';
 import { submitRender, type RenderDeps } from '../../../../functions/domain/renders/create.js';
 import type { RenderRecord, RenderStore } from '../../../../functions/domain/renders/model.js';
-import { renderMoment, settleRender, type MomentRenderer, type RenderPipelineDeps } from '../../../../functions/domain/renders/pipeline.js';
-import type { Announcement } from '../../../../functions/domain/outbox.js';
+import { renderMoment, settleRender, type RenderPipelineDeps } from '../../../../functions/domain/renders/pipeline.js';
+import type { MomentRenderer } from '../../../../functions/domain/renders/plan.js';
+import type { Announcement } from '../../../../functions/domain/events/model.js';
 import type { AnalysisRecord, MomentRecord, RunRecord } from '../../../../functions/domain/runs/model.js';
-import { renderCreateSchema } from '../../../../functions/schemas/render.js';
+import { renderCreateSchema } from '../../../../functions/resources/renders/request.js';
 
 const ACCOUNT = 'acct_0193a4b1c2d37e8f9a0b1c2d3e4f5a60';
 const ANALYSIS = 'ana_0193a4b1c2d37e8f9a0b1c2d3e4f5a64';
@@ -160,20 +161,21 @@ describe('submitRender', () => {
 });
 
 describe('render pipeline', () => {
-  const pipeline = (deps: RenderDeps, renderer: MomentRenderer): RenderPipelineDeps => ({
+  const pipeline = (deps: RenderDeps, render: MomentRenderer['render']): RenderPipelineDeps => ({
     renders: deps.renders,
     runs: deps.runs,
     accounts: { getAccount: () => Promise.resolve(undefined) },
     signSourceUrl: (key) => Promise.resolve(`https://signed/${key}`),
-    renderer,
+    // A 16:9 source with sound whose sampled moment shows nothing: the plan crops around the centre.
+    renderer: { probe: () => Promise.resolve({ width: 1920, height: 1080, hasAudio: true }), sample: () => Promise.resolve({ frames: [], greys: [] }), render },
+    detector: null,
   });
 
   it('each moment records its asset; a failing moment fails alone; settling announces render.completed once', async () => {
     const { deps, renders } = world();
     const render = await submitRender(deps, ACCOUNT, request({ moment_ids: ['mom_a', 'mom_b', 'mom_c'] }));
-    const renderer: MomentRenderer = {
-      render: (job) => (job.segments[0]?.startMs === 20_000 ? Promise.reject(new Error('ffmpeg failed')) : Promise.resolve({ width: 1080, height: 1920, durationMs: 10_000, sizeBytes: 1234 })),
-    };
+    const renderer: MomentRenderer['render'] = (plan) =>
+      plan.segments[0]?.startMs === 20_000 ? Promise.reject(new Error('ffmpeg failed')) : Promise.resolve({ width: 1080, height: 1920, durationMs: 10_000, sizeBytes: 1234 });
     const ref = { accountId: ACCOUNT, renderId: render.renderId };
     expect(await renderMoment(pipeline(deps, renderer), { ...ref, momentId: 'mom_a' })).toBe('completed');
     expect(await renderMoment(pipeline(deps, renderer), { ...ref, momentId: 'mom_b' })).toBe('failed');
@@ -192,7 +194,7 @@ describe('render pipeline', () => {
   it('no moment rendered: render.failed', async () => {
     const { deps, renders } = world();
     const render = await submitRender(deps, ACCOUNT, request({}));
-    const settled = await settleRender(pipeline(deps, { render: () => Promise.reject(new Error('x')) }), { accountId: ACCOUNT, renderId: render.renderId });
+    const settled = await settleRender(pipeline(deps, () => Promise.reject(new Error('x'))), { accountId: ACCOUNT, renderId: render.renderId });
     expect(settled).toMatchObject({ status: 'failed', error: { code: 'render_failed' } });
     expect(renders.announced.map((a) => a.type)).toEqual(['render.failed']);
   });
@@ -204,11 +206,9 @@ describe('render pipeline', () => {
     const { deps } = world({ captions: true, moments: [spoken, quiet, untranscribed] });
     const render = await submitRender(deps, ACCOUNT, request({ moment_ids: ['mom_a', 'mom_b', 'mom_c'], render: { captions: { enabled: true, preset_id: 'clean' } } }));
     const scripts: (string | null)[] = [];
-    const renderer: MomentRenderer = {
-      render: (job) => {
-        scripts.push(job.captions ? job.captions({ width: 1080, height: 1920 }) : null);
-        return Promise.resolve({ width: 1080, height: 1920, durationMs: 10_000, sizeBytes: 1234 });
-      },
+    const renderer: MomentRenderer['render'] = (plan) => {
+      scripts.push(plan.captions);
+      return Promise.resolve({ width: 1080, height: 1920, durationMs: 10_000, sizeBytes: 1234 });
     };
     const ref = { accountId: ACCOUNT, renderId: render.renderId };
     for (const momentId of ['mom_a', 'mom_b', 'mom_c']) await renderMoment(pipeline(deps, renderer), { ...ref, momentId });

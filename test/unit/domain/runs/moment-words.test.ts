@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { wordsWithin } from '../../../../functions/domain/runs/pipeline.js';
 import type { MomentRecord } from '../../../../functions/domain/runs/model.js';
-import { presentMoment } from '../../../../functions/shared/run-presenters.js';
+import { presentMoment } from '../../../../functions/resources/analyses/presenter.js';
 
 const segment = (words: [string, number, number][]) => ({
   startMs: words[0]![1],

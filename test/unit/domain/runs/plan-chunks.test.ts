@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { chunksOf, planChunks, signalsRunnerFor, type PipelineDeps, type SignalsRunnerSetting } from '../../../../functions/domain/runs/pipeline.js';
 import type { RunRecord } from '../../../../functions/domain/runs/model.js';
-import type { Speech } from '../../../../functions/domain/analysis/signals.js';
+import type { Speech } from '../../../../functions/domain/engine/signals.js';
 import { noTranscriber } from '../../../../functions/adapters/signals/no-transcriber.js';
 
 const ref = { accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1' };

@@ -4,7 +4,7 @@
  * Wait states, merges the transcript once the job is done. Nothing done is ever thrown away.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { SourceSignals, TranscriptionJobs, TranscriptSegment } from '../../../../functions/domain/analysis/signals.js';
+import type { SourceSignals, TranscriptionJobs, TranscriptSegment } from '../../../../functions/domain/engine/signals.js';
 import {
   awaitChunkTranscript,
   extractChunkSignals,

@@ -1,6 +1,6 @@
 /** The built-in provider list (DESIGN §10): what GET /v1/account shows and what classification matches. */
 import { describe, expect, it } from 'vitest';
-import { builtInProviders, providerForHost } from '../../../../functions/domain/providers.js';
+import { builtInProviders, providerForHost } from '../../../../functions/domain/sources/providers.js';
 
 describe('built-in providers', () => {
   it('have unique ids, a name, and cover every kind with the resolver of that kind', () => {

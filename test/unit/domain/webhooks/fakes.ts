@@ -3,7 +3,8 @@
  * (one delivery per event and endpoint; attempts recorded only at the count they were read with).
  */
 import { vi } from 'vitest';
-import type { Account, ServiceEvent } from '../../../../functions/domain/ports.js';
+import type { Account } from '../../../../functions/domain/accounts/model.js';
+import type { ServiceEvent } from '../../../../functions/domain/events/model.js';
 import type { DeliveryDeps } from '../../../../functions/domain/webhooks/deliveries.js';
 import type { DeliveryAttempt, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../../../functions/domain/webhooks/model.js';
 import type { WebhookDeliveryStore, WebhookTransport } from '../../../../functions/domain/webhooks/ports.js';

@@ -13,8 +13,8 @@ import { s3MediaStore } from '../../../../functions/adapters/media/s3-media-stor
 import { ffprobeInspector, spawnFfprobe, type FfprobeRunner } from '../../../../functions/adapters/media/ffprobe-inspector.js';
 import { resolveFfprobePath } from '../../../../functions/adapters/ffmpeg-binaries.js';
 import { startS3rver } from '../../../../functions/local/stand-ins.js';
-import { mediaKindOf } from '../../../../functions/schemas/upload.js';
-import { sampleCases, type ProbeSample, URL_PLACEHOLDER } from './samples.js';
+import { mediaKindOf } from '../../../../functions/domain/uploads/model.js';
+import { sampleCases, URL_PLACEHOLDER, type ProbeSample } from './samples.js';
 import { fixture } from '../../../helpers/media-fixtures.js';
 
 const dataDir = await mkdtemp(join(tmpdir(), 'probe-samples-'));

@@ -1,5 +1,5 @@
-import type { Inspection } from '../../../../functions/domain/ports.js';
-import type { MediaKind, UploadContentType } from '../../../../functions/schemas/upload.js';
+import type { Inspection } from '../../../../functions/domain/uploads/ports.js';
+import type { MediaKind, UploadContentType } from '../../../../functions/domain/uploads/model.js';
 import {
   acceptedSpecials,
   fixtureForContentType,

@@ -1,3 +1,0 @@
-import { acquireSourceTask } from './acquire-source-step.js';
-
-export const handler = acquireSourceTask;

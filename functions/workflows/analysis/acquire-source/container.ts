@@ -1,0 +1,4 @@
+import { runContainerTask } from '../../container-task.js';
+import { step } from './step.js';
+
+await runContainerTask(step);

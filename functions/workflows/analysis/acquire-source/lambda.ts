@@ -1,0 +1,3 @@
+import { step } from './step.js';
+
+export const handler = step;
