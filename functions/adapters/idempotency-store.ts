@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { keys } from './table/keys.js';
+import { idempotencyRecordKeys } from './table/entities/idempotency-record.js';
 import { tableDefinition } from './table/definition.js';
 
 /** What identifies one idempotent call; `accountId` keeps keys of different accounts apart. */
@@ -33,7 +33,7 @@ export class AccountScopedPersistenceLayer extends DynamoDBPersistenceLayer {
 
   protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
     const separator = idempotencyKey.indexOf('#');
-    const key = keys.idempotency(idempotencyKey.slice(0, separator), idempotencyKey.slice(separator + 1));
+    const key = idempotencyRecordKeys.key({ accountId: idempotencyKey.slice(0, separator), scopedKey: idempotencyKey.slice(separator + 1) });
     return { [tableDefinition.partitionKey]: { S: key.PK }, [tableDefinition.sortKey]: { S: key.SK } };
   }
 }

@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { announcementOf } from '../adapters/table/outbox.js';
+import { outboxEntryEntity } from '../adapters/table/entities/outbox-entry.js';
 import { relayAnnouncement } from '../domain/events/outbox.js';
 import { outboxRelay } from '../composition/outbox.js';
 import { logger } from '../shared/logger.js';
@@ -17,7 +17,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   for (const record of event.Records) {
     const image = record.dynamodb?.NewImage;
     if (record.eventName !== 'INSERT' || !image) continue;
-    const { accountId, announcement } = announcementOf(unmarshall(image as Record<string, AttributeValue>));
+    const { accountId, announcement } = outboxEntryEntity.record(unmarshall(image as Record<string, AttributeValue>));
     try {
       await relayAnnouncement(outboxRelay(), accountId, announcement);
     } catch (error) {

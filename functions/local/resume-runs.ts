@@ -1,4 +1,7 @@
 import { ScanCommand, type DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { batchEntity } from '../adapters/table/entities/batch.js';
+import { renderEntity } from '../adapters/table/entities/render.js';
+import { runEntity } from '../adapters/table/entities/run.js';
 import type { BatchRef, BatchWorkflowStarter } from '../domain/batches/ports.js';
 import { nowIso } from '../domain/clock.js';
 import type { RunRecord } from '../domain/runs/model.js';
@@ -27,7 +30,7 @@ const runsToReconcile = (doc: DynamoDBDocumentClient, tableName: string) =>
     FilterExpression: '#entity = :run AND (#status IN (:queued, :dispatched, :processing) OR slot = :held OR #capacity = :held)',
     ProjectionExpression: 'accountId, runId, analysisId, #status, slot, #capacity',
     ExpressionAttributeNames: { '#entity': 'entity', '#status': 'status', '#capacity': 'capacity' },
-    ExpressionAttributeValues: { ':run': 'run', ':queued': 'queued', ':dispatched': 'dispatched', ':processing': 'processing', ':held': 'held' },
+    ExpressionAttributeValues: { ':run': runEntity.name, ':queued': 'queued', ':dispatched': 'dispatched', ':processing': 'processing', ':held': 'held' },
   });
 
 /**
@@ -40,7 +43,7 @@ export async function reconcileBatches(doc: DynamoDBDocumentClient, tableName: s
     FilterExpression: '#entity = :batch AND completedAt = :null',
     ProjectionExpression: 'accountId, batchId',
     ExpressionAttributeNames: { '#entity': 'entity' },
-    ExpressionAttributeValues: { ':batch': 'batch', ':null': null },
+    ExpressionAttributeValues: { ':batch': batchEntity.name, ':null': null },
   });
   batches.sort((a, b) => a.batchId.localeCompare(b.batchId));
   for (const batch of batches) await workflows.startBatch(batch);
@@ -80,7 +83,7 @@ export async function reconcileRenders(doc: DynamoDBDocumentClient, tableName: s
     FilterExpression: '#entity = :render AND #status IN (:queued, :processing)',
     ProjectionExpression: 'accountId, renderId, momentIds',
     ExpressionAttributeNames: { '#entity': 'entity', '#status': 'status' },
-    ExpressionAttributeValues: { ':render': 'render', ':queued': 'queued', ':processing': 'processing' },
+    ExpressionAttributeValues: { ':render': renderEntity.name, ':queued': 'queued', ':processing': 'processing' },
   });
   renders.sort((a, b) => a.renderId.localeCompare(b.renderId));
   for (const render of renders) await workflows.startRender(render);

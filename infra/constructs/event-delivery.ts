@@ -9,7 +9,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { lambdaContractOf, units } from '../../functions/runtime/contracts.js';
 import { Construct } from 'constructs';
 import { EVENT_SOURCE } from '../../functions/adapters/events/eventbridge-publisher.js';
-import { OUTBOX_ENTITY } from '../../functions/adapters/table/outbox.js';
+import { outboxEntryEntity } from '../../functions/adapters/table/entities/outbox-entry.js';
 import { ServiceFunction } from './service-function.js';
 import type { ServiceTable } from './service-table.js';
 
@@ -69,7 +69,7 @@ export class EventDelivery extends Construct {
         retryAttempts: 20,
         onFailure: new SqsDlq(failedRelays),
         // Only new outbox items invoke the relay: no other write to the table costs an invocation.
-        filters: [FilterCriteria.filter({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: [OUTBOX_ENTITY] } } } })],
+        filters: [FilterCriteria.filter({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: [outboxEntryEntity.name] } } } })],
       }),
     );
 

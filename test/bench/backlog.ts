@@ -5,12 +5,16 @@ import { join } from 'node:path';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoAccountStore } from '../../functions/adapters/table/account-store.js';
 import { CursorCodec } from '../../functions/adapters/table/cursor.js';
-import { keys } from '../../functions/adapters/table/keys.js';
-import { getRecord } from '../../functions/adapters/table/operations.js';
+import { admittedRunsKeys } from '../../functions/adapters/table/entities/admitted-runs.js';
+import { runEntity } from '../../functions/adapters/table/entities/run.js';
+import { slotQueueEntryEntity } from '../../functions/adapters/table/entities/slot-queue-entry.js';
+import { getItem } from '../../functions/adapters/table/operations.js';
 import { dynamoRunStore } from '../../functions/adapters/table/run-store.js';
-import { dynamoSlotStore, slotQueueEntryItem } from '../../functions/adapters/table/slot-store.js';
+import { dynamoSlotStore } from '../../functions/adapters/table/slot-store.js';
 import { createAccount, limitsOf } from '../../functions/domain/accounts/accounts.js';
+import { nowIso } from '../../functions/domain/clock.js';
 import { newId } from '../../functions/domain/ids.js';
+import { queuedRun } from '../../functions/domain/runs/model.js';
 import type { AnalysisRef } from '../../functions/domain/runs/ports.js';
 import { acquireSlot, releaseSlot, type SchedulingDeps } from '../../functions/domain/runs/scheduling.js';
 import { ensureTable } from '../../functions/local/bootstrap.js';
@@ -32,6 +36,25 @@ const TABLE = 'backlog-bench';
 const SUBMISSIONS_PER_SECOND = 40;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A queued run of a 2-hour source (only its scheduling state matters here). */
+const queuedWork = (ref: AnalysisRef) =>
+  queuedRun(
+    {
+      ...ref,
+      scannerId: 'scn_bench',
+      scannerVersion: 1,
+      scanner: { name: 'bench', instructions: 'scene changes', type: 'find_moments' },
+      uploadId: 'upl_bench',
+      objectKey: `accounts/${ref.accountId}/sources/${ref.analysisId}`,
+      mediaKind: 'video',
+      sourceDurationMs: CHUNKS_PER_RUN * 600_000,
+      window: null,
+      metadata: {},
+      credits: 0,
+    },
+    nowIso(),
+  );
 
 export interface BacklogBenchResult {
   runs: number;
@@ -87,8 +110,8 @@ export async function benchBacklog(): Promise<BacklogBenchResult> {
     for (const account of accounts) {
       for (let i = 0; i < RUNS_PER_ACCOUNT; i++) {
         const ref = { accountId: account.accountId, runId: newId('run'), analysisId: newId('analysis') };
-        await doc.send(new PutCommand({ TableName: TABLE, Item: { ...keys.run(ref.accountId, ref.runId), entity: 'run', ...ref, status: 'queued' } }));
-        await doc.send(new PutCommand({ TableName: TABLE, Item: slotQueueEntryItem(ref.accountId, ref.runId, ref.analysisId) }));
+        await doc.send(new PutCommand({ TableName: TABLE, Item: runEntity.item(queuedWork(ref)) }));
+        await doc.send(new PutCommand({ TableName: TABLE, Item: slotQueueEntryEntity.item(ref) }));
         refs.push(ref);
       }
     }
@@ -127,7 +150,7 @@ export async function benchBacklog(): Promise<BacklogBenchResult> {
       await doc.send(
         new UpdateCommand({
           TableName: TABLE,
-          Key: keys.run(ref.accountId, ref.runId),
+          Key: runEntity.key(ref),
           UpdateExpression: 'SET #status = :completed',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':completed': 'completed' },
@@ -167,7 +190,7 @@ export async function benchBacklog(): Promise<BacklogBenchResult> {
       maxAdmittedRuns: maxAdmitted,
       firstRunOrder: firstRuns.map((accountId) => accountNumber.get(accountId)).join(' '),
       grantsBeforeLastFirstRun: grants.indexOf(lastFirst) + 1,
-      admittedAfter: (await getRecord<{ admitted?: number }>(table, keys.admittedRuns()))?.admitted ?? 0,
+      admittedAfter: Number((await getItem(table, admittedRunsKeys.key({})))?.admitted ?? 0),
       slotsInUseAfter: slotsInUse.reduce((sum, inUse) => sum + inUse, 0),
     };
   } finally {

@@ -5,7 +5,7 @@
  * was reserved once and refunded at most once, by exactly what it reserved.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../functions/adapters/table/keys.js';
+import { ledgerEntryEntity } from '../../functions/adapters/table/entities/ledger-entry.js';
 import { localDocumentClient, readRunningHost } from '../../functions/local/host.js';
 
 export interface LedgerEntry {
@@ -21,8 +21,7 @@ export async function ledgerOf(dataDir: string, accountId: string): Promise<Ledg
   const running = await readRunningHost(dataDir);
   if (!running) throw new Error(`no local host is running on ${dataDir}`);
   const doc = localDocumentClient(running.dynamodb_endpoint);
-  // The key layout is the table adapter's: a ledger entry's sort key is a prefix plus its id.
-  const { PK, SK } = keys.ledgerEntry(accountId, '');
+  const { PK, prefix } = ledgerEntryEntity.collection({ accountId });
   const entries: LedgerEntry[] = [];
   try {
     let startKey: Record<string, unknown> | undefined;
@@ -31,7 +30,7 @@ export async function ledgerOf(dataDir: string, accountId: string): Promise<Ledg
         new QueryCommand({
           TableName: running.table,
           KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-          ExpressionAttributeValues: { ':pk': PK, ':sk': SK },
+          ExpressionAttributeValues: { ':pk': PK, ':sk': prefix },
           ConsistentRead: true,
           ExclusiveStartKey: startKey,
         }),

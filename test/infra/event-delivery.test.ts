@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_SOURCE } from '../../functions/adapters/events/eventbridge-publisher.js';
-import { OUTBOX_ENTITY } from '../../functions/adapters/table/outbox.js';
+import { outboxEntryEntity } from '../../functions/adapters/table/entities/outbox-entry.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import { deadLetterQueueIdsIn, TemplateQueries, type FnGetAtt } from './template.js';
 
@@ -33,7 +33,7 @@ describe('the outbox relay', () => {
     );
     expect(mapping.Properties).toMatchObject({ StartingPosition: 'TRIM_HORIZON', FunctionResponseTypes: ['ReportBatchItemFailures'], BisectBatchOnFunctionError: true });
     const pattern = JSON.parse((mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] }).Filters[0]!.Pattern) as unknown;
-    expect(pattern).toEqual({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: [OUTBOX_ENTITY] } } } });
+    expect(pattern).toEqual({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: [outboxEntryEntity.name] } } } });
     const dlq = queueIdOf((mapping.Properties.DestinationConfig as { OnFailure: { Destination: unknown } }).OnFailure.Destination);
     expect(deadLetterQueueIdsIn(q)).toContain(dlq);
     expect(q.actionsOf(relay)).toEqual(expect.arrayContaining(['events:PutEvents', 'dynamodb:DeleteItem', 'dynamodb:GetItem']));

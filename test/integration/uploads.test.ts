@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetObjectTaggingCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../functions/adapters/table/keys.js';
+import { uploadEntity } from '../../functions/adapters/table/entities/upload.js';
 import { localDocumentClient, readRunningHost } from '../../functions/local/host.js';
 import { uploadContentTypes, type UploadContentType } from '../../functions/domain/uploads/model.js';
 import { eventLogOnce, type EventLogLine } from '../helpers/events.js';
@@ -115,7 +115,7 @@ async function setStored(uploadId: string, field: 'expiresAt' | 'retentionExpire
   await doc.send(
     new UpdateCommand({
       TableName: tableName,
-      Key: keys.upload(accountId, uploadId),
+      Key: uploadEntity.key({ accountId, uploadId }),
       UpdateExpression: 'SET #f = :v',
       ExpressionAttributeNames: { '#f': field },
       ExpressionAttributeValues: { ':v': value },

@@ -1,41 +1,31 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from './keys.js';
-import { stripKeys, type TableContext } from './query-page.js';
+import type { TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, ledgerPut, transact } from './operations.js';
-import type { Account, ApiKeyRecord } from '../../domain/accounts/model.js';
+import { accountEntity } from './entities/account.js';
+import { apiKeyEntity } from './entities/api-key.js';
 import type { AccountStore } from '../../domain/accounts/ports.js';
-
-const toAccount = (item: Record<string, unknown>): Account => {
-  const record = stripKeys(item) as Omit<Account, 'trustedHosts'> & { trustedHosts?: Set<string> };
-  // DynamoDB cannot store an empty set, so an account without hosts has no attribute.
-  return { ...record, trustedHosts: [...(record.trustedHosts ?? [])].sort() };
-};
 
 export function dynamoAccountStore(table: TableContext): AccountStore {
   const { doc, tableName } = table;
 
   return {
-    findApiKey: (keyHash) => getRecord<ApiKeyRecord>(table, keys.apiKey(keyHash)),
+    findApiKey: (keyHash) => getRecord(table, apiKeyEntity, { keyHash }),
 
-    async getAccount(accountId) {
-      const item = await getRecord<Record<string, unknown>>(table, keys.account(accountId));
-      return item ? toAccount(item) : undefined;
-    },
+    getAccount: (accountId) => getRecord(table, accountEntity, { accountId }),
 
     async createAccount(account, key, opening) {
-      const { trustedHosts: _none, ...record } = account;
       const outcome = await transact(table, [
         {
           Put: {
             TableName: tableName,
-            Item: { ...keys.account(account.accountId), entity: 'account', ...record },
+            Item: accountEntity.item(account),
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
         {
           Put: {
             TableName: tableName,
-            Item: { ...keys.apiKey(key.keyHash), entity: 'api_key', ...key },
+            Item: apiKeyEntity.item(key),
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
@@ -48,7 +38,7 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
       await doc.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...keys.apiKey(key.keyHash), entity: 'api_key', ...key },
+          Item: apiKeyEntity.item(key),
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
@@ -59,7 +49,7 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
         table,
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.apiKey(keyHash),
+          Key: apiKeyEntity.key({ keyHash }),
           UpdateExpression: 'SET revoked = :true',
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':true': true },
@@ -71,7 +61,7 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.account(accountId),
+            Key: accountEntity.key({ accountId }),
             UpdateExpression: 'ADD creditsBalance :credits SET updatedAt = :now',
             ConditionExpression: 'attribute_exists(PK)',
             ExpressionAttributeValues: { ':credits': entry.credits, ':now': entry.createdAt },
@@ -80,7 +70,7 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
         ledgerPut(table, accountId, entry),
       ]);
       if (!outcome.ok) throw new Error(`No account ${accountId}`);
-      const account = await getRecord<{ creditsBalance: number }>(table, keys.account(accountId));
+      const account = await getRecord(table, accountEntity, { accountId });
       return Number(account?.creditsBalance);
     },
 
@@ -88,14 +78,14 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
       const result = await doc.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.account(accountId),
+          Key: accountEntity.key({ accountId }),
           UpdateExpression: 'ADD trustedHosts :host SET updatedAt = :now',
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':host': new Set([hostname]), ':now': new Date().toISOString() },
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return toAccount(result.Attributes ?? {}).trustedHosts;
+      return accountEntity.record(result.Attributes ?? {}).trustedHosts;
     },
 
     setEventDelivery: (accountId, enabled) =>
@@ -103,7 +93,7 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
         table,
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.account(accountId),
+          Key: accountEntity.key({ accountId }),
           // Stored only while off, so every account created before the switch existed reads as on.
           UpdateExpression: enabled ? 'REMOVE eventDeliveryDisabled SET updatedAt = :now' : 'SET eventDeliveryDisabled = :true, updatedAt = :now',
           ConditionExpression: 'attribute_exists(PK)',
@@ -118,7 +108,7 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
         table,
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.account(accountId),
+          Key: accountEntity.key({ accountId }),
           UpdateExpression: `SET ${names.map((_, i) => `limitOverrides.#l${i} = :l${i}`).join(', ')}, updatedAt = :now`,
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#l${i}`, name])),

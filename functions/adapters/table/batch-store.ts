@@ -1,9 +1,11 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { collections, keys } from './keys.js';
-import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryPage, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, putAll, transact, type TransactItems } from './operations.js';
 import { outboxPuts } from './outbox.js';
-import { itemTransitions, type BatchItemRecord, type BatchRecord, type ItemTransition } from '../../domain/batches/model.js';
+import { batchEntity } from './entities/batch.js';
+import { batchItemEntity } from './entities/batch-item.js';
+import { runEntity } from './entities/run.js';
+import { itemTransitions, type BatchItemRecord, type ItemTransition } from '../../domain/batches/model.js';
 import { type BatchItemRef } from '../../domain/runs/model.js';
 import type { BatchStore, ItemChanges } from '../../domain/batches/ports.js';
 
@@ -19,7 +21,7 @@ export function itemTransitionWrites(table: TableContext, ref: BatchItemRef, tra
     {
       Update: {
         TableName: table.tableName,
-        Key: keys.batchItem(ref.accountId, ref.batchId, ref.index),
+        Key: batchItemEntity.key(ref),
         UpdateExpression: ['SET #status = :to, updatedAt = :now', ...recorded.map(([name]) => `#${name} = :${name}`)].join(', '),
         ConditionExpression: '#status = :from',
         ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(recorded.map(([name]) => [`#${name}`, name])) },
@@ -29,7 +31,7 @@ export function itemTransitionWrites(table: TableContext, ref: BatchItemRef, tra
     {
       Update: {
         TableName: table.tableName,
-        Key: keys.batch(ref.accountId, ref.batchId),
+        Key: batchEntity.key(ref),
         UpdateExpression: 'SET counters.#from = counters.#from - :one, counters.#to = counters.#to + :one, updatedAt = :now',
         ...(transition === 'spawn' ? { ConditionExpression: 'cancelRequested = :no', } : {}),
         ExpressionAttributeNames: { '#from': from, '#to': to },
@@ -39,34 +41,29 @@ export function itemTransitionWrites(table: TableContext, ref: BatchItemRef, tra
   ];
 }
 
-const asItem = (item: Record<string, unknown>) => stripKeys(item) as unknown as BatchItemRecord;
-
 export function dynamoBatchStore(table: TableContext): BatchStore {
   const { doc, tableName } = table;
 
   return {
     async create(batch, items) {
-      await putAll(
-        table,
-        items.map((item) => ({ ...keys.batchItem(item.accountId, item.batchId, item.index), entity: 'batch_item', ...item })),
-      );
+      await putAll(table, items.map((item) => batchItemEntity.item(item)));
       await doc.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...keys.batch(batch.accountId, batch.batchId), entity: 'batch', ...batch },
+          Item: batchEntity.item(batch),
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
     },
 
-    get: (accountId, batchId) => getRecord<BatchRecord>(table, keys.batch(accountId, batchId)),
+    get: (accountId, batchId) => getRecord(table, batchEntity, { accountId, batchId }),
 
-    list: (accountId, page) => queryPage(table, accountId, collections.batches(accountId), page, (item) => stripKeys(item) as unknown as BatchRecord),
+    list: (accountId, page) => queryPage(table, accountId, batchEntity.collection({ accountId }), page, batchEntity.record),
 
-    getItem: (ref) => getRecord<BatchItemRecord>(table, keys.batchItem(ref.accountId, ref.batchId, ref.index)),
+    getItem: (ref) => getRecord(table, batchItemEntity, ref),
 
     async listItems(accountId, batchId, offset, limit) {
-      const { PK, prefix } = collections.batchItems(accountId, batchId);
+      const { PK, prefix } = batchItemEntity.collection({ accountId, batchId });
       const items: BatchItemRecord[] = [];
       let startKey: Record<string, unknown> | undefined;
       do {
@@ -74,13 +71,13 @@ export function dynamoBatchStore(table: TableContext): BatchStore {
           new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-            ExpressionAttributeValues: { ':pk': PK, ':from': keys.batchItem(accountId, batchId, offset).SK, ':to': `${prefix}\uffff` },
+            ExpressionAttributeValues: { ':pk': PK, ':from': batchItemEntity.key({ accountId, batchId, index: offset }).SK, ':to': `${prefix}\uffff` },
             Limit: limit - items.length,
             ConsistentRead: true,
             ExclusiveStartKey: startKey,
           }),
         );
-        items.push(...(page.Items ?? []).map(asItem));
+        items.push(...(page.Items ?? []).map(batchItemEntity.record));
         startKey = page.LastEvaluatedKey;
       } while (startKey && items.length < limit);
       return items;
@@ -95,7 +92,7 @@ export function dynamoBatchStore(table: TableContext): BatchStore {
         table,
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.batch(ref.accountId, ref.batchId),
+          Key: batchEntity.key(ref),
           UpdateExpression: 'SET cancelRequested = :yes, updatedAt = :now',
           ConditionExpression: 'attribute_exists(PK) AND completedAt = :null',
           ExpressionAttributeValues: { ':yes': true, ':now': now, ':null': null },
@@ -108,7 +105,7 @@ export function dynamoBatchStore(table: TableContext): BatchStore {
           // Only a run still going will wake the item; an ended one is woken by the caller.
           ConditionCheck: {
             TableName: tableName,
-            Key: keys.run(ref.accountId, runId),
+            Key: runEntity.key({ accountId: ref.accountId, runId }),
             ConditionExpression: 'NOT #status IN (:completed, :failed)',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':completed': 'completed', ':failed': 'failed' },
@@ -117,7 +114,7 @@ export function dynamoBatchStore(table: TableContext): BatchStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.batchItem(ref.accountId, ref.batchId, ref.index),
+            Key: batchItemEntity.key(ref),
             UpdateExpression: 'SET taskToken = :token',
             ExpressionAttributeValues: { ':token': taskToken },
           },
@@ -132,7 +129,7 @@ export function dynamoBatchStore(table: TableContext): BatchStore {
           {
             Update: {
               TableName: tableName,
-              Key: keys.batch(ref.accountId, ref.batchId),
+              Key: batchEntity.key(ref),
               UpdateExpression: 'SET completedAt = :now, updatedAt = :now',
               ConditionExpression: 'completedAt = :null',
               ExpressionAttributeValues: { ':now': now, ':null': null },

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { IdClaims } from '../../domain/id-claims.js';
 import { tableDefinition } from './definition.js';
-import { keys } from './keys.js';
-import { conditionalWrite } from './operations.js';
+import { conditionalWrite, getRecord } from './operations.js';
 import type { TableContext } from './query-page.js';
+import { idClaimEntity } from './entities/id-claim.js';
 
 /**
  * Id claims in the owning account's partition, kept as long as idempotency records: a claim
@@ -15,22 +15,22 @@ export function dynamoIdClaims(table: TableContext, ttlSeconds: number, nowMs: (
   const ttl = tableDefinition.timeToLiveAttribute;
   return {
     async claim<T extends Record<string, string>>(accountId: string, purpose: string, idempotencyKey: string, proposed: T): Promise<T> {
-      const key = keys.idClaim(accountId, purpose, createHash('sha256').update(idempotencyKey).digest('hex'));
+      const claim = { accountId, purpose, keyHash: createHash('sha256').update(idempotencyKey).digest('hex') };
       const now = Math.floor(nowMs() / 1000);
       const claimed = await conditionalWrite(
         table,
         new PutCommand({
           TableName: table.tableName,
-          Item: { ...key, entity: 'id_claim', ids: proposed, [ttl]: now + ttlSeconds },
+          Item: idClaimEntity.item(claim, proposed, now + ttlSeconds),
           ConditionExpression: 'attribute_not_exists(PK) OR #ttl < :now',
           ExpressionAttributeNames: { '#ttl': ttl },
           ExpressionAttributeValues: { ':now': now },
         }),
       );
       if (claimed) return proposed;
-      const stored = (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }))).Item;
-      if (!stored) throw new Error(`Id claim ${key.SK} vanished between its put and its read`);
-      return stored.ids as T;
+      const stored = await getRecord(table, idClaimEntity, claim);
+      if (!stored) throw new Error(`Id claim ${idClaimEntity.key(claim).SK} vanished between its put and its read`);
+      return stored as T;
     },
   };
 }

@@ -1,86 +1,34 @@
 /**
- * Every table key is built here and nowhere else. Every partition key starts with the account
- * (`ACCT#<id>`), so a lookup can never cross accounts; the exceptions are the API-key lookup,
- * which is how a request finds its account in the first place, and the deployment's admission
- * (DESIGN §6), which is shared by every account by design.
+ * Every table key is composed here, from the templates each entity declares (entities/): literal
+ * text with `{field}` slots, `{field:4}` for a number zero-padded to 4 digits so that lexical
+ * order is numeric order. Every partition starts with the account, so a lookup can never cross
+ * accounts; the exceptions are the API-key lookup, which is how a request finds its account in
+ * the first place, the deployment's admission (DESIGN §6), which is shared by every account by
+ * design, and GSI1's work queues of the outbox relay and the webhook sender (read by them, never
+ * by a request).
  */
 export type TableKey = { PK: string; SK: string };
+export type IndexKey = { GSI1PK: string; GSI1SK: string };
 
-const account = (accountId: string): string => `ACCT#${accountId}`;
+export const ACCOUNT_PARTITION = 'ACCT#{accountId}';
 /** The deployment's admission (DESIGN §6): its admitted count and the accounts waiting for capacity. */
 export const ADMISSION_PARTITION = 'ADMISSION';
 
-/** Zero-padded so that lexical SK order is numeric version order. */
-const versionSegment = (version: number): string => String(version).padStart(10, '0');
-const rankSegment = (rank: number): string => String(rank).padStart(4, '0');
+/** A table key's templates, and GSI1's when the item is on the index. */
+export interface KeyTemplates {
+  PK: string;
+  SK: string;
+  GSI1PK?: string;
+  GSI1SK?: string;
+}
 
-export const keys = {
-  apiKey: (keyHash: string): TableKey => ({ PK: `APIKEY#${keyHash}`, SK: 'APIKEY' }),
-  account: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'ACCOUNT' }),
-  /** The account's request bucket (functions/domain/accounts/request-limits.ts): apart from the account item, whose wallet transactions it must not contend with. */
-  requestBucket: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'REQUESTBUCKET' }),
-  scanner: (accountId: string, scannerId: string): TableKey => ({ PK: account(accountId), SK: `SCN#${scannerId}` }),
-  scannerVersion: (accountId: string, scannerId: string, version: number): TableKey => ({
-    PK: account(accountId),
-    SK: `SCNV#${scannerId}#${versionSegment(version)}`,
-  }),
-  ledgerEntry: (accountId: string, entryId: string): TableKey => ({ PK: account(accountId), SK: `LEDGER#${entryId}` }),
-  upload: (accountId: string, uploadId: string): TableKey => ({ PK: account(accountId), SK: `UPL#${uploadId}` }),
-  run: (accountId: string, runId: string): TableKey => ({ PK: account(accountId), SK: `RUN#${runId}` }),
-  analysis: (accountId: string, analysisId: string): TableKey => ({ PK: account(accountId), SK: `ANA#${analysisId}` }),
-  batch: (accountId: string, batchId: string): TableKey => ({ PK: account(accountId), SK: `BAT#${batchId}` }),
-  /** A batch's items in request order: the numeric item cursor is an offset into this. */
-  batchItem: (accountId: string, batchId: string, index: number): TableKey => ({
-    PK: account(accountId),
-    SK: `BATITEM#${batchId}#${rankSegment(index)}`,
-  }),
-  /** A run waiting for a concurrency slot; run ids are time-ordered, so the queue reads oldest first. */
-  slotQueueEntry: (accountId: string, runId: string): TableKey => ({ PK: account(accountId), SK: `SLOTQ#${runId}` }),
-  /** How many runs the deployment has admitted (holding capacity) at once. */
-  admittedRuns: (): TableKey => ({ PK: ADMISSION_PARTITION, SK: 'ADMITTED' }),
-  /** An account with runs waiting for the deployment's capacity. */
-  capacityWaiter: (accountId: string): TableKey => ({ PK: ADMISSION_PARTITION, SK: `WAITING#${accountId}` }),
-  /** A run's observations in rank order, read back strongly consistent right after completion. */
-  runObservation: (accountId: string, runId: string, rank: number): TableKey => ({
-    PK: account(accountId),
-    SK: `RUNOBS#${runId}#${rankSegment(rank)}`,
-  }),
-  /** An analysis's moments in rank order. */
-  moment: (accountId: string, analysisId: string, rank: number): TableKey => ({
-    PK: account(accountId),
-    SK: `MOM#${analysisId}#${rankSegment(rank)}`,
-  }),
-  /** Idempotency records of one account: one key space per account across endpoints (as Stripe). */
-  idempotency: (accountId: string, scopedKey: string): TableKey => ({ PK: account(accountId), SK: `IDEM#${scopedKey}` }),
-  /** The ids an idempotent creation claimed (`purpose`: what it creates; `keyHash`: sha256 of the Idempotency-Key). */
-  idClaim: (accountId: string, purpose: string, keyHash: string): TableKey => ({ PK: account(accountId), SK: `IDCLAIM#${purpose}#${keyHash}` }),
-  /** A terminal event not yet relayed (functions/domain/events/outbox.ts), keyed by its deterministic id. */
-  outboxEntry: (accountId: string, eventId: string): TableKey => ({ PK: account(accountId), SK: `OUTBOX#${eventId}` }),
-  /** A webhook endpoint (ids are time-ordered: the collection reads newest first). */
-  webhookEndpoint: (accountId: string, endpointId: string): TableKey => ({ PK: account(accountId), SK: `WHE#${endpointId}` }),
-  /** How many webhook endpoints the account has: the per-account limit is checked against it in the creating transaction. */
-  webhookEndpointCount: (accountId: string): TableKey => ({ PK: account(accountId), SK: 'WHECOUNT' }),
-  /** A webhook delivery (ids derive from the event and endpoint, ordered by event time: the log reads newest first). */
-  webhookDelivery: (accountId: string, deliveryId: string): TableKey => ({ PK: account(accountId), SK: `DLV#${deliveryId}` }),
-  /** A render with its assets (ids are time-ordered: render history reads newest first). */
-  render: (accountId: string, renderId: string): TableKey => ({ PK: account(accountId), SK: `RND#${renderId}` }),
-} as const;
+/** The fields a template's slots name. */
+type SlotsOf<T extends string> = T extends `${string}{${infer Slot}}${infer Rest}` ? (Slot extends `${infer Field}:${string}` ? Field : Slot) | SlotsOf<Rest> : never;
+type Value = string | number;
 
-/**
- * GSI1 keys: its partitions start with the account too, except the relay's view of the outbox and
- * the webhook sender's due deliveries: the service's own work queues across accounts (read by
- * the relay and the sender, never by a request).
- */
-export const indexKeys = {
-  accountObservation: (accountId: string, observationId: string) => ({ GSI1PK: `${account(accountId)}#OBS`, GSI1SK: observationId }),
-  /** Pending announcements of every account, oldest first. */
-  pendingOutboxEntry: (createdAt: string, eventId: string) => ({ GSI1PK: OUTBOX_PARTITION, GSI1SK: `${createdAt}#${eventId}` }),
-  /** Pending webhook deliveries of every account by due time (the local sender's sweep; removed once terminal). */
-  dueWebhookDelivery: (nextAttemptAt: string, deliveryId: string) => ({ GSI1PK: DUE_DELIVERIES_PARTITION, GSI1SK: `${nextAttemptAt}#${deliveryId}` }),
-} as const;
-
-export const OUTBOX_PARTITION = 'OUTBOX';
-export const DUE_DELIVERIES_PARTITION = 'WEBHOOK#DUE';
+export type KeyFields<K extends KeyTemplates> = Record<SlotsOf<K['PK'] | K['SK']>, Value>;
+/** An index slot without a value leaves the item off the index (a sparse index). */
+export type IndexFields<K extends KeyTemplates> = Partial<Record<SlotsOf<NonNullable<K['GSI1PK'] | K['GSI1SK']>>, Value | null>>;
 
 /** An account-scoped collection: the partition and sort-key prefix to Query, on the table or GSI1. */
 export interface Collection {
@@ -95,34 +43,55 @@ export interface Collection {
 export const keyAttributesOf = (collection: Collection) =>
   collection.index ? ({ partition: 'GSI1PK', sort: 'GSI1SK' } as const) : ({ partition: 'PK', sort: 'SK' } as const);
 
-/** Partition plus sort-key prefix of each account-scoped collection, for Query. */
-export const collections = {
-  scanners: (accountId: string) => ({ PK: account(accountId), prefix: 'SCN#' }),
-  scannerVersions: (accountId: string, scannerId: string) => ({ PK: account(accountId), prefix: `SCNV#${scannerId}#` }),
-  uploads: (accountId: string) => ({ PK: account(accountId), prefix: 'UPL#' }),
-  runs: (accountId: string) => ({ PK: account(accountId), prefix: 'RUN#' }),
-  /** Analyses of both kinds by time-ordered id; `fromId` narrows to ids at or after it. */
-  analyses: (accountId: string, fromId?: string): Collection => ({
-    PK: account(accountId),
-    prefix: 'ANA#',
-    ...(fromId ? { from: `ANA#${fromId}` } : {}),
-  }),
-  slotQueue: (accountId: string) => ({ PK: account(accountId), prefix: 'SLOTQ#' }),
-  /** Every account waiting for the deployment's capacity (not account-scoped: see keys). */
-  capacityWaiters: () => ({ PK: ADMISSION_PARTITION, prefix: 'WAITING#' }),
-  batches: (accountId: string) => ({ PK: account(accountId), prefix: 'BAT#' }),
-  batchItems: (accountId: string, batchId: string) => ({ PK: account(accountId), prefix: `BATITEM#${batchId}#` }),
-  runObservations: (accountId: string, runId: string) => ({ PK: account(accountId), prefix: `RUNOBS#${runId}#` }),
-  moments: (accountId: string, analysisId: string) => ({ PK: account(accountId), prefix: `MOM#${analysisId}#` }),
-  webhookEndpoints: (accountId: string) => ({ PK: account(accountId), prefix: 'WHE#' }),
-  webhookDeliveries: (accountId: string) => ({ PK: account(accountId), prefix: 'DLV#' }),
-  renders: (accountId: string) => ({ PK: account(accountId), prefix: 'RND#' }),
-  /** Every observation of the account by time-ordered id; `fromId` narrows to ids at or after it. */
-  accountObservations: (accountId: string, fromId?: string): Collection => ({
-    index: 'GSI1',
-    PK: `${account(accountId)}#OBS`,
-    prefix: 'obs_',
-    ...(fromId ? { from: fromId } : {}),
-  }),
-} as const satisfies Record<string, (...args: never[]) => Collection>;
+const SLOT = /\{(\w+)(?::(\d+))?\}/g;
 
+/**
+ * The template filled in: undefined when a slot has no value, or, as a prefix, the text up to the
+ * first slot without one (the key prefix every item of a collection shares).
+ */
+function fill(template: string, values: Partial<Record<string, Value | null>>, asPrefix = false): string | undefined {
+  let text = '';
+  let end = 0;
+  for (const slot of template.matchAll(SLOT)) {
+    text += template.slice(end, slot.index);
+    const value = values[slot[1]!];
+    if (value === undefined || value === null) return asPrefix ? text : undefined;
+    text += slot[2] ? String(value).padStart(Number(slot[2]), '0') : String(value);
+    end = slot.index + slot[0].length;
+  }
+  return text + template.slice(end);
+}
+
+function filled(template: string, values: Partial<Record<string, Value | null>>): string {
+  const text = fill(template, values);
+  if (text === undefined) throw new Error(`A value for every slot of the key ${template} is required`);
+  return text;
+}
+
+/** The keys, index keys and collections one entity's templates compose. */
+export function tableKeys<const K extends KeyTemplates>(templates: K) {
+  // Empty for an entity that is not on GSI1: it then has no index keys.
+  const index = { PK: templates.GSI1PK ?? '', SK: templates.GSI1SK ?? '' };
+  const indexKey = (fields: IndexFields<K>): IndexKey | undefined => {
+    const GSI1PK = index.PK && fill(index.PK, fields);
+    const GSI1SK = index.SK && fill(index.SK, fields);
+    return GSI1PK && GSI1SK ? { GSI1PK, GSI1SK } : undefined;
+  };
+  return {
+    templates,
+    key: (fields: KeyFields<K>): TableKey => ({ PK: filled(templates.PK, fields), SK: filled(templates.SK, fields) }),
+    /** GSI1's keys; undefined when the item is not on the index. */
+    indexKey,
+    /** The items that share the partition and the sort key's leading slots given. */
+    collection: (fields: Record<SlotsOf<K['PK']>, Value> & Partial<Record<SlotsOf<K['SK']>, Value>>): Collection => ({
+      PK: filled(templates.PK, fields),
+      prefix: fill(templates.SK, fields, true)!,
+    }),
+    /** The same on GSI1. */
+    indexCollection: (fields: Partial<Record<SlotsOf<NonNullable<K['GSI1PK'] | K['GSI1SK']>>, Value>>): Collection => ({
+      index: 'GSI1',
+      PK: filled(index.PK, fields),
+      prefix: fill(index.SK, fields, true)!,
+    }),
+  };
+}

@@ -1,15 +1,22 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys, type TableKey } from './keys.js';
-import { stripKeys, type TableContext } from './query-page.js';
+import type { TableKey } from './keys.js';
+import type { Item } from './entity.js';
+import type { TableContext } from './query-page.js';
+import { ledgerEntryEntity } from './entities/ledger-entry.js';
 import type { LedgerEntry } from '../../domain/accounts/model.js';
 
 /** The table operations every store shares. */
 
 /** A strongly consistent read: balances, states and revocations are read as just written. */
-export async function getRecord<T>(table: TableContext, key: TableKey): Promise<T | undefined> {
-  const item = (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }))).Item;
-  return item ? (stripKeys(item) as T) : undefined;
+export async function getItem(table: TableContext, key: TableKey): Promise<Item | undefined> {
+  return (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }))).Item;
+}
+
+/** One entity's record, read strongly consistent. */
+export async function getRecord<F, R>(table: TableContext, entity: { key: (fields: F) => TableKey; record: (item: Item) => R }, fields: F): Promise<R | undefined> {
+  const item = await getItem(table, entity.key(fields));
+  return item && entity.record(item);
 }
 
 /** A conditional Put or Update; a failed condition is an answer (false), not an error. */
@@ -70,7 +77,7 @@ export async function putAll(table: TableContext, items: Record<string, unknown>
 export const ledgerPut = (table: TableContext, accountId: string, entry: LedgerEntry) => ({
   Put: {
     TableName: table.tableName,
-    Item: { ...keys.ledgerEntry(accountId, entry.entryId), entity: 'ledger', accountId, ...entry },
+    Item: ledgerEntryEntity.item(accountId, entry),
     ConditionExpression: 'attribute_not_exists(PK)',
   },
 });

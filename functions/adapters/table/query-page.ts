@@ -100,9 +100,3 @@ export async function queryAll<T>(table: Pick<TableContext, 'doc' | 'tableName'>
   } while (startKey);
   return all;
 }
-
-/** Drops the table's key attributes and entity tag, leaving the domain record. */
-export function stripKeys(item: Record<string, unknown>): Record<string, unknown> {
-  const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, entity: _entity, ttl: _ttl, ...record } = item;
-  return record;
-}

@@ -1,9 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { collections, keys } from './keys.js';
-import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryPage, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, transact } from './operations.js';
 import { outboxPuts } from './outbox.js';
-import type { RenderRecord, RenderStore } from '../../domain/renders/model.js';
+import { accountEntity } from './entities/account.js';
+import { renderEntity } from './entities/render.js';
+import type { RenderStore } from '../../domain/renders/model.js';
 
 /** A render is written to until it settles; then it never changes again. */
 const UNSETTLED = '#status IN (:queued, :processing)';
@@ -18,7 +19,7 @@ export function dynamoRenderStore(table: TableContext): RenderStore {
         {
           Put: {
             TableName: tableName,
-            Item: { ...keys.render(render.accountId, render.renderId), entity: 'render', ...render },
+            Item: renderEntity.item(render),
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
@@ -28,7 +29,7 @@ export function dynamoRenderStore(table: TableContext): RenderStore {
               {
                 Update: {
                   TableName: tableName,
-                  Key: keys.account(render.accountId),
+                  Key: accountEntity.key(render),
                   UpdateExpression: 'SET proofRenderMs = if_not_exists(proofRenderMs, :zero) + :ms, updatedAt = :now',
                   ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(proofRenderMs) OR proofRenderMs <= :room)',
                   ExpressionAttributeValues: { ':zero': 0, ':ms': render.proofMs, ':room': proofAllowanceMs - render.proofMs, ':now': render.createdAt },
@@ -41,16 +42,16 @@ export function dynamoRenderStore(table: TableContext): RenderStore {
       return outcome.failedIndex === 0 ? 'already_created' : 'proof_allowance_exhausted';
     },
 
-    get: (accountId, renderId) => getRecord<RenderRecord>(table, keys.render(accountId, renderId)),
+    get: (accountId, renderId) => getRecord(table, renderEntity, { accountId, renderId }),
 
-    list: (accountId, page) => queryPage(table, accountId, collections.renders(accountId), page, (item) => stripKeys(item) as unknown as RenderRecord),
+    list: (accountId, page) => queryPage(table, accountId, renderEntity.collection({ accountId }), page, renderEntity.record),
 
     markProcessing: (ref, now) =>
       conditionalWrite(
         table,
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.render(ref.accountId, ref.renderId),
+          Key: renderEntity.key(ref),
           UpdateExpression: 'SET #status = :processing, updatedAt = :now',
           ConditionExpression: '#status = :queued',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -63,7 +64,7 @@ export function dynamoRenderStore(table: TableContext): RenderStore {
         table,
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.render(ref.accountId, ref.renderId),
+          Key: renderEntity.key(ref),
           // One map key per moment: concurrent moment tasks never overwrite each other's asset.
           UpdateExpression: 'SET assets.#moment = :asset, updatedAt = :now',
           ConditionExpression: UNSETTLED,
@@ -77,7 +78,7 @@ export function dynamoRenderStore(table: TableContext): RenderStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.render(render.accountId, render.renderId),
+            Key: renderEntity.key(render),
             UpdateExpression: 'SET #status = :status, assets = :assets, #error = :error, updatedAt = :now',
             ConditionExpression: UNSETTLED,
             ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },

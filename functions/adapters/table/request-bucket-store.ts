@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from './keys.js';
 import type { TableContext } from './query-page.js';
+import { requestBucketEntity } from './entities/request-bucket.js';
 import type { BucketMove, RequestBucketStore } from '../../domain/accounts/request-limits.js';
 
 /**
@@ -14,7 +14,7 @@ export function dynamoRequestBucketStore(table: TableContext): RequestBucketStor
       const { Attributes } = await table.doc.send(
         new UpdateCommand({
           TableName: table.tableName,
-          Key: keys.requestBucket(accountId),
+          Key: requestBucketEntity.key({ accountId }),
           UpdateExpression: update,
           ConditionExpression: condition,
           ExpressionAttributeValues: values,
@@ -34,6 +34,6 @@ export function dynamoRequestBucketStore(table: TableContext): RequestBucketStor
     advance: (accountId, interval, now, latest) =>
       move(accountId, 'SET tat = tat + :interval', 'tat BETWEEN :now AND :latest', { ':interval': interval, ':now': now, ':latest': latest }),
     restart: (accountId, tat, now) =>
-      move(accountId, 'SET tat = :tat, entity = :entity', 'attribute_not_exists(tat) OR tat < :now', { ':tat': tat, ':now': now, ':entity': 'request_bucket' }),
+      move(accountId, 'SET tat = :tat, entity = :entity', 'attribute_not_exists(tat) OR tat < :now', { ':tat': tat, ':now': now, ':entity': requestBucketEntity.name }),
   };
 }

@@ -1,17 +1,19 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { collections, indexKeys, keys } from './keys.js';
-import { queryAll, queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryAll, queryPage, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, ledgerPut, putAll, transact } from './operations.js';
-import { slotQueueEntryItem } from './slot-store.js';
 import { outboxPuts } from './outbox.js';
 import { itemTransitionWrites } from './batch-store.js';
-import type { AnalysisRecord, MomentRecord, ObservationRecord, RunRecord } from '../../domain/runs/model.js';
+import { accountEntity } from './entities/account.js';
+import { analysesFrom, analysisEntity } from './entities/analysis.js';
+import { momentEntity } from './entities/moment.js';
+import { accountObservationsFrom, observationEntity } from './entities/observation.js';
+import { runEntity } from './entities/run.js';
+import { slotQueueEntryEntity } from './entities/slot-queue-entry.js';
+import type { RunRecord } from '../../domain/runs/model.js';
 import type { LedgerEntry } from '../../domain/accounts/model.js';
 import type { TerminalError } from '../../domain/runs/model.js';
 import type { RunStore } from '../../domain/runs/ports.js';
 import type { Announcement } from '../../domain/events/model.js';
-
-const unstarted = ({ startedAt: _started, completedAt: _completed, ...run }: RunRecord) => run;
 
 export function dynamoRunStore(table: TableContext): RunStore {
   const { tableName } = table;
@@ -25,14 +27,14 @@ export function dynamoRunStore(table: TableContext): RunStore {
     run.oneOff?.proof
       ? {
           TableName: tableName,
-          Key: keys.account(run.accountId),
+          Key: accountEntity.key(run),
           UpdateExpression: 'SET proofAnalysisId = :analysis, updatedAt = :now',
           ConditionExpression: 'attribute_not_exists(proofAnalysisId)',
           ExpressionAttributeValues: { ':analysis': run.analysisId, ':now': run.createdAt },
         }
       : {
           TableName: tableName,
-          Key: keys.account(run.accountId),
+          Key: accountEntity.key(run),
           UpdateExpression: 'SET creditsBalance = creditsBalance - :credits, updatedAt = :now',
           ConditionExpression: 'creditsBalance >= :credits',
           ExpressionAttributeValues: { ':credits': run.credits, ':now': run.createdAt },
@@ -47,14 +49,14 @@ export function dynamoRunStore(table: TableContext): RunStore {
       Update: run.oneOff?.proof
         ? {
             TableName: tableName,
-            Key: keys.account(run.accountId),
+            Key: accountEntity.key(run),
             UpdateExpression: 'REMOVE proofAnalysisId SET updatedAt = :now',
             ConditionExpression: 'proofAnalysisId = :analysis',
             ExpressionAttributeValues: { ':analysis': run.analysisId, ':now': now },
           }
         : {
             TableName: tableName,
-            Key: keys.account(run.accountId),
+            Key: accountEntity.key(run),
             UpdateExpression: 'SET creditsBalance = creditsBalance + :credits, updatedAt = :now',
             ExpressionAttributeValues: { ':credits': run.credits, ':now': now },
           },
@@ -85,7 +87,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
       {
         Update: {
           TableName: tableName,
-          Key: keys.run(run.accountId, run.runId),
+          Key: runEntity.key(run),
           UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :now, completedAt = :now',
           ConditionExpression: end.runCondition.expression,
           ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
@@ -95,7 +97,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
       {
         Update: {
           TableName: tableName,
-          Key: keys.analysis(run.accountId, run.analysisId),
+          Key: analysisEntity.key(run),
           UpdateExpression: `SET #status = :ended, billing = :refunded, updatedAt = :now${end.analysis.showsError ? ', #error = :error' : ''}`,
           ConditionExpression: end.analysis.condition.expression,
           ExpressionAttributeNames: { '#status': 'status', ...(end.analysis.showsError ? { '#error': 'error' } : {}) },
@@ -111,7 +113,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
       },
       ...refundWrites(run, refund, now),
       // Work that ends while waiting leaves the queue with it.
-      { Delete: { TableName: tableName, Key: keys.slotQueueEntry(run.accountId, run.runId) } },
+      { Delete: { TableName: tableName, Key: slotQueueEntryEntity.key(run) } },
       ...outboxPuts(table, run.accountId, end.announcements),
     ]);
     return outcome.ok;
@@ -121,18 +123,11 @@ export function dynamoRunStore(table: TableContext): RunStore {
     async createWithReservation(run, analysis, entry) {
       const outcome = await transact(table, [
         { Update: reservationUpdate(run) },
-        // startedAt and completedAt stay absent until set, so if_not_exists can set them once.
-        { Put: { TableName: tableName, Item: { ...keys.run(run.accountId, run.runId), entity: 'run', ...unstarted(run) }, ConditionExpression: 'attribute_not_exists(PK)' } },
-        {
-          Put: {
-            TableName: tableName,
-            Item: { ...keys.analysis(run.accountId, analysis.analysisId), entity: 'analysis', ...analysis },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
+        { Put: { TableName: tableName, Item: runEntity.item(run), ConditionExpression: 'attribute_not_exists(PK)' } },
+        { Put: { TableName: tableName, Item: analysisEntity.item(analysis), ConditionExpression: 'attribute_not_exists(PK)' } },
         ...ledgerWrites(run, entry),
         // The run waits for a slot from the moment it exists: queue order is submission order.
-        { Put: { TableName: tableName, Item: slotQueueEntryItem(run.accountId, run.runId, run.analysisId) } },
+        { Put: { TableName: tableName, Item: slotQueueEntryEntity.item(run) } },
         // A batch item becomes its run exactly once, and never after its batch was canceled.
         ...(run.batchItem ? itemTransitionWrites(table, run.batchItem, 'spawn', { runId: run.runId, analysisId: run.analysisId }, run.createdAt) : []),
       ]);
@@ -143,18 +138,15 @@ export function dynamoRunStore(table: TableContext): RunStore {
       throw new Error(`Run ${run.runId} could not be created (item ${outcome.failedIndex} exists)`);
     },
 
-    async getRun(accountId, runId) {
-      const run = await getRecord<RunRecord>(table, keys.run(accountId, runId));
-      return run && { ...run, startedAt: run.startedAt ?? null, completedAt: run.completedAt ?? null };
-    },
-    getAnalysis: (accountId, analysisId) => getRecord<AnalysisRecord>(table, keys.analysis(accountId, analysisId)),
+    getRun: (accountId, runId) => getRecord(table, runEntity, { accountId, runId }),
+    getAnalysis: (accountId, analysisId) => getRecord(table, analysisEntity, { accountId, analysisId }),
 
     async markProcessing(ref, now) {
       const outcome = await transact(table, [
         {
           Update: {
             TableName: tableName,
-            Key: keys.run(ref.accountId, ref.runId),
+            Key: runEntity.key(ref),
             UpdateExpression: 'SET #status = :processing, updatedAt = :now, startedAt = if_not_exists(startedAt, :now)',
             // Compute starts only under a held slot. A retried step finds it processing already,
             // which is fine; a terminal run is not restarted.
@@ -166,7 +158,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.analysis(ref.accountId, ref.analysisId),
+            Key: analysisEntity.key(ref),
             UpdateExpression: 'SET #status = :processing, updatedAt = :now',
             ConditionExpression: '#status IN (:queued, :dispatched, :processing)',
             ExpressionAttributeNames: { '#status': 'status' },
@@ -180,7 +172,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
     async recordChunkPlan(ref, chunksTotal, now) {
       await update({
         TableName: tableName,
-        Key: keys.analysis(ref.accountId, ref.analysisId),
+        Key: analysisEntity.key(ref),
         UpdateExpression: 'SET chunksTotal = :total, chunksDone = :zero, updatedAt = :now',
         ExpressionAttributeValues: { ':total': chunksTotal, ':zero': 0, ':now': now },
       });
@@ -190,7 +182,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
       // Bounded by chunksTotal so a retried chunk cannot push progress past 100%.
       await update({
         TableName: tableName,
-        Key: keys.analysis(ref.accountId, ref.analysisId),
+        Key: analysisEntity.key(ref),
         UpdateExpression: 'SET chunksDone = chunksDone + :one, updatedAt = :now',
         ConditionExpression: 'chunksDone < chunksTotal',
         ExpressionAttributeValues: { ':one': 1, ':now': now },
@@ -198,16 +190,10 @@ export function dynamoRunStore(table: TableContext): RunStore {
     },
 
     async putResults(ref, observations, moments) {
-      const puts = [
-        ...observations.map((o, rank) => ({
-          ...keys.runObservation(ref.accountId, ref.runId, rank),
-          ...indexKeys.accountObservation(ref.accountId, o.observation_id),
-          entity: 'observation',
-          ...o,
-        })),
-        ...moments.map((m) => ({ ...keys.moment(ref.accountId, ref.analysisId, m.rank), entity: 'moment', ...m })),
-      ];
-      await putAll(table, puts);
+      await putAll(table, [
+        ...observations.map((observation, rank) => observationEntity.item(ref, observation, rank)),
+        ...moments.map((moment) => momentEntity.item(ref, moment)),
+      ]);
     },
 
     async complete(ref, observationCount, now, announcements) {
@@ -215,7 +201,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.run(ref.accountId, ref.runId),
+            Key: runEntity.key(ref),
             UpdateExpression: 'SET #status = :completed, observationCount = :count, updatedAt = :now, completedAt = :now',
             ConditionExpression: '#status = :processing',
             ExpressionAttributeNames: { '#status': 'status' },
@@ -225,7 +211,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.analysis(ref.accountId, ref.analysisId),
+            Key: analysisEntity.key(ref),
             // Settlement: the reservation made at submission becomes the charge.
             UpdateExpression: 'SET #status = :completed, billing = :charged, updatedAt = :now',
             ConditionExpression: 'billing = :reserved',
@@ -262,7 +248,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.run(ref.accountId, ref.runId),
+            Key: runEntity.key(ref),
             UpdateExpression: 'SET sourceDurationMs = :duration, updatedAt = :now',
             ExpressionAttributeValues: { ':duration': source.durationMs, ':now': now },
           },
@@ -270,7 +256,7 @@ export function dynamoRunStore(table: TableContext): RunStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.analysis(ref.accountId, ref.analysisId),
+            Key: analysisEntity.key(ref),
             UpdateExpression: 'SET #source.duration_ms = :duration, #source.size_bytes = :size, updatedAt = :now',
             ExpressionAttributeNames: { '#source': 'source' },
             ExpressionAttributeValues: { ':duration': source.durationMs, ':size': source.sizeBytes, ':now': now },
@@ -280,20 +266,16 @@ export function dynamoRunStore(table: TableContext): RunStore {
     },
 
     listAnalyses: (accountId, filter, page) =>
-      queryPage(table, accountId, collections.analyses(accountId, filter.fromId), page, (item) => stripKeys(item) as unknown as AnalysisRecord, {
-        keep: filter.keep,
-      }),
+      queryPage(table, accountId, analysesFrom(accountId, filter.fromId), page, analysisEntity.record, { keep: filter.keep }),
 
     listRunObservations: (accountId, runId, page) =>
-      queryPage(table, accountId, collections.runObservations(accountId, runId), page, (item) => stripKeys(item) as unknown as ObservationRecord, { order: 'oldestFirst' }),
+      queryPage(table, accountId, observationEntity.collection({ accountId, runId }), page, observationEntity.record, { order: 'oldestFirst' }),
 
     listAccountObservations: (accountId, filter, page) =>
-      queryPage(table, accountId, collections.accountObservations(accountId, filter.fromId), page, (item) => stripKeys(item) as unknown as ObservationRecord, {
-        keep: filter.keep,
-      }),
+      queryPage(table, accountId, accountObservationsFrom(accountId, filter.fromId), page, observationEntity.record, { keep: filter.keep }),
 
     // Every page: with their words (a moment of 10 minutes holds about 80 KB of them), 50 moments pass a query's 1 MB.
-    listMoments: (accountId, analysisId) => queryAll(table, collections.moments(accountId, analysisId), (item) => stripKeys(item) as unknown as MomentRecord),
+    listMoments: (accountId, analysisId) => queryAll(table, momentEntity.collection({ accountId, analysisId }), momentEntity.record),
   };
 }
 

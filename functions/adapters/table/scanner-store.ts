@@ -1,23 +1,22 @@
-import { collections, keys } from './keys.js';
-import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryPage, type TableContext } from './query-page.js';
 import { getRecord, transact } from './operations.js';
+import { scannerEntity } from './entities/scanner.js';
+import { scannerVersionEntity } from './entities/scanner-version.js';
 import type { ScannerRecord } from '../../domain/scanners/model.js';
 import type { ScannerStore } from '../../domain/scanners/ports.js';
-
-const toScanner = (item: Record<string, unknown>): ScannerRecord => stripKeys(item) as unknown as ScannerRecord;
 
 export function dynamoScannerStore(table: TableContext): ScannerStore {
   const { tableName } = table;
   const snapshotPut = (accountId: string, scanner: ScannerRecord) => ({
     Put: {
       TableName: tableName,
-      Item: { ...keys.scannerVersion(accountId, scanner.scannerId, scanner.version), entity: 'scanner_version', ...scanner },
+      Item: scannerVersionEntity.item(accountId, scanner),
       // Snapshots are immutable: a version is written once and never again.
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   });
   const headPut = (accountId: string, scanner: ScannerRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }) => ({
-    Put: { TableName: tableName, Item: { ...keys.scanner(accountId, scanner.scannerId), entity: 'scanner', ...scanner }, ...condition },
+    Put: { TableName: tableName, Item: scannerEntity.item(accountId, scanner), ...condition },
   });
 
   return {
@@ -26,9 +25,9 @@ export function dynamoScannerStore(table: TableContext): ScannerStore {
       if (!outcome.ok) throw new Error(`Scanner ${scanner.scannerId} exists already`);
     },
 
-    get: (accountId, scannerId) => getRecord<ScannerRecord>(table, keys.scanner(accountId, scannerId)),
+    get: (accountId, scannerId) => getRecord(table, scannerEntity, { accountId, scannerId }),
 
-    getVersion: (accountId, scannerId, version) => getRecord<ScannerRecord>(table, keys.scannerVersion(accountId, scannerId, version)),
+    getVersion: (accountId, scannerId, version) => getRecord(table, scannerVersionEntity, { accountId, scannerId, version }),
 
     async putNextVersion(accountId, next) {
       // The head moves only from the version this one follows: a concurrent PATCH loses cleanly.
@@ -39,9 +38,9 @@ export function dynamoScannerStore(table: TableContext): ScannerStore {
       return outcome.ok;
     },
 
-    list: (accountId, page) => queryPage(table, accountId, collections.scanners(accountId), page, toScanner),
+    list: (accountId, page) => queryPage(table, accountId, scannerEntity.collection({ accountId }), page, scannerEntity.record),
 
     listVersions: (accountId, scannerId, page) =>
-      queryPage(table, accountId, collections.scannerVersions(accountId, scannerId), page, toScanner),
+      queryPage(table, accountId, scannerVersionEntity.collection({ accountId, scannerId }), page, scannerVersionEntity.record),
   };
 }

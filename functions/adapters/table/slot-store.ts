@@ -1,24 +1,21 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { collections, keys, type TableKey } from './keys.js';
+import type { TableKey } from './keys.js';
 import { queryAll, type TableContext } from './query-page.js';
-import { getRecord, transact } from './operations.js';
-import type { CapacityWaiter, SlotQueueEntry, SlotStore } from '../../domain/runs/ports.js';
-
-/** The queue entry a run is created with (written in the run's own creation transaction). */
-export const slotQueueEntryItem = (accountId: string, runId: string, analysisId: string) => ({
-  ...keys.slotQueueEntry(accountId, runId),
-  entity: 'slot_queue_entry',
-  accountId,
-  runId,
-  analysisId,
-});
+import { getItem, getRecord, transact } from './operations.js';
+import { accountEntity } from './entities/account.js';
+import { admittedRunsKeys } from './entities/admitted-runs.js';
+import { analysisEntity } from './entities/analysis.js';
+import { capacityWaiterEntity } from './entities/capacity-waiter.js';
+import { runEntity } from './entities/run.js';
+import { slotQueueEntryEntity } from './entities/slot-queue-entry.js';
+import type { SlotStore } from '../../domain/runs/ports.js';
 
 export function dynamoSlotStore(table: TableContext): SlotStore {
   const { doc, tableName } = table;
 
   const countQueue = async (accountId: string, upToSk?: string): Promise<number> => {
-    const { PK, prefix } = collections.slotQueue(accountId);
+    const { PK, prefix } = slotQueueEntryEntity.collection({ accountId });
     let count = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -45,19 +42,19 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
           // Only a run still waiting may (re)arm its entry: a granted run's entry is gone for good.
           ConditionCheck: {
             TableName: tableName,
-            Key: keys.run(ref.accountId, ref.runId),
+            Key: runEntity.key(ref),
             ConditionExpression: '#status = :queued AND attribute_not_exists(slot)',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':queued': 'queued' },
           },
         },
-        { Put: { TableName: tableName, Item: { ...slotQueueEntryItem(ref.accountId, ref.runId, ref.analysisId), taskToken } } },
+        { Put: { TableName: tableName, Item: slotQueueEntryEntity.item(ref, taskToken) } },
       ]);
       return outcome.ok;
     },
 
     async oldestWaiting(accountId) {
-      const { PK, prefix } = collections.slotQueue(accountId);
+      const { PK, prefix } = slotQueueEntryEntity.collection({ accountId });
       const page = await doc.send(
         new QueryCommand({
           TableName: tableName,
@@ -67,8 +64,8 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
           ConsistentRead: true,
         }),
       );
-      const item = page.Items?.[0] as (SlotQueueEntry & { taskToken?: string }) | undefined;
-      return item && { runId: item.runId, analysisId: item.analysisId, taskToken: item.taskToken ?? null };
+      const item = page.Items?.[0];
+      return item && slotQueueEntryEntity.record(item);
     },
 
     async grant(accountId, entry, limits, now) {
@@ -76,7 +73,7 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.account(accountId),
+            Key: accountEntity.key({ accountId }),
             UpdateExpression: 'SET concurrencyInUse = if_not_exists(concurrencyInUse, :zero) + :one, lastGrantedAt = :now, updatedAt = :now',
             ConditionExpression: 'attribute_not_exists(concurrencyInUse) OR concurrencyInUse < :limit',
             ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limits.account, ':now': now },
@@ -85,7 +82,7 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.admittedRuns(),
+            Key: admittedRunsKeys.key({}),
             UpdateExpression: 'SET admitted = if_not_exists(admitted, :zero) + :one, updatedAt = :now',
             ConditionExpression: 'attribute_not_exists(admitted) OR admitted < :capacity',
             ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':capacity': limits.capacity, ':now': now },
@@ -96,7 +93,7 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
           // so that the token woken is always the one the workflow waits on.
           Delete: {
             TableName: tableName,
-            Key: keys.slotQueueEntry(accountId, entry.runId),
+            Key: slotQueueEntryEntity.key({ accountId, runId: entry.runId }),
             ConditionExpression: entry.taskToken ? 'taskToken = :token' : 'attribute_exists(PK) AND attribute_not_exists(taskToken)',
             ...(entry.taskToken ? { ExpressionAttributeValues: { ':token': entry.taskToken } } : {}),
           },
@@ -104,7 +101,7 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
         {
           Update: {
             TableName: tableName,
-            Key: keys.run(accountId, entry.runId),
+            Key: runEntity.key({ accountId, runId: entry.runId }),
             UpdateExpression: 'SET #status = :dispatched, slot = :held, #capacity = :held, updatedAt = :now',
             ConditionExpression: '#status = :queued AND attribute_not_exists(slot)',
             ExpressionAttributeNames: { '#status': 'status', '#capacity': 'capacity' },
@@ -115,7 +112,7 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
           // The analysis shows the same step (the run's condition above already excludes a canceled one).
           Update: {
             TableName: tableName,
-            Key: keys.analysis(accountId, entry.analysisId),
+            Key: analysisEntity.key({ accountId, analysisId: entry.analysisId }),
             UpdateExpression: 'SET #status = :dispatched, updatedAt = :now',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':dispatched': 'dispatched', ':now': now },
@@ -126,13 +123,10 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
       return (['account_full', 'capacity_full', 'entry_changed', 'run_not_waiting'] as const)[outcome.failedIndex] ?? 'entry_changed';
     },
 
-    async waitingEntry(accountId, runId) {
-      const item = await getRecord<SlotQueueEntry & { taskToken?: string }>(table, keys.slotQueueEntry(accountId, runId));
-      return item && { runId: item.runId, analysisId: item.analysisId, taskToken: item.taskToken ?? null };
-    },
+    waitingEntry: (accountId, runId) => getRecord(table, slotQueueEntryEntity, { accountId, runId }),
 
     async dropEntry(accountId, runId) {
-      await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.slotQueueEntry(accountId, runId) }));
+      await doc.send(new DeleteCommand({ TableName: tableName, Key: slotQueueEntryEntity.key({ accountId, runId }) }));
     },
 
     async release(ref, now) {
@@ -143,7 +137,7 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
           {
             Update: {
               TableName: tableName,
-              Key: keys.run(ref.accountId, ref.runId),
+              Key: runEntity.key(ref),
               UpdateExpression: 'SET #held = :released, updatedAt = :now',
               ConditionExpression: '#held = :held',
               ExpressionAttributeNames: { '#held': attribute },
@@ -160,21 +154,22 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
             },
           },
         ]);
-      const slot = await giveBack('slot', { key: keys.account(ref.accountId), attribute: 'concurrencyInUse' });
-      const capacity = await giveBack('capacity', { key: keys.admittedRuns(), attribute: 'admitted' });
+      const slot = await giveBack('slot', { key: accountEntity.key(ref), attribute: 'concurrencyInUse' });
+      const capacity = await giveBack('capacity', { key: admittedRunsKeys.key({}), attribute: 'admitted' });
       return slot.ok || capacity.ok;
     },
 
     async queuePosition(accountId, runId) {
-      const own = keys.slotQueueEntry(accountId, runId);
-      if (!(await getRecord(table, own))) return null;
+      const own = slotQueueEntryEntity.key({ accountId, runId });
+      if (!(await getItem(table, own))) return null;
       return countQueue(accountId, own.SK);
     },
 
     countWaiting: (accountId) => countQueue(accountId),
 
     async slotUse(accountId) {
-      const account = await getRecord<{ concurrencyInUse?: number; lastGrantedAt?: string }>(table, keys.account(accountId));
+      // lastGrantedAt is scheduling state, not part of the account record.
+      const account = (await getItem(table, accountEntity.key({ accountId }))) as { concurrencyInUse?: number; lastGrantedAt?: string } | undefined;
       return { inUse: account?.concurrencyInUse ?? 0, lastGrantedAt: account?.lastGrantedAt ?? null };
     },
 
@@ -182,7 +177,7 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
       await doc.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.admittedRuns(),
+          Key: admittedRunsKeys.key({}),
           UpdateExpression: 'SET admitted = :admitted, updatedAt = :now',
           ExpressionAttributeValues: { ':admitted': admitted, ':now': now },
         }),
@@ -193,22 +188,22 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
       await doc.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.capacityWaiter(accountId),
+          Key: capacityWaiterEntity.key({ accountId }),
           UpdateExpression: 'SET #entity = :entity, accountId = :accountId ADD #mark :one',
           ExpressionAttributeNames: { '#entity': 'entity', '#mark': 'mark' },
-          ExpressionAttributeValues: { ':entity': 'capacity_waiter', ':accountId': accountId, ':one': 1 },
+          ExpressionAttributeValues: { ':entity': capacityWaiterEntity.name, ':accountId': accountId, ':one': 1 },
         }),
       );
     },
 
-    capacityWaiters: () => queryAll(table, collections.capacityWaiters(), (item) => ({ accountId: item.accountId, mark: item.mark }) as CapacityWaiter),
+    capacityWaiters: () => queryAll(table, capacityWaiterEntity.collection({}), capacityWaiterEntity.record),
 
     async clearCapacityWaiter(waiter) {
       try {
         await doc.send(
           new DeleteCommand({
             TableName: tableName,
-            Key: keys.capacityWaiter(waiter.accountId),
+            Key: capacityWaiterEntity.key(waiter),
             ConditionExpression: '#mark = :mark',
             ExpressionAttributeNames: { '#mark': 'mark' },
             ExpressionAttributeValues: { ':mark': waiter.mark },
@@ -224,7 +219,7 @@ export function dynamoSlotStore(table: TableContext): SlotStore {
       await doc.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.account(accountId),
+          Key: accountEntity.key({ accountId }),
           UpdateExpression: 'SET concurrencyInUse = :inUse, updatedAt = :now',
           ExpressionAttributeValues: { ':inUse': inUse, ':now': now },
         }),

@@ -1,33 +1,25 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { collections, keys } from './keys.js';
-import { tableDefinition } from './definition.js';
-import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryPage, type TableContext } from './query-page.js';
 import { getRecord, transact } from './operations.js';
 import { outboxPuts } from './outbox.js';
-import type { UploadRecord } from '../../domain/uploads/model.js';
+import { uploadEntity } from './entities/upload.js';
 import type { UploadStore } from '../../domain/uploads/ports.js';
-
-const toUpload = (item: Record<string, unknown>): UploadRecord => stripKeys(item) as unknown as UploadRecord;
 
 export function dynamoUploadStore(table: TableContext): UploadStore {
   const { doc, tableName } = table;
-  const ttl = tableDefinition.timeToLiveAttribute;
 
   return {
     async create(accountId, upload, expireAtEpochSeconds) {
       await doc.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...keys.upload(accountId, upload.uploadId), entity: 'upload', ...upload, [ttl]: expireAtEpochSeconds },
+          Item: uploadEntity.item(accountId, upload, expireAtEpochSeconds),
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
     },
 
-    async get(accountId, uploadId) {
-      const item = await getRecord<Record<string, unknown>>(table, keys.upload(accountId, uploadId));
-      return item ? toUpload(item) : undefined;
-    },
+    get: (accountId, uploadId) => getRecord(table, uploadEntity, { accountId, uploadId }),
 
     finish: async (accountId, next, expireAtEpochSeconds, announcements) =>
       (
@@ -35,7 +27,7 @@ export function dynamoUploadStore(table: TableContext): UploadStore {
           {
             Put: {
               TableName: tableName,
-              Item: { ...keys.upload(accountId, next.uploadId), entity: 'upload', ...next, [ttl]: expireAtEpochSeconds },
+              Item: uploadEntity.item(accountId, next, expireAtEpochSeconds),
               // Only a still-pending upload moves.
               ConditionExpression: '#status = :pending',
               ExpressionAttributeNames: { '#status': 'status' },
@@ -46,6 +38,6 @@ export function dynamoUploadStore(table: TableContext): UploadStore {
         ])
       ).ok,
 
-    list: (accountId, page, keep) => queryPage(table, accountId, collections.uploads(accountId), page, toUpload, { keep }),
+    list: (accountId, page, keep) => queryPage(table, accountId, uploadEntity.collection({ accountId }), page, uploadEntity.record, { keep }),
   };
 }

@@ -1,19 +1,9 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { collections, DUE_DELIVERIES_PARTITION, indexKeys, keys } from './keys.js';
-import { queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryPage, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord } from './operations.js';
-import { tableDefinition } from './definition.js';
-import { DELIVERY_LOG_RETENTION_DAYS } from '../../domain/webhooks/deliveries.js';
+import { dueIndexKey, webhookDeliveryEntity } from './entities/webhook-delivery.js';
 import type { WebhookDeliveryRecord } from '../../domain/webhooks/model.js';
 import type { DeliveryFilter, WebhookDeliveryStore } from '../../domain/webhooks/ports.js';
-
-const DELIVERY_ENTITY = 'webhook_delivery';
-const DAY_SECONDS = 86_400;
-
-/** A delivery leaves the table (TTL) this long after it was created. */
-const expiresAt = (createdAt: string): number => Math.floor(Date.parse(createdAt) / 1000) + DELIVERY_LOG_RETENTION_DAYS * DAY_SECONDS;
-
-const toDelivery = (item: Record<string, unknown>) => stripKeys(item) as unknown as WebhookDeliveryRecord;
 
 /** Only what the filter names; no filter keeps everything. */
 function filterOf(filter: DeliveryFilter): ((delivery: WebhookDeliveryRecord) => boolean) | undefined {
@@ -35,9 +25,7 @@ function filterOf(filter: DeliveryFilter): ((delivery: WebhookDeliveryRecord) =>
  */
 export function dynamoWebhookDeliveryStore(table: TableContext): WebhookDeliveryStore {
   const { tableName } = table;
-  const ttl = tableDefinition.timeToLiveAttribute;
-  const key = (d: Pick<WebhookDeliveryRecord, 'accountId' | 'deliveryId'>) => keys.webhookDelivery(d.accountId, d.deliveryId);
-  const get = (accountId: string, deliveryId: string) => getRecord<WebhookDeliveryRecord>(table, keys.webhookDelivery(accountId, deliveryId));
+  const get = (accountId: string, deliveryId: string) => getRecord(table, webhookDeliveryEntity, { accountId, deliveryId });
 
   return {
     async createOnce(delivery) {
@@ -46,13 +34,7 @@ export function dynamoWebhookDeliveryStore(table: TableContext): WebhookDelivery
         table,
         new PutCommand({
           TableName: tableName,
-          Item: {
-            ...key(delivery),
-            ...(delivery.status === 'pending' && delivery.nextAttemptAt ? indexKeys.dueWebhookDelivery(delivery.nextAttemptAt, delivery.deliveryId) : {}),
-            entity: DELIVERY_ENTITY,
-            ...delivery,
-            [ttl]: expiresAt(delivery.createdAt),
-          },
+          Item: webhookDeliveryEntity.item(delivery),
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
@@ -65,12 +47,12 @@ export function dynamoWebhookDeliveryStore(table: TableContext): WebhookDelivery
     get,
 
     recordAttempt: (delivery, attempt, next, now) => {
-      const due = next.status === 'pending' && next.nextAttemptAt !== null ? indexKeys.dueWebhookDelivery(next.nextAttemptAt, delivery.deliveryId) : undefined;
+      const due = dueIndexKey({ ...next, deliveryId: delivery.deliveryId });
       return conditionalWrite(
         table,
         new UpdateCommand({
           TableName: tableName,
-          Key: key(delivery),
+          Key: webhookDeliveryEntity.key(delivery),
           UpdateExpression: [
             `SET attempts = list_append(attempts, :attempt), #status = :status, nextAttemptAt = :next, updatedAt = :now${due ? ', GSI1PK = :gpk, GSI1SK = :gsk' : ''}`,
             `REMOVE manualRetry${due ? '' : ', GSI1PK, GSI1SK'}`,
@@ -92,12 +74,12 @@ export function dynamoWebhookDeliveryStore(table: TableContext): WebhookDelivery
     },
 
     reopen: (delivery, at) => {
-      const due = indexKeys.dueWebhookDelivery(at, delivery.deliveryId);
+      const due = dueIndexKey({ deliveryId: delivery.deliveryId, status: 'pending', nextAttemptAt: at })!;
       return conditionalWrite(
         table,
         new UpdateCommand({
           TableName: tableName,
-          Key: key(delivery),
+          Key: webhookDeliveryEntity.key(delivery),
           UpdateExpression: 'SET #status = :pending, nextAttemptAt = :at, updatedAt = :at, manualRetry = :yes, GSI1PK = :gpk, GSI1SK = :gsk',
           ConditionExpression: '#status = :failed AND size(attempts) = :count',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -116,7 +98,7 @@ export function dynamoWebhookDeliveryStore(table: TableContext): WebhookDelivery
 
     list: (accountId, filter, page) => {
       const keep = filterOf(filter);
-      return queryPage(table, accountId, collections.webhookDeliveries(accountId), page, toDelivery, keep ? { keep } : {});
+      return queryPage(table, accountId, webhookDeliveryEntity.collection({ accountId }), page, webhookDeliveryEntity.record, keep ? { keep } : {});
     },
 
     async listDue(at, limit) {
@@ -125,12 +107,12 @@ export function dynamoWebhookDeliveryStore(table: TableContext): WebhookDelivery
           TableName: tableName,
           IndexName: 'GSI1',
           KeyConditionExpression: 'GSI1PK = :due AND GSI1SK <= :to',
-          ExpressionAttributeValues: { ':due': DUE_DELIVERIES_PARTITION, ':to': `${at}#\uffff` },
+          ExpressionAttributeValues: { ':due': webhookDeliveryEntity.indexCollection({}).PK, ':to': `${at}#\uffff` },
           ScanIndexForward: true,
           Limit: limit,
         }),
       );
-      return (result.Items ?? []).map(toDelivery);
+      return (result.Items ?? []).map(webhookDeliveryEntity.record);
     },
   };
 }

@@ -1,11 +1,9 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { collections, keys } from './keys.js';
-import { queryAll, queryPage, stripKeys, type TableContext } from './query-page.js';
+import { queryAll, queryPage, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, transact } from './operations.js';
-import type { WebhookEndpointRecord } from '../../domain/webhooks/model.js';
+import { webhookEndpointEntity } from './entities/webhook-endpoint.js';
+import { webhookEndpointCountEntity } from './entities/webhook-endpoint-count.js';
 import type { WebhookEndpointStore } from '../../domain/webhooks/ports.js';
-
-const toEndpoint = (item: Record<string, unknown>): WebhookEndpointRecord => stripKeys(item) as unknown as WebhookEndpointRecord;
 
 /**
  * Webhook endpoints (`ACCT#<a>` / `WHE#<id>`) and their count per account (`ACCT#<a>` /
@@ -14,7 +12,6 @@ const toEndpoint = (item: Record<string, unknown>): WebhookEndpointRecord => str
  */
 export function dynamoWebhookEndpointStore(table: TableContext): WebhookEndpointStore {
   const { tableName } = table;
-  const item = (endpoint: WebhookEndpointRecord) => ({ ...keys.webhookEndpoint(endpoint.accountId, endpoint.endpointId), entity: 'webhook_endpoint', ...endpoint });
 
   return {
     async create(endpoint, maxPerAccount) {
@@ -22,35 +19,32 @@ export function dynamoWebhookEndpointStore(table: TableContext): WebhookEndpoint
         {
           Update: {
             TableName: tableName,
-            Key: keys.webhookEndpointCount(endpoint.accountId),
+            Key: webhookEndpointCountEntity.key(endpoint),
             UpdateExpression: 'SET entity = :entity ADD endpointCount :one',
             ...(maxPerAccount === undefined ? {} : { ConditionExpression: 'attribute_not_exists(endpointCount) OR endpointCount < :max' }),
-            ExpressionAttributeValues: { ':entity': 'webhook_endpoint_count', ':one': 1, ...(maxPerAccount === undefined ? {} : { ':max': maxPerAccount }) },
+            ExpressionAttributeValues: { ':entity': webhookEndpointCountEntity.name, ':one': 1, ...(maxPerAccount === undefined ? {} : { ':max': maxPerAccount }) },
           },
         },
-        { Put: { TableName: tableName, Item: item(endpoint), ConditionExpression: 'attribute_not_exists(PK)' } },
+        { Put: { TableName: tableName, Item: webhookEndpointEntity.item(endpoint), ConditionExpression: 'attribute_not_exists(PK)' } },
       ]);
       if (outcome.ok) return true;
       if (outcome.failedIndex === 0) return false;
       throw new Error(`Webhook endpoint ${endpoint.endpointId} exists already`);
     },
 
-    async get(accountId, endpointId) {
-      const record = await getRecord<Record<string, unknown>>(table, keys.webhookEndpoint(accountId, endpointId));
-      return record ? toEndpoint(record) : undefined;
-    },
+    get: (accountId, endpointId) => getRecord(table, webhookEndpointEntity, { accountId, endpointId }),
 
-    list: (accountId, page) => queryPage(table, accountId, collections.webhookEndpoints(accountId), page, toEndpoint),
+    list: (accountId, page) => queryPage(table, accountId, webhookEndpointEntity.collection({ accountId }), page, webhookEndpointEntity.record),
 
     // No cursors: the fan-out reads every endpoint and is not granted the cursor key.
-    listAll: (accountId) => queryAll(table, collections.webhookEndpoints(accountId), toEndpoint),
+    listAll: (accountId) => queryAll(table, webhookEndpointEntity.collection({ accountId }), webhookEndpointEntity.record),
 
     replace: (endpoint, readUpdatedAt) =>
       conditionalWrite(
         table,
         new PutCommand({
           TableName: tableName,
-          Item: item(endpoint),
+          Item: webhookEndpointEntity.item(endpoint),
           ...(readUpdatedAt === undefined
             ? { ConditionExpression: 'attribute_exists(PK)' }
             : {
@@ -62,11 +56,11 @@ export function dynamoWebhookEndpointStore(table: TableContext): WebhookEndpoint
 
     async delete(accountId, endpointId) {
       const outcome = await transact(table, [
-        { Delete: { TableName: tableName, Key: keys.webhookEndpoint(accountId, endpointId), ConditionExpression: 'attribute_exists(PK)' } },
+        { Delete: { TableName: tableName, Key: webhookEndpointEntity.key({ accountId, endpointId }), ConditionExpression: 'attribute_exists(PK)' } },
         {
           Update: {
             TableName: tableName,
-            Key: keys.webhookEndpointCount(accountId),
+            Key: webhookEndpointCountEntity.key({ accountId }),
             UpdateExpression: 'ADD endpointCount :minusOne',
             ExpressionAttributeValues: { ':minusOne': -1 },
           },

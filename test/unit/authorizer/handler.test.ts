@@ -4,6 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import { apiKeyEntity } from '../../../functions/adapters/table/entities/api-key.js';
 import type { AuthorizerContext } from '../../../functions/http/types.js';
 import { ACCOUNT_ID, authorizerEvent, stubServiceEnv, testAccount } from '../../helpers/unit-fixtures.js';
 
@@ -15,15 +16,8 @@ let authorize: Authorizer;
 const GOOD_KEY = `sk_live_${'Ab1'.repeat(13)}Z`;
 const REVOKED_KEY = `sk_live_${'Rv9'.repeat(13)}Q`;
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
-const keyItem = (key: string, revoked: boolean) => ({
-  PK: `APIKEY#${hashOf(key)}`,
-  SK: 'APIKEY',
-  entity: 'api_key',
-  keyHash: hashOf(key),
-  accountId: ACCOUNT_ID,
-  revoked,
-  createdAt: '2026-01-01T00:00:00.000Z',
-});
+const keyItem = (key: string, revoked: boolean) =>
+  apiKeyEntity.item({ keyHash: hashOf(key), accountId: ACCOUNT_ID, revoked, createdAt: '2026-01-01T00:00:00.000Z' });
 
 beforeAll(async () => {
   // The cache as deployed (whatever another project's host set in this process's environment).

@@ -17,6 +17,8 @@ import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand 
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context } from 'aws-lambda';
+import { accountEntity } from '../../../functions/adapters/table/entities/account.js';
+import { scannerEntity } from '../../../functions/adapters/table/entities/scanner.js';
 import type { ApiEvent, ApiResponse } from '../../../functions/http/types.js';
 import type { ScannerResource } from '../../../functions/resources/scanners/response.js';
 import { ACCOUNT_ID, CURSOR_SECRET, CURSOR_SECRET_ARN, apiEvent, jsonBody, stubServiceEnv, testAccount, unitContext, type ErrorBody, type EventOptions } from '../../helpers/unit-fixtures.js';
@@ -55,12 +57,8 @@ afterAll(() => {
 });
 
 const SCANNER_ID = 'scn_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b';
-const accountKey = { PK: `ACCT#${ACCOUNT_ID}`, SK: 'ACCOUNT' };
-const { trustedHosts: _hosts, ...accountAttributes } = testAccount();
-const storedScanner = {
-  PK: `ACCT#${ACCOUNT_ID}`,
-  SK: `SCN#${SCANNER_ID}`,
-  entity: 'scanner',
+const accountKey = accountEntity.key({ accountId: ACCOUNT_ID });
+const scanner = {
   scannerId: SCANNER_ID,
   version: 2,
   name: 'Highlights',
@@ -69,14 +67,15 @@ const storedScanner = {
   min_seconds: 10,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-02T00:00:00.000Z',
-};
+} as const;
+const storedScanner = scannerEntity.item(ACCOUNT_ID, scanner);
 
 beforeEach(() => {
   ddb.reset();
   dynamo.reset();
   loggerError.mockClear();
   ddb.on(GetCommand).resolves({});
-  ddb.on(GetCommand, { Key: accountKey }).resolves({ Item: { ...accountKey, entity: 'account', ...accountAttributes } });
+  ddb.on(GetCommand, { Key: accountKey }).resolves({ Item: accountEntity.item(testAccount()) });
   ddb.on(TransactWriteCommand).resolves({});
   dynamo.on(PutItemCommand).resolves({});
   dynamo.on(UpdateItemCommand).resolves({});
@@ -360,7 +359,7 @@ describe('PATCH /v1/scanners/{scanner_id}', () => {
     ddb.on(GetCommand, { Key: { PK: `ACCT#${ACCOUNT_ID}`, SK: `SCN#${SCANNER_ID}` } }).resolves({ Item: storedScanner });
     const response = await updateHandler(patchEvent({ name: 'Renamed' }), unitContext());
     expect(response.statusCode).toBe(200);
-    expect(jsonBody<ScannerResource>(response)).toMatchObject({ version: 3, name: 'Renamed', min_seconds: 10, created_at: storedScanner.createdAt });
+    expect(jsonBody<ScannerResource>(response)).toMatchObject({ version: 3, name: 'Renamed', min_seconds: 10, created_at: scanner.createdAt });
   });
 
   it('answers 400 for an empty patch and 404 for a foreign scanner', async () => {

@@ -4,7 +4,7 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { CursorCodec } from '../../../functions/adapters/table/cursor.js';
 import { dynamoUploadStore } from '../../../functions/adapters/table/upload-store.js';
-import { keys } from '../../../functions/adapters/table/keys.js';
+import { uploadEntity } from '../../../functions/adapters/table/entities/upload.js';
 import type { UploadRecord } from '../../../functions/domain/uploads/model.js';
 import { announcement } from '../../../functions/domain/events/model.js';
 import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID, TABLE_NAME, uploadRecord } from '../../helpers/unit-fixtures.js';
@@ -19,7 +19,7 @@ afterAll(() => ddb.restore());
 
 const upload = (n: number, status: UploadRecord['status'] = 'pending'): UploadRecord =>
   uploadRecord({ uploadId: `upl_${String(n).padStart(32, '0')}`, status, filename: `f${n}.mp3`, sizeBytes: n, objectKey: `accounts/${ACCOUNT_ID}/uploads/upl_${n}` });
-const item = (u: UploadRecord) => ({ ...keys.upload(ACCOUNT_ID, u.uploadId), entity: 'upload', ttl: 123, ...u });
+const item = (u: UploadRecord) => uploadEntity.item(ACCOUNT_ID, u, 123);
 
 describe('dynamoUploadStore', () => {
   it('creates under ACCT#<account>/UPL#<id> with the table TTL, never overwriting', async () => {
@@ -35,7 +35,7 @@ describe('dynamoUploadStore', () => {
   it('reads without the table attributes', async () => {
     ddb.on(GetCommand).resolves({ Item: item(upload(2)) });
     await expect(store.get(ACCOUNT_ID, upload(2).uploadId)).resolves.toEqual(upload(2));
-    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(keys.upload(ACCOUNT_ID, upload(2).uploadId));
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(2).uploadId }));
   });
 
   it('moves pending to terminal with its event in the outbox, in one transaction, and reports a lost race', async () => {
@@ -54,7 +54,7 @@ describe('dynamoUploadStore', () => {
       ExpressionAttributeValues: { ':pending': 'pending' },
       Item: { status: 'ready', ttl: 99 },
     });
-    expect(outbox?.Put?.Item).toMatchObject({ ...keys.outboxEntry(ACCOUNT_ID, ann.eventId), entity: 'outbox', type: 'upload.ready', subject: { kind: 'upload', uploadId: ready.uploadId } });
+    expect(outbox?.Put?.Item).toMatchObject({ PK: `ACCT#${ACCOUNT_ID}`, SK: `OUTBOX#${ann.eventId}`, entity: 'outbox', type: 'upload.ready', subject: { kind: 'upload', uploadId: ready.uploadId } });
   });
 
   it('lists newest first with the plain paging when there is no filter', async () => {
@@ -75,14 +75,14 @@ describe('dynamoUploadStore', () => {
     it('fills a page across query rounds and resumes after the last item returned', async () => {
       ddb
         .on(QueryCommand)
-        .resolvesOnce({ Items: [item(upload(20)), item(ready(19)), item(upload(18))], LastEvaluatedKey: keys.upload(ACCOUNT_ID, upload(18).uploadId) })
-        .resolvesOnce({ Items: [item(ready(17)), item(upload(16)), item(ready(15)), item(ready(14))], LastEvaluatedKey: keys.upload(ACCOUNT_ID, upload(14).uploadId) });
+        .resolvesOnce({ Items: [item(upload(20)), item(ready(19)), item(upload(18))], LastEvaluatedKey: uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(18).uploadId }) })
+        .resolvesOnce({ Items: [item(ready(17)), item(upload(16)), item(ready(15)), item(ready(14))], LastEvaluatedKey: uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(14).uploadId }) });
       const page = await store.list(ACCOUNT_ID, { limit: 2 }, keep);
       expect(page.items.map((u) => u.sizeBytes)).toEqual([19, 17]);
       // The match beyond the page (15) is not skipped: the cursor resumes after the last item read before it.
       const resume = cursors.decode(ACCOUNT_ID, { PK: `ACCT#${ACCOUNT_ID}`, prefix: 'UPL#' }, page.nextCursor ?? '');
-      expect(resume).toEqual(keys.upload(ACCOUNT_ID, upload(16).uploadId));
-      expect(ddb.commandCalls(QueryCommand)[1]?.args[0].input.ExclusiveStartKey).toEqual(keys.upload(ACCOUNT_ID, upload(18).uploadId));
+      expect(resume).toEqual(uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(16).uploadId }));
+      expect(ddb.commandCalls(QueryCommand)[1]?.args[0].input.ExclusiveStartKey).toEqual(uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(18).uploadId }));
     });
 
     it('says null when the collection ends, even on a short page', async () => {
@@ -91,7 +91,7 @@ describe('dynamoUploadStore', () => {
     });
 
     it('rejects a cursor of another account', async () => {
-      const foreign = cursors.encode(OTHER_ACCOUNT_ID, 'UPL#', keys.upload(OTHER_ACCOUNT_ID, 'upl_1'));
+      const foreign = cursors.encode(OTHER_ACCOUNT_ID, 'UPL#', uploadEntity.key({ accountId: OTHER_ACCOUNT_ID, uploadId: 'upl_1' }));
       await expect(store.list(ACCOUNT_ID, { limit: 5, cursor: foreign }, keep)).rejects.toMatchObject({ code: 'invalid_cursor' });
     });
 
@@ -99,7 +99,7 @@ describe('dynamoUploadStore', () => {
       let n = 5000;
       ddb.on(QueryCommand).callsFake(() => {
         const items = Array.from({ length: 100 }, () => item(upload(n--)));
-        return Promise.resolve({ Items: items, LastEvaluatedKey: keys.upload(ACCOUNT_ID, 'upl_more') });
+        return Promise.resolve({ Items: items, LastEvaluatedKey: uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: 'upl_more' }) });
       });
       const page = await store.list(ACCOUNT_ID, { limit: 5 }, keep);
       expect(page.items).toEqual([]);

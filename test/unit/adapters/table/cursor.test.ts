@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CursorCodec } from '../../../../functions/adapters/table/cursor.js';
-import { collections, keys } from '../../../../functions/adapters/table/keys.js';
+import { accountEntity } from '../../../../functions/adapters/table/entities/account.js';
+import { scannerEntity } from '../../../../functions/adapters/table/entities/scanner.js';
+import { scannerVersionEntity } from '../../../../functions/adapters/table/entities/scanner-version.js';
 import { ApiError } from '../../../../functions/domain/errors.js';
 import { ACCOUNT_ID, CURSOR_SECRET, OTHER_ACCOUNT_ID } from '../../../helpers/unit-fixtures.js';
 
 const codec = new CursorCodec(CURSOR_SECRET);
-const scanners = collections.scanners(ACCOUNT_ID);
-const lastKey = keys.scanner(ACCOUNT_ID, 'scn_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b');
+const scanners = scannerEntity.collection({ accountId: ACCOUNT_ID });
+const lastKey = scannerEntity.key({ accountId: ACCOUNT_ID, scannerId: 'scn_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b' });
 const cursor = codec.encode(ACCOUNT_ID, scanners.prefix, lastKey);
 
 function decodeError(fn: () => unknown): ApiError {
@@ -59,20 +61,20 @@ describe('CursorCodec', () => {
   });
 
   it('refuses a cursor issued to another account', () => {
-    const theirs = codec.encode(OTHER_ACCOUNT_ID, collections.scanners(OTHER_ACCOUNT_ID).prefix, keys.scanner(OTHER_ACCOUNT_ID, 'scn_1'));
+    const theirs = codec.encode(OTHER_ACCOUNT_ID, scannerEntity.collection({ accountId: OTHER_ACCOUNT_ID }).prefix, scannerEntity.key({ accountId: OTHER_ACCOUNT_ID, scannerId: 'scn_1' }));
     expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, theirs));
     // Even when it names our own partition, a cursor signed for another account is refused.
     const borrowed = codec.encode(OTHER_ACCOUNT_ID, scanners.prefix, lastKey);
     expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, borrowed));
     // And ours is refused on theirs.
-    expectInvalid(() => codec.decode(OTHER_ACCOUNT_ID, collections.scanners(OTHER_ACCOUNT_ID), cursor));
+    expectInvalid(() => codec.decode(OTHER_ACCOUNT_ID, scannerEntity.collection({ accountId: OTHER_ACCOUNT_ID }), cursor));
   });
 
   it('refuses a cursor of another collection', () => {
-    const versionsA = collections.scannerVersions(ACCOUNT_ID, 'scn_a');
-    const versionsB = collections.scannerVersions(ACCOUNT_ID, 'scn_b');
-    const versionCursor = codec.encode(ACCOUNT_ID, versionsA.prefix, keys.scannerVersion(ACCOUNT_ID, 'scn_a', 3));
-    expect(codec.decode(ACCOUNT_ID, versionsA, versionCursor)).toEqual(keys.scannerVersion(ACCOUNT_ID, 'scn_a', 3));
+    const versionsA = scannerVersionEntity.collection({ accountId: ACCOUNT_ID, scannerId: 'scn_a' });
+    const versionsB = scannerVersionEntity.collection({ accountId: ACCOUNT_ID, scannerId: 'scn_b' });
+    const versionCursor = codec.encode(ACCOUNT_ID, versionsA.prefix, scannerVersionEntity.key({ accountId: ACCOUNT_ID, scannerId: 'scn_a', version: 3 }));
+    expect(codec.decode(ACCOUNT_ID, versionsA, versionCursor)).toEqual(scannerVersionEntity.key({ accountId: ACCOUNT_ID, scannerId: 'scn_a', version: 3 }));
     expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, versionCursor));
     expectInvalid(() => codec.decode(ACCOUNT_ID, versionsB, versionCursor));
     expectInvalid(() => codec.decode(ACCOUNT_ID, versionsA, cursor));
@@ -80,7 +82,7 @@ describe('CursorCodec', () => {
 
   it('refuses a correctly signed cursor whose key lies outside the collection', () => {
     // Signed for the scanners list but pointing at the account item: still not a scanners key.
-    const outside = codec.encode(ACCOUNT_ID, scanners.prefix, keys.account(ACCOUNT_ID));
+    const outside = codec.encode(ACCOUNT_ID, scanners.prefix, accountEntity.key({ accountId: ACCOUNT_ID }));
     expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, outside));
   });
 

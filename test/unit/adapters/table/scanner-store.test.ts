@@ -4,7 +4,8 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoScannerStore } from '../../../../functions/adapters/table/scanner-store.js';
 import { CursorCodec } from '../../../../functions/adapters/table/cursor.js';
-import { collections } from '../../../../functions/adapters/table/keys.js';
+import { scannerEntity } from '../../../../functions/adapters/table/entities/scanner.js';
+import { scannerVersionEntity } from '../../../../functions/adapters/table/entities/scanner-version.js';
 import { createScanner } from '../../../../functions/domain/scanners/scanners.js';
 import { ApiError } from '../../../../functions/domain/errors.js';
 import type { ScannerRecord } from '../../../../functions/domain/scanners/model.js';
@@ -148,7 +149,7 @@ describe('dynamoScannerStore lists', () => {
     const page = await store.list(ACCOUNT_ID, { limit: 2 });
     expect(page.items.map((s) => s.scannerId)).toEqual([items(1, 1)[0]!.scannerId, items(1, 2)[0]!.scannerId]);
     expect(page.nextCursor).toEqual(expect.any(String));
-    expect(cursors.decode(ACCOUNT_ID, collections.scanners(ACCOUNT_ID), page.nextCursor!)).toEqual({
+    expect(cursors.decode(ACCOUNT_ID, scannerEntity.collection({ accountId: ACCOUNT_ID }), page.nextCursor!)).toEqual({
       PK: `ACCT#${ACCOUNT_ID}`,
       SK: `SCN#${items(1, 2)[0]!.scannerId}`,
     });
@@ -176,7 +177,7 @@ describe('dynamoScannerStore lists', () => {
       ScanIndexForward: false,
       Limit: 3,
     });
-    expect(cursors.decode(ACCOUNT_ID, collections.scannerVersions(ACCOUNT_ID, SCANNER_ID), page.nextCursor!)).toEqual({
+    expect(cursors.decode(ACCOUNT_ID, scannerVersionEntity.collection({ accountId: ACCOUNT_ID, scannerId: SCANNER_ID }), page.nextCursor!)).toEqual({
       PK: `ACCT#${ACCOUNT_ID}`,
       SK: versionSk(2),
     });
