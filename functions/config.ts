@@ -14,7 +14,11 @@ const optionalArn = z.optional(z.string().check(z.startsWith('arn:')));
 const wholeNumber = (min: number, max: number | null, fallback: number) =>
   z._default(z.coerce.number().check(z.int(), z.minimum(min), ...(max === null ? [] : [z.maximum(max)])), fallback);
 /** A switch spelled as one of two words (`fallback` when unset), read as a boolean. */
-const flag = (off: string, on: string, fallback: string) => z.pipe(z._default(z.enum([off, on]), fallback), z.transform((value) => value === on));
+const flag = (off: string, on: string, fallback: string) =>
+  z.pipe(
+    z._default(z.enum([off, on]), fallback),
+    z.transform((value) => value === on),
+  );
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
 
@@ -30,7 +34,8 @@ export const pocketsphinxModelFiles = (modelDir: string) => ({
   dictionary: join(modelDir, 'cmudict-en-us.dict'),
 });
 /** The CLI and every model file are there. */
-export const pocketsphinxInstalled = (bin: string, modelDir: string) => [bin, ...Object.values(pocketsphinxModelFiles(modelDir))].every((path) => existsSync(path));
+export const pocketsphinxInstalled = (bin: string, modelDir: string) =>
+  [bin, ...Object.values(pocketsphinxModelFiles(modelDir))].every((path) => existsSync(path));
 export const POCKETSPHINX_INSTALL_HINT = 'Debian/Ubuntu: `sudo apt-get install -y pocketsphinx pocketsphinx-en-us`';
 
 /** Which Analyzer answers scanners and which Transcriber feeds it words (DESIGN §7), and what each needs. */
@@ -104,14 +109,22 @@ function checkEngines(settings: EngineInput, ctx: z.core.$RefinementCtx): void {
     }
     const missing = Object.values(pocketsphinxModelFiles(settings.POCKETSPHINX_MODEL_DIR)).filter((path) => !existsSync(path));
     if (missing.length) {
-      ctx.addIssue({ code: 'custom', path: ['POCKETSPHINX_MODEL_DIR'], message: `the model is incomplete, ${missing.join(' and ')} missing (${POCKETSPHINX_INSTALL_HINT})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['POCKETSPHINX_MODEL_DIR'],
+        message: `the model is incomplete, ${missing.join(' and ')} missing (${POCKETSPHINX_INSTALL_HINT})`,
+      });
     }
     if (settings.TRANSCRIBE_LANGUAGE_CODE !== 'en-US') {
       ctx.addIssue({ code: 'custom', path: ['TRANSCRIBE_LANGUAGE_CODE'], message: 'pocketsphinx runs with the US English model only: en-US' });
     }
   }
   if (settings.TRANSCRIBER === 'moonshine' && !settings.TRANSCRIBE_LANGUAGE_CODE.startsWith('en-')) {
-    ctx.addIssue({ code: 'custom', path: ['TRANSCRIBE_LANGUAGE_CODE'], message: 'moonshine runs with its English model only: en-US (aws-transcribe covers other languages)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['TRANSCRIBE_LANGUAGE_CODE'],
+      message: 'moonshine runs with its English model only: en-US (aws-transcribe covers other languages)',
+    });
   }
   if (settings.TRANSCRIBER === 'aws-transcribe' && settings.S3_ENDPOINT) {
     notLocal('TRANSCRIBER', 'Amazon Transcribe reads the media from S3 itself; use TRANSCRIBER=moonshine, pocketsphinx or whisper-cpp locally');

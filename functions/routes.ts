@@ -99,8 +99,26 @@ export const routes = [
   { method: 'GET', path: '/v1/runs/{run_id}/observations', handler: 'api/runs/list-observations', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/observations', handler: 'api/observations/list', idempotency: 'none', table: 'read', cursors: true },
   // One-off analyses (DESIGN 10): preflight and quote measure the source; nothing is stored before submission.
-  { method: 'POST', path: '/v1/sources/preflight', handler: 'api/sources/preflight', idempotency: 'none', table: 'read', ffprobe: true, outbound: true, resolvesProviderPages: true },
-  { method: 'POST', path: '/v1/analyses/quote', handler: 'api/analyses/quote', idempotency: 'none', table: 'read', ffprobe: true, outbound: true, resolvesProviderPages: true },
+  {
+    method: 'POST',
+    path: '/v1/sources/preflight',
+    handler: 'api/sources/preflight',
+    idempotency: 'none',
+    table: 'read',
+    ffprobe: true,
+    outbound: true,
+    resolvesProviderPages: true,
+  },
+  {
+    method: 'POST',
+    path: '/v1/analyses/quote',
+    handler: 'api/analyses/quote',
+    idempotency: 'none',
+    table: 'read',
+    ffprobe: true,
+    outbound: true,
+    resolvesProviderPages: true,
+  },
   {
     method: 'POST',
     path: '/v1/analyses',
@@ -136,7 +154,14 @@ export const routes = [
   { method: 'POST', path: '/v1/webhook-endpoints', handler: 'api/webhook-endpoints/create', idempotency: 'ignored', table: 'readWrite', outbound: true },
   { method: 'GET', path: '/v1/webhook-endpoints', handler: 'api/webhook-endpoints/list', idempotency: 'none', table: 'read', cursors: true },
   { method: 'GET', path: '/v1/webhook-endpoints/{endpoint_id}', handler: 'api/webhook-endpoints/get', idempotency: 'none', table: 'read' },
-  { method: 'PATCH', path: '/v1/webhook-endpoints/{endpoint_id}', handler: 'api/webhook-endpoints/update', idempotency: 'ignored', table: 'readWrite', outbound: true },
+  {
+    method: 'PATCH',
+    path: '/v1/webhook-endpoints/{endpoint_id}',
+    handler: 'api/webhook-endpoints/update',
+    idempotency: 'ignored',
+    table: 'readWrite',
+    outbound: true,
+  },
   { method: 'DELETE', path: '/v1/webhook-endpoints/{endpoint_id}', handler: 'api/webhook-endpoints/delete', idempotency: 'ignored', table: 'readWrite' },
   {
     method: 'POST',
@@ -146,7 +171,14 @@ export const routes = [
     table: 'readWrite',
   },
   // The test event goes out through the host's event publisher, like every event; nothing is stored.
-  { method: 'POST', path: '/v1/webhook-endpoints/{endpoint_id}/test', handler: 'api/webhook-endpoints/send-test', idempotency: 'none', table: 'read', events: true },
+  {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{endpoint_id}/test',
+    handler: 'api/webhook-endpoints/send-test',
+    idempotency: 'none',
+    table: 'read',
+    events: true,
+  },
   // The delivery log (DESIGN 10); a retry reopens a failed delivery and wakes the sender through its queue.
   { method: 'GET', path: '/v1/webhook-deliveries', handler: 'api/webhook-deliveries/list', idempotency: 'none', table: 'read', cursors: true },
   {

@@ -39,8 +39,7 @@ export const defaultApiThrottle = { rateLimit: 100, burstLimit: 200 } as const;
 export const METRICS_NAMESPACE = 'MediaScanner';
 
 /** `analysis` -> `ANALYSIS_STATE_MACHINE_ARN`: the variable functions/config.ts reads a workflow's ARN from. */
-export const stateMachineArnVariable = (workflow: string): string =>
-  `${workflow.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_STATE_MACHINE_ARN`;
+export const stateMachineArnVariable = (workflow: string): string => `${workflow.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_STATE_MACHINE_ARN`;
 
 export class MediaScannerStack extends Stack {
   /** Alarms, their topic and the dashboard. */
@@ -58,8 +57,7 @@ export class MediaScannerStack extends Stack {
     });
     Validations.of(cursorSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason:
-        'Static HMAC key for list cursors: rotating it would invalidate every cursor clients hold, and no credential to a system is behind it.',
+      reason: 'Static HMAC key for list cursors: rotating it would invalidate every cursor clients hold, and no credential to a system is behind it.',
     });
 
     // The analyzer and transcriber chosen with context (`-c analyzer=bedrock ...`, docs/analyzers.md).
@@ -97,22 +95,20 @@ export class MediaScannerStack extends Stack {
 
     // One state machine per entry of the workflow table, with one function per task and one
     // Fargate task definition per container task.
-    const stateMachines = Object.entries(workflows as Readonly<Record<string, WorkflowDefinition>>).map(
-      ([name, workflow]): [string, StateMachine] => {
-        const { stateMachine, tasks, containerTasks } = new WorkflowStateMachine(this, `${pascalCase(name)}Workflow`, {
-          name,
-          workflow,
-          environment,
-          table,
-          bucket: media.bucket,
-          eventBus,
-          containerCluster,
-        });
-        if (name === 'analysis') engines.bindAnalysisTasks(tasks, containerTasks);
-        new CfnOutput(this, `${pascalCase(name)}StateMachineArn`, { value: stateMachine.stateMachineArn });
-        return [name, stateMachine];
-      },
-    );
+    const stateMachines = Object.entries(workflows as Readonly<Record<string, WorkflowDefinition>>).map(([name, workflow]): [string, StateMachine] => {
+      const { stateMachine, tasks, containerTasks } = new WorkflowStateMachine(this, `${pascalCase(name)}Workflow`, {
+        name,
+        workflow,
+        environment,
+        table,
+        bucket: media.bucket,
+        eventBus,
+        containerCluster,
+      });
+      if (name === 'analysis') engines.bindAnalysisTasks(tasks, containerTasks);
+      new CfnOutput(this, `${pascalCase(name)}StateMachineArn`, { value: stateMachine.stateMachineArn });
+      return [name, stateMachine];
+    });
 
     const authorizer = new ServiceFunction(this, 'Authorizer', {
       contract: lambdaContractOf(units.authorizer),

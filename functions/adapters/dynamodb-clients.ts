@@ -45,7 +45,9 @@ function itemsWrittenBy(operation: string, input: MultiItemWriteInput): number {
 
 /** The local host points the SDK at its loopback stand-ins (DYNAMODB_ENDPOINT); on AWS these are the defaults. */
 export function createDynamoDbClients(config: Config): DynamoDbClients {
-  const dynamo = instrumentClient(new DynamoDBClient({ region: config.AWS_REGION, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) }));
+  const dynamo = instrumentClient(
+    new DynamoDBClient({ region: config.AWS_REGION, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) }),
+  );
   // The document client shares this stack, so its commands are seen too (under the operation names).
   dynamo.middlewareStack.add(
     (next, context) => (args) => {

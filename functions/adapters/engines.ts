@@ -26,7 +26,6 @@ const lazyTranscriber = (build: () => Promise<Transcriber>): Transcriber => {
   return { transcribe: async (input) => (await transcriber()).transcribe(input) };
 };
 
-
 /** The NLP model and word vectors: loaded on first analysis, once per process. */
 let sharedMeaning: (() => Promise<Meaning>) | undefined;
 
@@ -37,8 +36,14 @@ export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promi
       return localAnalyzer((sharedMeaning ??= once(() => loadWinkMeaning(cfg.WORD_VECTORS_DIR))));
     case 'bedrock':
       return lazyAnalyzer('bedrock', async () => {
-        const [{ BedrockRuntimeClient }, { bedrockAnalyzer }] = await Promise.all([import('@aws-sdk/client-bedrock-runtime'), import('./analyzers/bedrock.js')]);
-        return bedrockAnalyzer({ client: instrumentClient(new BedrockRuntimeClient({ region: cfg.AWS_REGION })), modelId: requiredSetting(cfg.BEDROCK_MODEL_ID, 'BEDROCK_MODEL_ID') });
+        const [{ BedrockRuntimeClient }, { bedrockAnalyzer }] = await Promise.all([
+          import('@aws-sdk/client-bedrock-runtime'),
+          import('./analyzers/bedrock.js'),
+        ]);
+        return bedrockAnalyzer({
+          client: instrumentClient(new BedrockRuntimeClient({ region: cfg.AWS_REGION })),
+          modelId: requiredSetting(cfg.BEDROCK_MODEL_ID, 'BEDROCK_MODEL_ID'),
+        });
       });
     case 'openai': {
       const secretId = cfg.OPENAI_API_KEY_SECRET_ID;
@@ -46,7 +51,11 @@ export function analyzerFor(cfg: Config, readSecret: (secretId: string) => Promi
       const apiKey = secretId ? once(() => readSecret(secretId)) : () => Promise.resolve(cfg.OPENAI_API_KEY);
       return lazyAnalyzer('openai', async () => {
         const { openAiAnalyzer } = await import('./analyzers/openai.js');
-        return openAiAnalyzer({ baseUrl: requiredSetting(cfg.OPENAI_BASE_URL, 'OPENAI_BASE_URL'), model: requiredSetting(cfg.OPENAI_MODEL, 'OPENAI_MODEL'), apiKey });
+        return openAiAnalyzer({
+          baseUrl: requiredSetting(cfg.OPENAI_BASE_URL, 'OPENAI_BASE_URL'),
+          model: requiredSetting(cfg.OPENAI_MODEL, 'OPENAI_MODEL'),
+          apiKey,
+        });
       });
     }
   }
@@ -59,7 +68,10 @@ export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: s
       return noTranscriber;
     case 'aws-transcribe': {
       const jobs = once(async (): Promise<TranscriptionJobs> => {
-        const [{ TranscribeClient }, { awsTranscribeJobs }] = await Promise.all([import('@aws-sdk/client-transcribe'), import('./transcribers/aws-transcribe.js')]);
+        const [{ TranscribeClient }, { awsTranscribeJobs }] = await Promise.all([
+          import('@aws-sdk/client-transcribe'),
+          import('./transcribers/aws-transcribe.js'),
+        ]);
         return awsTranscribeJobs({
           transcribe: instrumentClient(new TranscribeClient({ region: cfg.AWS_REGION })),
           s3: clients.s3,
@@ -96,7 +108,11 @@ export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: s
     case 'pocketsphinx':
       return lazyTranscriber(async () => {
         const { pocketsphinxTranscriber } = await import('./transcribers/pocketsphinx.js');
-        return pocketsphinxTranscriber({ ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH), binaryPath: cfg.POCKETSPHINX_BIN, modelDir: cfg.POCKETSPHINX_MODEL_DIR });
+        return pocketsphinxTranscriber({
+          ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH),
+          binaryPath: cfg.POCKETSPHINX_BIN,
+          modelDir: cfg.POCKETSPHINX_MODEL_DIR,
+        });
       });
   }
 }

@@ -6,11 +6,11 @@ import { instrumentClient } from './aws-call-hooks.js';
 export function createS3Client(config: Config): S3Client {
   return instrumentClient(
     new S3Client({
-    region: config.AWS_REGION,
-    // Without this the SDK signs a CRC32 of an empty body into presigned PUT/UploadPart URLs
-    // (x-amz-checksum-crc32=AAAAAA==) and S3 rejects the client's real bytes.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true } : {}),
+      region: config.AWS_REGION,
+      // Without this the SDK signs a CRC32 of an empty body into presigned PUT/UploadPart URLs
+      // (x-amz-checksum-crc32=AAAAAA==) and S3 rejects the client's real bytes.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true } : {}),
     }),
   );
 }

@@ -43,7 +43,8 @@ const { values, positionals } = parseArgs({
 });
 
 const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.local');
-const positiveInt = (name: string) => z.coerce.number({ error: `--${name} must be a number` }).check(z.int(), z.positive(`--${name} must be a positive integer`));
+const positiveInt = (name: string) =>
+  z.coerce.number({ error: `--${name} must be a number` }).check(z.int(), z.positive(`--${name} must be a positive integer`));
 
 /** Where the commands act, as the output names it, and whether loopback names may be trusted there (DESIGN §9). */
 interface Target {
@@ -99,7 +100,10 @@ async function run(command: string, argument: string | undefined, { doc, tableNa
   switch (command) {
     case 'create': {
       const plan = z.enum(planNames, { error: `--plan must be one of ${planNames.join(', ')}` }).parse(values.plan);
-      const credits = z.coerce.number().check(z.int(), z.minimum(0, '--credits must be 0 or more')).parse(values.credits ?? '0');
+      const credits = z.coerce
+        .number()
+        .check(z.int(), z.minimum(0, '--credits must be 0 or more'))
+        .parse(values.credits ?? '0');
       const maxObservations = values['max-observations'] ? positiveInt('max-observations').check(z.maximum(50)).parse(values['max-observations']) : undefined;
       const { account, apiKey } = await createAccount(store, { plan, credits, maxObservations, requestRate: requestRate() });
       return { account_id: account.accountId, api_key: apiKey };
@@ -143,7 +147,11 @@ try {
   console.log(JSON.stringify(await main()));
 } catch (error) {
   const message =
-    error instanceof z.core.$ZodError ? error.issues.map((i) => i.message).join('; ') : error instanceof ApiError || error instanceof Error ? error.message : String(error);
+    error instanceof z.core.$ZodError
+      ? error.issues.map((i) => i.message).join('; ')
+      : error instanceof ApiError || error instanceof Error
+        ? error.message
+        : String(error);
   console.error(message);
   process.exit(1);
 }

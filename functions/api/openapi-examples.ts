@@ -111,7 +111,13 @@ const run: RunResource = {
   billing: { credits: 1, state: 'charged' },
   observation_count: 1,
   error: null,
-  provenance: { scanner: { scanner_id: ids.scanner, version: 1, definition: { name: 'Cuts', instructions: 'Find the scene changes', type: 'find_moments', min_seconds: 5, max_seconds: 20 } } },
+  provenance: {
+    scanner: {
+      scanner_id: ids.scanner,
+      version: 1,
+      definition: { name: 'Cuts', instructions: 'Find the scene changes', type: 'find_moments', min_seconds: 5, max_seconds: 20 },
+    },
+  },
   created_at: at,
   updated_at: later,
   started_at: at,
@@ -132,7 +138,16 @@ const observation: ObservationResource = {
   title: 'Hard cut to the stage',
   summary: 'A scene cut with a loudness peak.',
   relevance_score: 0.82,
-  evidence: { media_kind: 'video', evidence_kind: 'visual', start_ms: 12_000, end_ms: 24_000, duration_ms: 12_000, transcript_excerpt: null, speaker: null, signals: ['scene_cut', 'loudness_peak'] },
+  evidence: {
+    media_kind: 'video',
+    evidence_kind: 'visual',
+    start_ms: 12_000,
+    end_ms: 24_000,
+    duration_ms: 12_000,
+    transcript_excerpt: null,
+    speaker: null,
+    signals: ['scene_cut', 'loudness_peak'],
+  },
   source_metadata: { episode: 42 },
   created_at: later,
 };

@@ -212,7 +212,11 @@ function operationObject(route: Route, schemas: Schemas): { operation: Json; err
     responses: {
       [String(status)]: {
         description,
-        headers: { ...requestIdHeader, ...rateLimitHeaders, ...(idempotent ? { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
+        headers: {
+          ...requestIdHeader,
+          ...rateLimitHeaders,
+          ...(idempotent ? { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+        },
         content: { 'application/json': { schema: { $ref: componentRef(schema) } } },
       },
       ...errorResponses(errorCodes),
@@ -278,9 +282,15 @@ export async function buildOpenApiDocument(version: string): Promise<OpenApiDocu
       },
       headers: {
         RequestId: { description: 'The request id; equal to `error.request_id` on errors.', required: true, schema: { type: 'string' } },
-        IdempotentReplayed: { description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+        IdempotentReplayed: {
+          description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+          schema: { type: 'string', enum: ['true'] },
+        },
         // Not `required`: a 429 of the edge (API Gateway's stage throttle, the local host's connection cap) has no account.
-        RateLimitLimit: { description: "The account's request bucket: how many requests it holds (the plan's burst).", schema: { type: 'integer', minimum: 1 } },
+        RateLimitLimit: {
+          description: "The account's request bucket: how many requests it holds (the plan's burst).",
+          schema: { type: 'integer', minimum: 1 },
+        },
         RateLimitRemaining: { description: 'Requests that may follow at once.', schema: { type: 'integer', minimum: 0 } },
         RateLimitReset: { description: 'Unix time (seconds) at which the bucket is full again.', schema: { type: 'integer' } },
         RetryAfter: {

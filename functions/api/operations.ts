@@ -10,7 +10,7 @@ import type { RouteKey } from '../routes.js';
 import type { ResourceName } from '../resources/components.js';
 
 export const tags = {
-  Account: 'The caller\'s account: wallet, plan limits, retention, concurrency, providers.',
+  Account: "The caller's account: wallet, plan limits, retention, concurrency, providers.",
   Scanners: 'Saved, versioned questions with a typed output.',
   Uploads: 'Private video and audio sources for scanner runs: declare, PUT the bytes, complete.',
   Runs: 'A scanner version applied to one ready upload.',
@@ -169,7 +169,8 @@ export const operations = {
     operationId: 'quoteAnalysis',
     tag: 'Analyses',
     summary: 'Price one window of a source URL',
-    description: 'Takes the body of POST /v1/analyses, validated the same way, so a client prices exactly what it will submit; only the source, the window and use_proof_allowance bear on the price.',
+    description:
+      'Takes the body of POST /v1/analyses, validated the same way, so a client prices exactly what it will submit; only the source, the window and use_proof_allowance bear on the price.',
     response: { status: 200, schema: 'AnalysisQuote', description: 'Exact credits, balance and affordability.' },
     errors: [...sourceErrors, 'window_out_of_range'],
     example: oneOffExample,
@@ -226,7 +227,12 @@ export const operations = {
     errors: ['upload_not_found', 'upload_not_ready', 'scanner_batch_service_unavailable', 'queue_unavailable'],
     example: {
       items: [
-        { client_id: 'ep-41', scanner_id: 'scn_0193a4b1c2d37e8f9a0b1c2d3e4f5a6b', upload_id: 'upl_0193a4b1c2d37e8f9a0b1c2d3e4f5a6b', metadata: { episode: 41 } },
+        {
+          client_id: 'ep-41',
+          scanner_id: 'scn_0193a4b1c2d37e8f9a0b1c2d3e4f5a6b',
+          upload_id: 'upl_0193a4b1c2d37e8f9a0b1c2d3e4f5a6b',
+          metadata: { episode: 41 },
+        },
         { client_id: 'ep-42', scanner_id: 'scn_0193a4b1c2d37e8f9a0b1c2d3e4f5a6b', upload_id: 'upl_0193a4b1c2d37e8f9a0b1c2d3e4f5a6c' },
       ],
     },
@@ -277,7 +283,7 @@ export const operations = {
     operationId: 'updateWebhookEndpoint',
     tag: 'Webhooks',
     summary: 'Change a webhook endpoint',
-    description: 'Any of `url`, `events`, `description` (null clears it) and `enabled`, at least one. A new URL is checked like a new endpoint\'s.',
+    description: "Any of `url`, `events`, `description` (null clears it) and `enabled`, at least one. A new URL is checked like a new endpoint's.",
     response: { status: 200, schema: 'WebhookEndpoint', description: 'The changed endpoint.' },
     example: { events: ['run.completed', 'run.failed', 'upload.ready'], enabled: true },
   },
@@ -301,7 +307,8 @@ export const operations = {
     operationId: 'testWebhookEndpoint',
     tag: 'Webhooks',
     summary: 'Send a webhook.test event to this endpoint',
-    description: 'Delivered through the normal path to this endpoint only, whatever it subscribes to; `data.object` is the endpoint. Follow it at GET /v1/webhook-deliveries.',
+    description:
+      'Delivered through the normal path to this endpoint only, whatever it subscribes to; `data.object` is the endpoint. Follow it at GET /v1/webhook-deliveries.',
     response: { status: 202, schema: 'WebhookTest', description: 'The event that was published.' },
     errors: ['event_delivery_unavailable'],
   },
@@ -329,7 +336,8 @@ export const operations = {
     operationId: 'getRenderPresets',
     tag: 'Renders',
     summary: 'List what renders can be asked for',
-    description: 'Formats, aspect ratios with their output sizes, caption presets and their fonts (shipped font files), effects and framing modes. Read these instead of hard-coding values.',
+    description:
+      'Formats, aspect ratios with their output sizes, caption presets and their fonts (shipped font files), effects and framing modes. Read these instead of hard-coding values.',
     response: { status: 200, schema: 'RenderPresets', description: 'The render presets.' },
   },
   'POST /v1/renders': {
@@ -341,7 +349,11 @@ export const operations = {
       'Poll GET /v1/renders/{render_id} (or subscribe to render.completed / render.failed) for the assets.',
     response: { status: 202, schema: 'Render', description: 'The render, queued.' },
     errors: ['not_found', 'analysis_not_completed', 'moment_not_found', 'captions_unavailable', 'proof_allowance_exhausted', 'queue_unavailable'],
-    example: { analysis_id: 'ana_0192f0c56f2a7c3e8a1b2c3d4e5f6a7b', moment_ids: ['mom_0192f0c56f2a7c3e8a1b2c3d4e5f6a7c'], render: { output: { format: 'mp4', aspect_ratio: '9:16' }, framing: { mode: 'auto' } } },
+    example: {
+      analysis_id: 'ana_0192f0c56f2a7c3e8a1b2c3d4e5f6a7b',
+      moment_ids: ['mom_0192f0c56f2a7c3e8a1b2c3d4e5f6a7c'],
+      render: { output: { format: 'mp4', aspect_ratio: '9:16' }, framing: { mode: 'auto' } },
+    },
   },
   'GET /v1/renders': {
     operationId: 'listRenders',
@@ -367,7 +379,7 @@ export const operations = {
 /** One line per error code for the responses that list it; a new code in the catalog needs one here. */
 export const errorDescriptions: Record<ErrorCode, string> = {
   validation_failed: 'the path, query, body or a header fails its schema; `param` names the field',
-  upload_not_found: 'the upload is unknown or another account\'s',
+  upload_not_found: "the upload is unknown or another account's",
   upload_not_ready: 'the upload is not ready (pending, failed, expired or deleted)',
   window_not_supported: 'a window on anything but a video find_moments run',
   idempotency_key_required: 'no Idempotency-Key header',
@@ -378,7 +390,7 @@ export const errorDescriptions: Record<ErrorCode, string> = {
   captions_unavailable: 'captions were requested but no transcriber is configured, so there are no word timings',
   insufficient_credits: 'the wallet cannot cover the reservation',
   proof_allowance_exhausted: 'the account has used its proof analysis, or proof renders past 60 s in total',
-  source_too_large: 'the source is over the account\'s source-size limit',
+  source_too_large: "the source is over the account's source-size limit",
   not_found: 'unknown, or owned by another account (indistinguishable)',
   analysis_not_completed: 'moments exist once the analysis is completed',
   run_not_completed: 'observations exist once the run is completed',

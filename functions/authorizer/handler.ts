@@ -12,9 +12,7 @@ import type { AuthorizerContext } from '../http/types.js';
  * It runs for every request (no result cache: infra/constructs/service-http-api.ts), so each
  * request takes its token here, once, whichever route it is for.
  */
-export const handler = async (
-  event: APIGatewayRequestAuthorizerEventV2,
-): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => {
+export const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => {
   const authorization = event.headers?.authorization;
   try {
     const { accountId, verdict } = await admitRequest(accountReads(), requestBuckets(), authorization, Date.now);

@@ -11,7 +11,6 @@ import { awsDeliveryScheduler } from '../adapters/webhooks/aws-scheduler.js';
 import type { Host, WorkflowHost } from './host.js';
 import { once } from '../shared/memo.js';
 
-
 /**
  * The AWS host's parts. Each loads its SDK client only when first called (the adapters import
  * their commands the same way), so a function that never starts a workflow, publishes an event
@@ -22,7 +21,10 @@ export function awsHost(cfg: Config): Host {
     launch: spawn,
     cursorSecret: once(async () => {
       const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-      return readSecretString(instrumentClient(new SecretsManagerClient({ region: cfg.AWS_REGION })), requiredSetting(cfg.CURSOR_SECRET_ARN, 'CURSOR_SECRET_ARN'));
+      return readSecretString(
+        instrumentClient(new SecretsManagerClient({ region: cfg.AWS_REGION })),
+        requiredSetting(cfg.CURSOR_SECRET_ARN, 'CURSOR_SECRET_ARN'),
+      );
     }),
     workflows: once(async (): Promise<WorkflowHost> => {
       const { SFNClient } = await import('@aws-sdk/client-sfn');

@@ -23,7 +23,9 @@ const SOURCE_URL_TTL_SECONDS = 6 * 60 * 60;
 export const pipeline = lazy((): PipelineDeps => {
   const cfg = config();
   // Built on first use: only the functions that carry ffmpeg ever extract signals.
-  const extractor = lazy(() => new FfmpegSignalExtractor({ ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH), ffprobePath: resolveFfprobePath(cfg.FFPROBE_PATH) }));
+  const extractor = lazy(
+    () => new FfmpegSignalExtractor({ ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH), ffprobePath: resolveFfprobePath(cfg.FFPROBE_PATH) }),
+  );
   const lazyExtractor: SignalExtractor = { extract: (input) => extractor().extract(input) };
   return {
     runs: runs(),

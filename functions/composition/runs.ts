@@ -17,4 +17,6 @@ export const slots = lazy(() => dynamoSlotStore(table()));
 export const idClaims = lazy(() => dynamoIdClaims(table(), config().IDEMPOTENCY_TTL_SECONDS));
 
 /** Submitting a run: the scanner, its source, the reservation and the analysis workflow's start. */
-export const runSubmission = lazy((): SubmitRunDeps => ({ ...scanners(), runs: runs(), findSource: findRunnableSource(), workflows: hostWorkflows, claims: idClaims() }));
+export const runSubmission = lazy(
+  (): SubmitRunDeps => ({ ...scanners(), runs: runs(), findSource: findRunnableSource(), workflows: hostWorkflows, claims: idClaims() }),
+);

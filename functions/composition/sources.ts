@@ -18,7 +18,10 @@ export const sourceReaderOptions = lazy((): SourceReaderOptions => {
   const cfg = config();
   return {
     outbound: createOutboundClient({ allowLoopback: cfg.LOCAL_ALLOW_LOOPBACK_TARGETS }),
-    inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)), Math.max(cfg.PROBE_TIMEOUT_MS, SOURCE_PROBE_BUDGET_MS)),
+    inspector: ffprobeInspector(
+      spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)),
+      Math.max(cfg.PROBE_TIMEOUT_MS, SOURCE_PROBE_BUDGET_MS),
+    ),
     providerPages: providerPageResolver(hostProviderResolver),
     // A preflight answers within an API request: a server without byte ranges is measured only
     // if the whole file is small enough to fetch in that time.

@@ -13,7 +13,10 @@ export const uploads = lazy((): UploadDeps => {
   return {
     uploads: uploadStore(),
     media: media(),
-    inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)), cfg.PROBE_TIMEOUT_MS),
+    inspector: ffprobeInspector(
+      spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)),
+      cfg.PROBE_TIMEOUT_MS,
+    ),
     multipartThresholdBytes: cfg.MULTIPART_THRESHOLD_BYTES,
     partSizeBytes: cfg.MULTIPART_PART_SIZE_BYTES,
     warn: (message, error) => logger.warn(message, error as Error),

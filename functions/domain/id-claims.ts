@@ -15,8 +15,13 @@ export interface IdClaims {
 }
 
 /** The ids to create with: claimed under the key when there is one, else `mint()`'s. */
-export const idsFor = <T extends Record<string, string>>(claims: IdClaims, accountId: string, purpose: ClaimPurpose, idempotencyKey: string | undefined, mint: () => T): Promise<T> =>
-  idempotencyKey === undefined ? Promise.resolve(mint()) : claims.claim(accountId, purpose, idempotencyKey, mint());
+export const idsFor = <T extends Record<string, string>>(
+  claims: IdClaims,
+  accountId: string,
+  purpose: ClaimPurpose,
+  idempotencyKey: string | undefined,
+  mint: () => T,
+): Promise<T> => (idempotencyKey === undefined ? Promise.resolve(mint()) : claims.claim(accountId, purpose, idempotencyKey, mint()));
 
 /**
  * Work found already created by an earlier attempt under the same key is answered as it is; only
@@ -28,6 +33,8 @@ export async function restartIfUnstarted(unstarted: boolean, start: () => Promis
   try {
     await start();
   } catch (cause) {
-    throw new ApiError('queue_unavailable', 'The work was accepted but could not be queued. Retry with backoff under the same Idempotency-Key.', undefined, { cause });
+    throw new ApiError('queue_unavailable', 'The work was accepted but could not be queued. Retry with backoff under the same Idempotency-Key.', undefined, {
+      cause,
+    });
   }
 }

@@ -25,5 +25,4 @@ export const newId = (kind: IdKind): string => `${idPrefixes[kind]}_${uuidv7().r
 export const idPattern = (kind: IdKind): RegExp => new RegExp(`^${idPrefixes[kind]}_[0-9a-f]{32}$`);
 
 /** The smallest id of `kind` minted after `instant` (a UUIDv7 starts with its 48-bit millisecond time). */
-export const firstIdAfter = (kind: IdKind, instant: Date): string =>
-  `${idPrefixes[kind]}_${(instant.getTime() + 1).toString(16).padStart(12, '0')}`;
+export const firstIdAfter = (kind: IdKind, instant: Date): string => `${idPrefixes[kind]}_${(instant.getTime() + 1).toString(16).padStart(12, '0')}`;

@@ -6,7 +6,10 @@ import * as z from '../shared/zod.js';
  * maxLength counts code points too, so the OpenAPI document states the same rule.
  */
 export const maxChars = (max: number) =>
-  z.string().check(z.refine((value) => [...value].length <= max, { message: `At most ${max} characters.` }), z.meta({ maxLength: max }));
+  z.string().check(
+    z.refine((value) => [...value].length <= max, { message: `At most ${max} characters.` }),
+    z.meta({ maxLength: max }),
+  );
 
 /**
  * A number DynamoDB stores exactly as sent: within the safe-integer range (the SDK refuses larger

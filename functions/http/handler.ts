@@ -31,8 +31,9 @@ const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
 /** A route that takes Idempotency-Key (route table) must be composed with the idempotent executor. */
-type IdempotencyDeps<H extends Route['handler']> =
-  Extract<Route, { handler: H }>['idempotency'] extends 'accepted' | 'required' ? { idempotent: IdempotentExecutor } : object;
+type IdempotencyDeps<H extends Route['handler']> = Extract<Route, { handler: H }>['idempotency'] extends 'accepted' | 'required'
+  ? { idempotent: IdempotentExecutor }
+  : object;
 
 /**
  * Builds a route's Lambda handler: authenticate, enforce the request limit, parse with zod, run the use case (through
@@ -40,7 +41,13 @@ type IdempotencyDeps<H extends Route['handler']> =
  * `deps` composes what the use case calls (functions/composition); it is built at the first
  * request, once per process, from parts that are each built once.
  */
-export function httpHandler<H extends Route['handler'], D extends IdempotencyDeps<H>, P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType>(
+export function httpHandler<
+  H extends Route['handler'],
+  D extends IdempotencyDeps<H>,
+  P extends z.ZodMiniType,
+  Q extends z.ZodMiniType,
+  B extends z.ZodMiniType,
+>(
   handlerName: H,
   schemas: RequestSchemas<P, Q, B>,
   deps: () => D,

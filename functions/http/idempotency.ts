@@ -1,10 +1,5 @@
 import type { Context } from 'aws-lambda';
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  IdempotencyInconsistentStateError,
-  makeIdempotent,
-} from '@aws-lambda-powertools/idempotency';
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyInconsistentStateError, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { ApiError } from '../domain/errors.js';
 import type { IdempotencyScope } from '../adapters/idempotency-store.js';
@@ -55,7 +50,11 @@ export function createIdempotentExecutor(persistenceStore: BasePersistenceLayer,
       throw error;
     }
     if (stored.fingerprint !== call.fingerprint) {
-      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.', 'Idempotency-Key');
+      throw new ApiError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different request; use a new key for a new request.',
+        'Idempotency-Key',
+      );
     }
     return { result: { status: stored.status, body: JSON.parse(stored.bodyJson) as unknown }, replayed: stored.requestId !== call.requestId };
   };

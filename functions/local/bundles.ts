@@ -28,7 +28,9 @@ export class LocalBundles {
       const input = 'entry' in source ? { entryPoints: [source.entry] } : { stdin: { contents: source.contents, resolveDir: repoRoot, loader: 'ts' as const } };
       // esbuild is loaded here only: the modules bundled never bundle.
       bundle = import('esbuild')
-        .then(({ build }) => build({ ...input, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node24', outfile, logLevel: 'silent' }))
+        .then(({ build }) =>
+          build({ ...input, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node24', outfile, logLevel: 'silent' }),
+        )
         .then(() => outfile);
       bundle.catch(() => this.bundles.delete(name));
       this.bundles.set(name, bundle);

@@ -239,7 +239,11 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     if (resumedBatches) console.log(`Resumed ${resumedBatches} scanner batch(es) left unfinished by the previous start.`);
     const resumedRenders = await reconcileRenders(doc, LOCAL_TABLE, workflows);
     if (resumedRenders) console.log(`Resumed ${resumedRenders} render(s) left unfinished by the previous start.`);
-    await writeFile(stateFile(dataDir), JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2), { mode: 0o600 });
+    await writeFile(
+      stateFile(dataDir),
+      JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2),
+      { mode: 0o600 },
+    );
     doc.destroy();
 
     const server = createApiServer({ ...defaultServerLimits, ...options.limits });

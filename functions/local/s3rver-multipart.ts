@@ -23,8 +23,7 @@ interface KoaInternals {
   store: { getResourcePath(bucket: string, key: string | undefined, resource: string): string };
 }
 
-const xml = (value: string): string =>
-  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+const xml = (value: string): string => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
 function noSuchUpload(ctx: Context, uploadId: string): void {
   ctx.status = 404;
@@ -55,7 +54,10 @@ export function addMultipartListing(server: S3rver): void {
       return;
     }
 
-    const numbers = (await readdir(directory)).filter((name) => /^\d+$/.test(name)).map(Number).sort((a, b) => a - b);
+    const numbers = (await readdir(directory))
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+      .sort((a, b) => a - b);
     const parts = await Promise.all(
       numbers.map(async (number) => {
         const [info, md5] = await Promise.all([stat(join(directory, String(number))), readFile(join(directory, `${number}.md5`), 'utf8')]);

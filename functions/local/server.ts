@@ -65,7 +65,13 @@ function toEvent(req: IncomingMessage, url: URL, body: Buffer, requestId: string
       apiId: 'local',
       domainName: url.host,
       domainPrefix: 'local',
-      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '', userAgent: req.headers['user-agent'] ?? '' },
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '',
+        userAgent: req.headers['user-agent'] ?? '',
+      },
       requestId,
       routeKey,
       stage: '$default',
@@ -115,7 +121,6 @@ async function dispatch(req: IncomingMessage, body: Buffer, requestId: string, b
   const handler = await loadHandler(match.route.handler);
   return inUnit(units.route(routeKey), () => handler(routeEvent, lambdaContext(match.route.handler, requestId)));
 }
-
 
 /** What the local host tolerates of one client (docs/local-host.md; the settings: docs/configuration.md). */
 export interface ServerLimits {
@@ -205,7 +210,10 @@ function rawResponse(response: ApiResponse, headOnly = false): string {
 function clientErrorOf(error: NodeJS.ErrnoException, limits: ServerLimits): ApiError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('request_header_fields_too_large', `The request line and headers are limited to ${maxHeaderSize / 1024} KiB and ${MAX_HEADER_LINES} header lines.`);
+      return new ApiError(
+        'request_header_fields_too_large',
+        `The request line and headers are limited to ${maxHeaderSize / 1024} KiB and ${MAX_HEADER_LINES} header lines.`,
+      );
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return new ApiError('payload_too_large', 'Chunk extensions are too large.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':

@@ -53,7 +53,10 @@ try {
   console.log(transcriberLine);
   if (host.sandboxed) console.log('Sandbox: every unit runs inside its AWS run-time contract (bubblewrap): its writable paths, user and binaries only.');
   else if (settings.LOCAL_SANDBOX === 'off') console.warn('WARNING: LOCAL_SANDBOX=off: units run unconfined, not inside their AWS run-time contracts.');
-  else console.warn(`WARNING: bubblewrap is missing, so units run unconfined, not inside their AWS run-time contracts; install it (${BUBBLEWRAP_INSTALL}) and run npm start again.`);
+  else
+    console.warn(
+      `WARNING: bubblewrap is missing, so units run unconfined, not inside their AWS run-time contracts; install it (${BUBBLEWRAP_INSTALL}) and run npm start again.`,
+    );
   console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
   if (process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1') {
     // DESIGN §9: said loudly, since it opens outbound fetches (sources, webhooks) to this machine.

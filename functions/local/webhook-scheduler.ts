@@ -123,7 +123,10 @@ export class LocalDeliveryScheduler implements DeliveryScheduler {
       asUnit(units.host, () => {
         this.timers.delete(job.deliveryId);
         // A failed recording was the schedule() caller's error already.
-        job.scheduled?.then((viaScheduler) => viaScheduler && recordScheduledWakeUp(), () => undefined);
+        job.scheduled?.then(
+          (viaScheduler) => viaScheduler && recordScheduledWakeUp(),
+          () => undefined,
+        );
         this.enqueue(job);
       }),
       delay,

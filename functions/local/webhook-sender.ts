@@ -32,7 +32,8 @@ export function localWebhookSender(bus: LocalEventBus, deps: () => DeliveryDeps,
   const accept = asUnit(units.webhookSender, async (accountId: string, event: ServiceEvent) => {
     const now = new Date();
     for (const { delivery } of await createDeliveries(deps(), accountId, event)) {
-      if (delivery.status === 'pending') await scheduler.schedule(accountId, delivery.deliveryId, delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt) : now);
+      if (delivery.status === 'pending')
+        await scheduler.schedule(accountId, delivery.deliveryId, delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt) : now);
     }
   });
   let unsubscribe: (() => void) | undefined;

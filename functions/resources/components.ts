@@ -18,12 +18,7 @@ import { runSchema } from './runs/response.js';
 import { evidenceSchema, observationSchema } from './observations/response.js';
 import { analysisProgressSchema, analysisQuoteSchema, analysisSchema, momentListSchema, momentSchema, sourcePreflightSchema } from './analyses/response.js';
 import { batchItemSchema, batchSchema, batchSummarySchema } from './batches/response.js';
-import {
-  deletedWebhookEndpointSchema,
-  webhookEndpointSchema,
-  webhookEndpointWithSecretSchema,
-  webhookTestSchema,
-} from './webhook-endpoints/response.js';
+import { deletedWebhookEndpointSchema, webhookEndpointSchema, webhookEndpointWithSecretSchema, webhookTestSchema } from './webhook-endpoints/response.js';
 import { webhookDeliverySchema } from './webhook-deliveries/response.js';
 import { renderPresetsSchema, renderSchema } from './renders/response.js';
 

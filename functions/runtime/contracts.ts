@@ -180,7 +180,13 @@ export const serviceFunctions = {
   [units.webhookSender]: { module: 'webhooks/sender', timeoutSeconds: 60 },
   // Invoked by preflight, quote and submission, which answer within the API's 29 s: 4 s less (25 s)
   // leaves them time to invoke it and answer. yt-dlp parses pages with CPU: 1 GB buys a fuller vCPU.
-  [units.providerResolver]: { module: 'provider-resolver/handler', runtime: 'python3.12', ytDlp: true, memoryMb: 1024, timeoutSeconds: ROUTE_TIMEOUT_SECONDS - 4 },
+  [units.providerResolver]: {
+    module: 'provider-resolver/handler',
+    runtime: 'python3.12',
+    ytDlp: true,
+    memoryMb: 1024,
+    timeoutSeconds: ROUTE_TIMEOUT_SECONDS - 4,
+  },
 } as const satisfies Record<string, LambdaNeeds>;
 
 // ---- The container image (layers/ffmpeg/Dockerfile) ----
@@ -224,13 +230,16 @@ export function imageFacts(dockerfile: string = readFileSync(DOCKERFILE, 'utf8')
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith('#'));
-  const args = (keyword: string) => instructions.filter((line) => line.toUpperCase().startsWith(`${keyword} `)).map((line) => line.slice(keyword.length + 1).trim());
+  const args = (keyword: string) =>
+    instructions.filter((line) => line.toUpperCase().startsWith(`${keyword} `)).map((line) => line.slice(keyword.length + 1).trim());
   const userName = args('USER').at(-1) ?? 'root';
   const user = imageUsers[userName.split(':')[0] ?? ''];
   if (!user) throw new Error(`${DOCKERFILE}: USER ${userName} is not a user of the base image (${Object.keys(imageUsers).join(', ')})`);
   const volumes = args('VOLUME').flatMap((value) => (value.startsWith('[') ? (JSON.parse(value) as string[]) : value.split(/\s+/)));
   const environment = Object.fromEntries(
-    args('ENV').flatMap((value) => [...value.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g)].map(([, name, raw]) => [name, raw?.replace(/^"|"$/g, '')] as [string, string])),
+    args('ENV').flatMap((value) =>
+      [...value.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g)].map(([, name, raw]) => [name, raw?.replace(/^"|"$/g, '')] as [string, string]),
+    ),
   );
   const packages = args('RUN').flatMap((value) => {
     const install = /apt-get install ([^&;|]*)/.exec(value)?.[1] ?? '';
@@ -291,7 +300,13 @@ export function runtimeContracts(image: ImageFacts = imageFacts()): ReadonlyMap<
   const contracts = new Map<string, RuntimeContract>();
   const add = (contract: RuntimeContract) => contracts.set(contract.unit, contract);
   for (const route of routes as readonly RouteDefinition[]) {
-    add(lambdaContract(units.route(routeKey(route)), { module: route.handler, ffmpeg: route.ffprobe, concurrencyReserve: route.essential ? 'essentialRoute' : undefined }));
+    add(
+      lambdaContract(units.route(routeKey(route)), {
+        module: route.handler,
+        ffmpeg: route.ffprobe,
+        concurrencyReserve: route.essential ? 'essentialRoute' : undefined,
+      }),
+    );
   }
   for (const [unit, needs] of Object.entries(serviceFunctions)) add(lambdaContract(unit, needs));
   const taskNeeds = (task: WorkflowTask): LambdaNeeds => ({ module: task.handler, ...task });

@@ -7,7 +7,12 @@ import type { ServiceEvent } from '../domain/events/model.js';
 const busEventSchema = z.object({
   detail: z.object({
     account_id: z.string().check(z.minLength(1)),
-    event: z.looseObject({ id: z.string().check(z.minLength(1)), type: z.string().check(z.minLength(1)), created_at: z.string(), data: z.object({ object: z.unknown() }) }),
+    event: z.looseObject({
+      id: z.string().check(z.minLength(1)),
+      type: z.string().check(z.minLength(1)),
+      created_at: z.string(),
+      data: z.object({ object: z.unknown() }),
+    }),
   }),
 });
 
@@ -53,7 +58,10 @@ export async function handleSenderBatch(deps: DeliveryDeps, records: readonly SQ
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'fulfilled') return;
     const messageId = records[index]!.messageId;
-    log.error('Webhook sender: message failed; SQS will redeliver it', { messageId, error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason) });
+    log.error('Webhook sender: message failed; SQS will redeliver it', {
+      messageId,
+      error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason),
+    });
     batchItemFailures.push({ itemIdentifier: messageId });
   });
   return { batchItemFailures };

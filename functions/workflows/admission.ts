@@ -21,6 +21,7 @@ export interface AdmissionLimits {
 export function admittedRuns(limits: AdmissionLimits): number {
   const runsWithin = (limit: number) => Math.floor(limit / runParallelTasks);
   const runs = Math.min(runsWithin(limits.containerTasks), limits.transcribeJobs === null ? Infinity : runsWithin(limits.transcribeJobs));
-  if (runs < 1) throw new Error(`Invalid configuration: the container task and Transcribe job limits must each be at least ${runParallelTasks} (one run's parallel tasks)`);
+  if (runs < 1)
+    throw new Error(`Invalid configuration: the container task and Transcribe job limits must each be at least ${runParallelTasks} (one run's parallel tasks)`);
   return runs;
 }

@@ -102,14 +102,35 @@ export const workflows = {
       },
       // Chunks planned with transcription `job` (Amazon Transcribe): one poll of the chunk's job between Wait states.
       AwaitTranscriptFunction: { handler: 'workflows/analysis/await-transcript', table: 'read', bucket: 'readWrite', timeoutSeconds: 60, memoryMb: 256 },
-      AnalyzeChunkFunction: { handler: 'workflows/analysis/analyze-chunk', table: 'readWrite', bucket: 'readWrite', analyzes: true, timeoutSeconds: 300, memoryMb: 1024 },
-      PersistResultsFunction: { handler: 'workflows/analysis/persist-results', table: 'readWrite', bucket: 'read', analyzes: true, timeoutSeconds: 300, memoryMb: 1024 },
+      AnalyzeChunkFunction: {
+        handler: 'workflows/analysis/analyze-chunk',
+        table: 'readWrite',
+        bucket: 'readWrite',
+        analyzes: true,
+        timeoutSeconds: 300,
+        memoryMb: 1024,
+      },
+      PersistResultsFunction: {
+        handler: 'workflows/analysis/persist-results',
+        table: 'readWrite',
+        bucket: 'read',
+        analyzes: true,
+        timeoutSeconds: 300,
+        memoryMb: 1024,
+      },
       CompleteRunFunction: { handler: 'workflows/analysis/complete-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
       FailRunFunction: { handler: 'workflows/analysis/fail-run', table: 'readWrite', wakesWorkflows: true, timeoutSeconds: 30, memoryMb: 256 },
     },
     containerTasks: {
       // The chunks of long sources (PlanChunks' runner `container`): no function time limit.
-      SignalsTaskDefinitionArn: { entrypoint: 'workflows/analysis/extract-chunk-signals/container', containerName: 'extract-signals', table: 'read', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
+      SignalsTaskDefinitionArn: {
+        entrypoint: 'workflows/analysis/extract-chunk-signals/container',
+        containerName: 'extract-signals',
+        table: 'read',
+        bucket: 'readWrite',
+        cpu: 2048,
+        memoryMb: 4096,
+      },
       // One-off sources that are long, of unknown size or provider pages (yt-dlp is in the image).
       // Scratch: the largest paid source (10 GiB) twice over, for yt-dlp's merge of video and audio.
       AcquireSourceTaskDefinitionArn: {
@@ -141,7 +162,14 @@ export const workflows = {
     },
     containerTasks: {
       // One moment per task: reads the source through a signed GET, writes the MP4 to the bucket.
-      RenderTaskDefinitionArn: { entrypoint: 'workflows/render/render-moment/container', containerName: 'render-moment', table: 'readWrite', bucket: 'readWrite', cpu: 2048, memoryMb: 4096 },
+      RenderTaskDefinitionArn: {
+        entrypoint: 'workflows/render/render-moment/container',
+        containerName: 'render-moment',
+        table: 'readWrite',
+        bucket: 'readWrite',
+        cpu: 2048,
+        memoryMb: 4096,
+      },
     },
     onExecutionEnded: { handler: 'workflows/render/settle-ended-render', table: 'readWrite', timeoutSeconds: 30, memoryMb: 256 },
   },

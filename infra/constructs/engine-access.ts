@@ -27,7 +27,9 @@ type Analysis = (typeof workflows)['analysis'];
  * Transcriber (beside the signals, in a function or, for long chunks, a container; with Amazon
  * Transcribe they stage the chunk's audio, and AwaitTranscript alone calls Transcribe).
  */
-export const analyzerTasks = (Object.entries(workflows.analysis.tasks) as [keyof Analysis['tasks'], WorkflowTask][]).filter(([, task]) => task.analyzes).map(([name]) => name);
+export const analyzerTasks = (Object.entries(workflows.analysis.tasks) as [keyof Analysis['tasks'], WorkflowTask][])
+  .filter(([, task]) => task.analyzes)
+  .map(([name]) => name);
 export const transcriberTasks = ['ExtractChunkSignalsFunction'] as const satisfies readonly (keyof Analysis['tasks'])[];
 const transcriberContainerTasks = ['SignalsTaskDefinitionArn'] as const satisfies readonly (keyof Analysis['containerTasks'])[];
 /** The task that chooses where each run's chunks are extracted (SIGNALS_RUNNER), and whether they wait for a transcription job. */
@@ -54,7 +56,10 @@ export function bedrockModelArns(stack: Stack, modelId: string): { arns: string[
     stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id, ...(region ? { region } : {}) });
   const model = INFERENCE_PROFILE.exec(modelId)?.[2];
   if (!model) return { arns: [foundationModel(modelId)], anyRegionModel: null };
-  return { arns: [stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel(model, '*')], anyRegionModel: model };
+  return {
+    arns: [stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel(model, '*')],
+    anyRegionModel: model,
+  };
 }
 
 /** The engine settings the app's context names, checked as the functions check them; whisper.cpp is for the local host only. */
@@ -146,7 +151,8 @@ export class EngineAccess extends Construct {
         if (anyRegionModel) {
           Validations.of(user.scope).acknowledge({
             id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${anyRegionModel}]`,
-            reason: 'A cross-region inference profile invokes its one model in whichever region of its geography has capacity: the grant names that model, in any region.',
+            reason:
+              'A cross-region inference profile invokes its one model in whichever region of its geography has capacity: the grant names that model, in any region.',
           });
         }
         return;
@@ -187,7 +193,11 @@ export class EngineAccess extends Construct {
       resourceArns: [jobs],
     });
     // Transcribe reads the staged audio and writes its output with the caller's permissions.
-    Grant.addToPrincipal({ grantee: user.grantee, actions: ['s3:PutObject', 's3:GetObject'], resourceArns: [this.bucket.arnForObjects(`${TRANSCRIPTS_PREFIX}*`)] });
+    Grant.addToPrincipal({
+      grantee: user.grantee,
+      actions: ['s3:PutObject', 's3:GetObject'],
+      resourceArns: [this.bucket.arnForObjects(`${TRANSCRIPTS_PREFIX}*`)],
+    });
     const bucketId = Stack.of(this.bucket).getLogicalId(this.bucket.node.defaultChild as CfnElement);
     Validations.of(user.scope).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:transcription-job/${TRANSCRIPTION_JOB_PREFIX}*]`,

@@ -74,7 +74,10 @@ export class EventDelivery extends Construct {
     );
 
     const failedMessages = deadLetterQueue(this, 'FailedWebhookMessages');
-    Validations.of(failedMessages).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This is the dead-letter queue of the webhook delivery queue and of the rule that feeds it.' });
+    Validations.of(failedMessages).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This is the dead-letter queue of the webhook delivery queue and of the rule that feeds it.',
+    });
     const senderContract = lambdaContractOf(units.webhookSender);
     const senderTimeout = Duration.seconds(senderContract.timeoutSeconds);
     this.deliveryQueue = new Queue(this, 'WebhookDeliveries', {
@@ -121,7 +124,7 @@ export class EventDelivery extends Construct {
     schedulerRole.grantPassRole(this.sender.fn.grantPrincipal);
     Validations.of(this.sender).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${stack.getLogicalId(retries)}>/*]`,
-      reason: 'Schedule names are made per delivery and due time; the grant covers only the schedules of the service\'s retry group.',
+      reason: "Schedule names are made per delivery and due time; the grant covers only the schedules of the service's retry group.",
     });
     this.sender.fn.addEventSource(new SqsEventSource(this.deliveryQueue, { batchSize: 10, reportBatchItemFailures: true }));
   }

@@ -32,8 +32,7 @@ export class MediaBucket extends Construct {
     });
     Validations.of(accessLogs).acknowledge({
       id: 'AwsSolutions-S1',
-      reason:
-        'This bucket is the server access log destination of the media bucket; logging it in turn would need yet another log bucket.',
+      reason: 'This bucket is the server access log destination of the media bucket; logging it in turn would need yet another log bucket.',
     });
 
     this.bucket = new Bucket(this, 'Bucket', {

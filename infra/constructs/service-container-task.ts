@@ -32,10 +32,17 @@ const imagePlatform = Platform.LINUX_AMD64;
 const CONTAINER_IMAGE_URI_CONTEXT = deploymentContextKeys.containerImageUri;
 
 /** `<account>.dkr.ecr[-fips].<region>.amazonaws.com[.cn]/<repository>[:tag | @sha256:digest]` */
-const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/((?:[a-z0-9]+(?:[._-][a-z0-9]+)*\/)*[a-z0-9]+(?:[._-][a-z0-9]+)*)(?::[\w][\w.-]{0,127}|@sha256:[a-f0-9]{64})?$/;
+const ECR_IMAGE_URI =
+  /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/((?:[a-z0-9]+(?:[._-][a-z0-9]+)*\/)*[a-z0-9]+(?:[._-][a-z0-9]+)*)(?::[\w][\w.-]{0,127}|@sha256:[a-f0-9]{64})?$/;
 
 /** esbuild's settings for a Node 24 ESM bundle, as the Lambda bundles are built (service-function.ts). */
-export const nodeEsmBundle = { bundle: true, platform: 'node', format: 'esm', target: 'node24', mainFields: ['module', 'main'] } as const satisfies BuildOptions;
+export const nodeEsmBundle = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  mainFields: ['module', 'main'],
+} as const satisfies BuildOptions;
 
 /**
  * How a container task's entrypoint is bundled: the Lambda bundles' settings
@@ -116,9 +123,13 @@ const imagesByStack = new WeakMap<Stack, StackImage>();
 function makeImage(stack: Stack): StackImage {
   const uri: unknown = stack.node.tryGetContext(CONTAINER_IMAGE_URI_CONTEXT);
   if (uri !== undefined) {
-    if (typeof uri !== 'string' || !/^[^\s]+$/.test(uri)) throw new Error(`Invalid CDK context: ${CONTAINER_IMAGE_URI_CONTEXT} must be an image URI, got ${JSON.stringify(uri)}`);
+    if (typeof uri !== 'string' || !/^[^\s]+$/.test(uri))
+      throw new Error(`Invalid CDK context: ${CONTAINER_IMAGE_URI_CONTEXT} must be an image URI, got ${JSON.stringify(uri)}`);
     const ecr = ECR_IMAGE_URI.exec(uri);
-    if (!ecr && uri.includes('.dkr.ecr.')) throw new Error(`Invalid CDK context: ${CONTAINER_IMAGE_URI_CONTEXT}=${uri} is not an ECR image URI (<account>.dkr.ecr.<region>.amazonaws.com/<repository>[:tag|@sha256:digest])`);
+    if (!ecr && uri.includes('.dkr.ecr.'))
+      throw new Error(
+        `Invalid CDK context: ${CONTAINER_IMAGE_URI_CONTEXT}=${uri} is not an ECR image URI (<account>.dkr.ecr.<region>.amazonaws.com/<repository>[:tag|@sha256:digest])`,
+      );
     const image = ContainerImage.fromRegistry(uri);
     if (!ecr) return { image };
     const [, account, region, repositoryName] = ecr as unknown as [string, string, string, string];
@@ -215,8 +226,7 @@ export class ServiceContainerTask extends Construct {
 
     Validations.of(this.taskDefinition).acknowledge({
       id: 'AwsSolutions-ECS2',
-      reason:
-        'The same configuration the functions get: names, ARNs and limits; no secret is a value here.',
+      reason: 'The same configuration the functions get: names, ARNs and limits; no secret is a value here.',
     });
     Validations.of(this.taskDefinition.obtainExecutionRole()).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -245,7 +255,8 @@ export class ServiceContainerTask extends Construct {
     Grant.addToPrincipal({ grantee, actions: ['ecs:RunTask'], resourceArns: [family] });
     Validations.of(grantee).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task-definition/${this.taskDefinition.family}:*]`,
-      reason: 'Every revision of this one task definition family: executions started before a deploy run their next task on the revision the deploy registered.',
+      reason:
+        'Every revision of this one task definition family: executions started before a deploy run their next task on the revision the deploy registered.',
     });
     Grant.addToPrincipal({ grantee, actions: ['ecs:StopTask', 'ecs:DescribeTasks'], resourceArns: [this.cluster.cluster.arnForTasks('*')] });
     grantee.grantPrincipal.addToPrincipalPolicy(
@@ -263,7 +274,8 @@ export class ServiceContainerTask extends Construct {
     const clusterId = Stack.of(this).getLogicalId(this.cluster.cluster.node.defaultChild as CfnElement);
     Validations.of(grantee).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task/<${clusterId}>/*]`,
-      reason: 'Task ids are known only once RunTask answers; the wildcard covers only the tasks of the service’s own cluster, where Step Functions stops and describes the tasks it started.',
+      reason:
+        'Task ids are known only once RunTask answers; the wildcard covers only the tasks of the service’s own cluster, where Step Functions stops and describes the tasks it started.',
     });
   }
 }

@@ -204,7 +204,8 @@ function pythonFunction(scope: Construct, contract: LambdaContract, options: Fun
   });
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-L1',
-    reason: 'Python 3.12 on purpose: the layer pins Debian bookworm yt-dlp 2023.03.04, which was run on 3.12; later runtimes remove standard modules that release predates.',
+    reason:
+      'Python 3.12 on purpose: the layer pins Debian bookworm yt-dlp 2023.03.04, which was run on 3.12; later runtimes remove standard modules that release predates.',
   });
   return fn;
 }

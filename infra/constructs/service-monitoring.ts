@@ -143,8 +143,7 @@ export interface ServiceMonitoringProps {
 }
 
 /** What the alarm notifications reach: `alarmEmail`'s addresses, or nobody (the stack output and a synthesis warning say so). */
-export const NO_ALARM_SUBSCRIBER =
-  'none: no alarm reaches anyone. Set alarmEmail in cdk.json and deploy, or subscribe to the AlarmTopicArn topic yourself.';
+export const NO_ALARM_SUBSCRIBER = 'none: no alarm reaches anyone. Set alarmEmail in cdk.json and deploy, or subscribe to the AlarmTopicArn topic yourself.';
 
 /**
  * Alarms and one dashboard for everything the stack holds (found with monitoredResources), on the
@@ -195,7 +194,12 @@ export class ServiceMonitoring extends Construct {
       api: props.api,
       humanReadableName: 'HTTP API ($default stage)',
       alarmFriendlyName: 'HttpApi',
-      add5xxRateAlarm: { Critical: { maxErrorRate: alarmThresholds.api5xxRate, alarmDescriptionOverride: `More than ${alarmThresholds.api5xxRate * 100}% of API requests answered 5xx in 5 minutes.` } },
+      add5xxRateAlarm: {
+        Critical: {
+          maxErrorRate: alarmThresholds.api5xxRate,
+          alarmDescriptionOverride: `More than ${alarmThresholds.api5xxRate * 100}% of API requests answered 5xx in 5 minutes.`,
+        },
+      },
       addLatencyP99Alarm: {
         Critical: {
           maxLatency: alarmThresholds.apiLatencyP99,
@@ -325,7 +329,8 @@ export class ServiceMonitoring extends Construct {
     });
     Validations.of(failedTasks).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: 'Nothing consumes this queue: it only keeps failed-task events for people to read, so no message can fail processing and need a dead-letter queue.',
+      reason:
+        'Nothing consumes this queue: it only keeps failed-task events for people to read, so no message can fail processing and need a dead-letter queue.',
     });
     const rule = new Rule(this, `${name}TaskFailed`, {
       description: `${name}: container tasks that stopped with a non-zero exit code or failed to start`,
@@ -439,8 +444,14 @@ function queueMessageAge(queue: Queue): CustomMetricWithAlarm {
  * and the quota's current value (metric math's SERVICE_QUOTA), so a raised quota needs no change here.
  */
 function quotaUsage(label: string, dimensions: Record<string, string>, what: string): CustomMetricWithAlarm {
-  const usage = new Metric({ namespace: 'AWS/Usage', metricName: 'ResourceCount', dimensionsMap: { Type: 'Resource', ...dimensions }, statistic: 'Maximum', period: FIVE_MINUTES });
-    // Both quotas share one graph: each metric id is its own.
+  const usage = new Metric({
+    namespace: 'AWS/Usage',
+    metricName: 'ResourceCount',
+    dimensionsMap: { Type: 'Resource', ...dimensions },
+    statistic: 'Maximum',
+    period: FIVE_MINUTES,
+  });
+  // Both quotas share one graph: each metric id is its own.
   const id = `usage_${label.replace(/[^A-Za-z0-9]/g, '')}`;
   const share = new MathExpression({ expression: `${id} / SERVICE_QUOTA(${id})`, usingMetrics: { [id]: usage }, period: FIVE_MINUTES, label });
   return alarmed(share, label, alarmThresholds.quotaUsage, {
@@ -450,7 +461,16 @@ function quotaUsage(label: string, dimensions: Record<string, string>, what: str
 
 /** Lambda's concurrent executions of the whole account and region, which every function (and the reserves) share. */
 const lambdaConcurrencyUsage = () =>
-  quotaUsage('Lambda concurrent executions', { Service: 'Lambda', Resource: 'ConcurrentExecutions', Class: 'None' }, 'Lambda concurrency in this account and region');
+  quotaUsage(
+    'Lambda concurrent executions',
+    { Service: 'Lambda', Resource: 'ConcurrentExecutions', Class: 'None' },
+    'Lambda concurrency in this account and region',
+  );
 
 /** Fargate On-Demand vCPUs of the account and region, which the container tasks take. */
-const fargateVcpuUsage = () => quotaUsage('Fargate vCPUs', { Service: 'Fargate', Resource: 'OnDemand', Class: 'Standard/OnDemand' }, 'Fargate On-Demand vCPU use in this account and region');
+const fargateVcpuUsage = () =>
+  quotaUsage(
+    'Fargate vCPUs',
+    { Service: 'Fargate', Resource: 'OnDemand', Class: 'Standard/OnDemand' },
+    'Fargate On-Demand vCPU use in this account and region',
+  );

@@ -104,7 +104,12 @@ export function substitutionErrors(definition: string, substitutions: Readonly<R
 export const serviceStateMachineName = (scope: Construct, workflow: string): string => `${Stack.of(scope).stackName}-${workflow}`;
 
 export const serviceStateMachineArn = (scope: Construct, workflow: string): string =>
-  Stack.of(scope).formatArn({ service: 'states', resource: 'stateMachine', resourceName: serviceStateMachineName(scope, workflow), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  Stack.of(scope).formatArn({
+    service: 'states',
+    resource: 'stateMachine',
+    resourceName: serviceStateMachineName(scope, workflow),
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
 
 export interface WorkflowStateMachineProps {
   /** The workflow's key in the workflow table, e.g. `analysis`. */
@@ -171,7 +176,9 @@ export class WorkflowStateMachine extends Construct {
       }
       return fn;
     };
-    const tasks = Object.fromEntries(Object.entries(workflow.tasks).map(([placeholder, task]) => [placeholder, taskFunction(placeholder, task, units.task(props.name, placeholder))]));
+    const tasks = Object.fromEntries(
+      Object.entries(workflow.tasks).map(([placeholder, task]) => [placeholder, taskFunction(placeholder, task, units.task(props.name, placeholder))]),
+    );
     this.tasks = tasks;
     const containerTasks = Object.fromEntries(
       containerEntries.map(([placeholder]) => [

@@ -39,7 +39,9 @@ export function stageYtDlp(directory: string, source: string = debianYtDlp.direc
     );
   }
   if (version !== debianYtDlp.version) {
-    throw new Error(`yt-dlp ${version} is installed at ${source} where the layer pins ${debianYtDlp.version} (infra/constructs/yt-dlp-layer.ts): install ${debianYtDlp.version} or change the pin`);
+    throw new Error(
+      `yt-dlp ${version} is installed at ${source} where the layer pins ${debianYtDlp.version} (infra/constructs/yt-dlp-layer.ts): install ${debianYtDlp.version} or change the pin`,
+    );
   }
   cpSync(source, join(directory, 'python', 'yt_dlp'), { recursive: true, filter: (path) => basename(path) !== '__pycache__' });
   const manifest = { path: ytDlpLayerPaths['yt-dlp'], package: 'yt-dlp (Debian bookworm)', version, license: 'Unlicense' };

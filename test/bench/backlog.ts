@@ -143,9 +143,11 @@ export async function benchBacklog(): Promise<BacklogBenchResult> {
       maxAdmitted = Math.max(maxAdmitted, ++admitted);
       const chunks = Array.from({ length: CHUNKS_PER_RUN }, (_, i) => i);
       // The chunk Map: at most runParallelTasks chunks at once.
-      await Promise.all(Array.from({ length: runParallelTasks }, async () => {
-        while (chunks.shift() !== undefined) await runTask();
-      }));
+      await Promise.all(
+        Array.from({ length: runParallelTasks }, async () => {
+          while (chunks.shift() !== undefined) await runTask();
+        }),
+      );
       admitted -= 1;
       await doc.send(
         new UpdateCommand({

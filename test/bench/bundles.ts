@@ -94,5 +94,8 @@ export async function benchBundles(): Promise<BundleRow[]> {
     budgetKb: BUDGET_KB.route,
     importMs: median(routes.map((row) => row.importMs)),
   };
-  return [...rows, { ...summary, sizeWithinBudget: summary.kb <= BUDGET_KB.route ? 'yes' : 'NO', importWithinBudget: summary.importMs <= IMPORT_BUDGET_MS ? 'yes' : 'NO' }];
+  return [
+    ...rows,
+    { ...summary, sizeWithinBudget: summary.kb <= BUDGET_KB.route ? 'yes' : 'NO', importWithinBudget: summary.importMs <= IMPORT_BUDGET_MS ? 'yes' : 'NO' },
+  ];
 }

@@ -22,7 +22,8 @@ export async function call<T>(target: ApiTarget, method: string, path: string, b
 }
 
 /** A POST that must not run twice: runs and batches are submitted with an Idempotency-Key, as integrators should. */
-export const submit = <T>(target: ApiTarget, path: string, body: unknown): Promise<T> => call<T>(target, 'POST', path, body, { 'idempotency-key': randomUUID() });
+export const submit = <T>(target: ApiTarget, path: string, body: unknown): Promise<T> =>
+  call<T>(target, 'POST', path, body, { 'idempotency-key': randomUUID() });
 
 /** An uploaded video and a find_moments scanner: what a run needs. */
 export interface RunInputs {
@@ -31,7 +32,13 @@ export interface RunInputs {
 }
 
 /** The scanner every bench run analyses with. */
-export const benchScanner = { name: 'bench', instructions: 'Find the scene changes and loud bursts', type: 'find_moments', min_seconds: 5, max_seconds: 30 } as const;
+export const benchScanner = {
+  name: 'bench',
+  instructions: 'Find the scene changes and loud bursts',
+  type: 'find_moments',
+  min_seconds: 5,
+  max_seconds: 30,
+} as const;
 
 /** Upload -> PUT -> complete (ready), and a find_moments scanner. */
 export async function prepareRun(target: ApiTarget, file: string): Promise<RunInputs> {

@@ -136,7 +136,9 @@ function computeUsd(stateSeconds: ReadonlyMap<string, number>): { lambda: number
     const state = states.get(name);
     if (state?.Type !== 'Task' || state.Resource?.includes('waitForTaskToken')) continue;
     const task = tasks[placeholderIn(state.Resource) as keyof typeof tasks] as (typeof tasks)[keyof typeof tasks] | undefined;
-    const container = containerTasks[placeholderIn(state.Parameters?.TaskDefinition) as keyof typeof containerTasks] as (typeof containerTasks)[keyof typeof containerTasks] | undefined;
+    const container = containerTasks[placeholderIn(state.Parameters?.TaskDefinition) as keyof typeof containerTasks] as
+      | (typeof containerTasks)[keyof typeof containerTasks]
+      | undefined;
     if (task) lambda += (task.memoryMb / 1024) * seconds * ('ffmpeg' in task && task.ffmpeg ? awsPrices.lambdaGbSecondX86 : awsPrices.lambdaGbSecondArm);
     if (container) fargate += (seconds / 3600) * ((container.cpu / 1024) * awsPrices.fargateVcpuHour + (container.memoryMb / 1024) * awsPrices.fargateGbHour);
   }
@@ -152,8 +154,16 @@ const signalsContainerPerSecond = (() => {
 /** Stages one chunk's audio as the signals step does for Amazon Transcribe, into a stand-in bucket: seconds taken and FLAC bytes. */
 async function stagedChunk(file: string, chunkMs: number): Promise<{ seconds: number; bytes: number }> {
   let bytes = 0;
-  const bucket = { send: (command: { input: { Body?: Uint8Array } }) => Promise.resolve(void (bytes += command.input.Body?.byteLength ?? 0)) } as unknown as S3Client;
-  const jobs = awsTranscribeJobs({ transcribe: new TranscribeClient({ region: 'us-east-1' }), s3: bucket, bucket: 'bench', languageCode: 'en-US', ffmpegPath: resolveFfmpegPath(process.env.FFMPEG_PATH) });
+  const bucket = {
+    send: (command: { input: { Body?: Uint8Array } }) => Promise.resolve(void (bytes += command.input.Body?.byteLength ?? 0)),
+  } as unknown as S3Client;
+  const jobs = awsTranscribeJobs({
+    transcribe: new TranscribeClient({ region: 'us-east-1' }),
+    s3: bucket,
+    bucket: 'bench',
+    languageCode: 'en-US',
+    ffmpegPath: resolveFfmpegPath(process.env.FFMPEG_PATH),
+  });
   const { ms } = await stopwatch(() => jobs.stageAudio({ url: file, objectKey: 'bench', window: { startMs: 0, endMs: chunkMs } }));
   return { seconds: ms / 1000, bytes };
 }
@@ -172,7 +182,11 @@ async function costPerMinute(host: LocalHost, run: { figure: CostFigure; analysi
   const minutes = LONG_SOURCE_SECONDS / 60;
   const chunkSeconds = LONG_SOURCE_SECONDS / run.chunks;
   const compute = computeUsd(host.workflows.stateSecondsOf(run.analysisId));
-  const base = run.figure.stateTransitions * awsPrices.stepFunctionsTransition + run.figure.dynamoDbItemsWritten * awsPrices.dynamoDbWriteRequest + compute.lambda + compute.fargate;
+  const base =
+    run.figure.stateTransitions * awsPrices.stepFunctionsTransition +
+    run.figure.dynamoDbItemsWritten * awsPrices.dynamoDbWriteRequest +
+    compute.lambda +
+    compute.fargate;
   const signalsOnly = base / minutes;
   const baseBreakdown = `transitions ${run.figure.stateTransitions}, DynamoDB items ${run.figure.dynamoDbItemsWritten}, Lambda $${usd(compute.lambda)}, Fargate $${usd(compute.fargate)} per ${minutes}-min run`;
 
@@ -207,9 +221,21 @@ async function costPerMinute(host: LocalHost, run: { figure: CostFigure; analysi
   });
   return [
     row('signals only (local analyzer, no transcriber)', 0, baseBreakdown),
-    row('+ Amazon Transcribe (window audio only)', transcribe, `$${awsPrices.transcribeMinute}/min; ${polls} polls a ${chunkSeconds / 60}-min chunk; FLAC ${round(flacMbPerMinute)} MB/min (2 h: ${round(flacMbPerMinute * 120)} MB), staged in ${round(staged.seconds)} s a chunk`),
-    row('+ moonshine in the signals container', moonshine, `${round(moonshineSeconds)} s of the signals task a minute (${assumed.moonshineCpuSecondsPerAudioSecond} CPU-s per audio s)`),
-    row('+ Bedrock (Claude 3.5 Haiku)', bedrock, `${Math.round(inputTokens / minutes)} input tokens and ${Math.round((run.chunks * assumed.outputTokensPerCall) / minutes)} output tokens a minute`),
+    row(
+      '+ Amazon Transcribe (window audio only)',
+      transcribe,
+      `$${awsPrices.transcribeMinute}/min; ${polls} polls a ${chunkSeconds / 60}-min chunk; FLAC ${round(flacMbPerMinute)} MB/min (2 h: ${round(flacMbPerMinute * 120)} MB), staged in ${round(staged.seconds)} s a chunk`,
+    ),
+    row(
+      '+ moonshine in the signals container',
+      moonshine,
+      `${round(moonshineSeconds)} s of the signals task a minute (${assumed.moonshineCpuSecondsPerAudioSecond} CPU-s per audio s)`,
+    ),
+    row(
+      '+ Bedrock (Claude 3.5 Haiku)',
+      bedrock,
+      `${Math.round(inputTokens / minutes)} input tokens and ${Math.round((run.chunks * assumed.outputTokensPerCall) / minutes)} output tokens a minute`,
+    ),
     row('+ Bedrock + Amazon Transcribe', bedrock + transcribe, 'both of the above'),
   ];
 }

@@ -108,7 +108,28 @@ export async function benchRender(): Promise<object[]> {
     const url = server.add(await movingSubjectSource(12));
     const segment = { startMs: 10_000, endMs: 40_000 };
     const centreCrop = ['-v', 'error', '-y', '-ss', '10', '-t', '30', '-i', url, '-vf', 'crop=202:360:219:0,scale=1080:1920,setsar=1,format=yuv420p'];
-    const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '21', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2', '-movflags', '+faststart', '-f', 'mp4'];
+    const encode = [
+      '-c:v',
+      'libx264',
+      '-preset',
+      'veryfast',
+      '-crf',
+      '21',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '128k',
+      '-ar',
+      '48000',
+      '-ac',
+      '2',
+      '-movflags',
+      '+faststart',
+      '-f',
+      'mp4',
+    ];
     const cases = [
       { name: '16:9 (whole frame, scaled to 1920x1080)', target: { width: 1920, height: 1080 }, centre: false },
       { name: '9:16 auto (face followed)', target: NINE_SIXTEEN, centre: true },
@@ -123,7 +144,10 @@ export async function benchRender(): Promise<object[]> {
         renderSeconds = Math.min(renderSeconds, await render(url, segment, c.target, join(dir, 'rendered.mp4'), undefined, (p) => (plan = p)));
         if (!plan) throw new Error('the renderer planned nothing');
         const used = plan;
-        bareSeconds = Math.min(bareSeconds, (await timed(() => ffmpeg(renderArgs({ sourceUrl: url, segments: [segment] }, used, true, join(dir, 'bare.mp4'))))).wall);
+        bareSeconds = Math.min(
+          bareSeconds,
+          (await timed(() => ffmpeg(renderArgs({ sourceUrl: url, segments: [segment] }, used, true, join(dir, 'bare.mp4'))))).wall,
+        );
         if (c.centre) centreSeconds = Math.min(centreSeconds, (await timed(() => ffmpeg([...centreCrop, ...encode, join(dir, 'centre.mp4')]))).wall);
       }
       rows.push({

@@ -83,10 +83,19 @@ export async function benchOneOff(options: { minutes?: number } = {}): Promise<O
     // store in the bucket), into the bench host's own media store.
     const running = await readRunningHost(host.dataDir);
     if (!running) throw new Error('the bench host wrote no running.json');
-    const s3 = new S3Client({ region: 'us-east-1', endpoint: running.s3_endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, requestChecksumCalculation: 'WHEN_REQUIRED' });
+    const s3 = new S3Client({
+      region: 'us-east-1',
+      endpoint: running.s3_endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+    });
     const gateway = createSourceGateway({
       outbound: createOutboundClient({ allowLoopback: true }),
-      inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(undefined)), 60_000),
+      inspector: ffprobeInspector(
+        spawnFfprobe(() => resolveFfprobePath(undefined)),
+        60_000,
+      ),
       store: s3FileWriter(s3, running.bucket, { partSizeBytes: 512 * 1024 ** 2 }),
       ytDlp: ytDlp({ ffmpegPath: () => resolveFfmpegPath(undefined) }),
       // Trusted-host sources only here: no provider page reaches the resolver.

@@ -155,7 +155,13 @@ export async function signalQuality(): Promise<SignalQualityFigure[]> {
       target: '>= 0.95',
       detail: `${score.matched}/${score.truths} found, ${score.reported} reported (P ${score.precision}, R ${score.recall})`,
     });
-    figures.push({ fixture, figure: 'changes inside pans/zooms/flash', value: score.insideCameraMoves, target: '0', detail: `${media.noChange.length} camera moves and flashes` });
+    figures.push({
+      fixture,
+      figure: 'changes inside pans/zooms/flash',
+      value: score.insideCameraMoves,
+      target: '0',
+      detail: `${media.noChange.length} camera moves and flashes`,
+    });
   }
   const sounds = await overlappingSoundsAudio();
   const audio = (await whole(sounds, 'audio')).audio;
@@ -196,9 +202,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const preset = values.preset;
   if (preset !== undefined && preset !== 'ultrafast' && preset !== 'veryfast') throw new Error('--preset is ultrafast or veryfast');
   const files: readonly BenchFile[] =
-    preset === undefined && values.height === undefined
-      ? benchFiles
-      : [{ preset: preset ?? 'ultrafast', height: Number(values.height ?? '720') }];
+    preset === undefined && values.height === undefined ? benchFiles : [{ preset: preset ?? 'ultrafast', height: Number(values.height ?? '720') }];
   if (values.quality) console.table(await signalQuality());
   else {
     const rows: SignalsBenchResult[] = [];
@@ -209,7 +213,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     }
     if (rows.length > 1) {
       console.table(
-        rows.map((r) => ({ file: r.file.split('/').at(-1), wall: r.ratio, cpu: r.cpuRatio, 'signals s': r.signalsSeconds, 'decode s': r.decodeSeconds, 'signals CPU s': r.signalsCpuSeconds, 'decode CPU s': r.decodeCpuSeconds })),
+        rows.map((r) => ({
+          file: r.file.split('/').at(-1),
+          wall: r.ratio,
+          cpu: r.cpuRatio,
+          'signals s': r.signalsSeconds,
+          'decode s': r.decodeSeconds,
+          'signals CPU s': r.signalsCpuSeconds,
+          'decode CPU s': r.decodeCpuSeconds,
+        })),
       );
     }
   }

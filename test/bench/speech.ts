@@ -62,7 +62,10 @@ async function transcriberFor(name: ConfigName): Promise<{ transcriber: Transcri
   if (CONFIGS[name] === 'pocketsphinx') {
     const { pocketsphinxTranscriber } = await import('../../functions/adapters/transcribers/pocketsphinx.js');
     // A CLI per call: nothing to load ahead.
-    return { transcriber: pocketsphinxTranscriber({ ffmpegPath, binaryPath: POCKETSPHINX_DEFAULTS.bin, modelDir: POCKETSPHINX_DEFAULTS.modelDir }), warmUp: () => Promise.resolve() };
+    return {
+      transcriber: pocketsphinxTranscriber({ ffmpegPath, binaryPath: POCKETSPHINX_DEFAULTS.bin, modelDir: POCKETSPHINX_DEFAULTS.modelDir }),
+      warmUp: () => Promise.resolve(),
+    };
   }
   const [{ moonshineTranscriber }, { resolveSpeechModelFiles, speechModels }, { pocketsphinxAligner }] = await Promise.all([
     import('../../functions/adapters/transcribers/moonshine.js'),
@@ -70,7 +73,8 @@ async function transcriberFor(name: ConfigName): Promise<{ transcriber: Transcri
     import('../../functions/adapters/transcribers/word-timing.js'),
   ]);
   const models = resolveSpeechModelFiles();
-  const aligner = name === 'moonshine (aligned)' ? pocketsphinxAligner({ binaryPath: POCKETSPHINX_DEFAULTS.bin, modelDir: POCKETSPHINX_DEFAULTS.modelDir }) : null;
+  const aligner =
+    name === 'moonshine (aligned)' ? pocketsphinxAligner({ binaryPath: POCKETSPHINX_DEFAULTS.bin, modelDir: POCKETSPHINX_DEFAULTS.modelDir }) : null;
   return { transcriber: moonshineTranscriber({ ffmpegPath, models, aligner }), warmUp: () => speechModels(models) };
 }
 
@@ -130,7 +134,14 @@ async function utterances(dir: string): Promise<Utterance[]> {
       const spoken = [];
       for (const [i, sentence] of SENTENCES.entries()) spoken.push(await speak(voice, sentence, `${stem}-${i}.wav`, 500));
       const path = `${stem}.wav`;
-      await ffmpeg([...spoken.flatMap((s) => ['-i', s.path]), '-filter_complex', `${spoken.map((_, i) => `[${i}]`).join('')}concat=n=${spoken.length}:v=0:a=1`, '-c:a', 'pcm_s16le', path]);
+      await ffmpeg([
+        ...spoken.flatMap((s) => ['-i', s.path]),
+        '-filter_complex',
+        `${spoken.map((_, i) => `[${i}]`).join('')}concat=n=${spoken.length}:v=0:a=1`,
+        '-c:a',
+        'pcm_s16le',
+        path,
+      ]);
       let offsetMs = 0;
       const onsets = spoken.flatMap((s) => {
         const shifted = (s.onsets ?? []).map((o) => ({ text: o.text, startMs: o.startMs + offsetMs }));
@@ -151,7 +162,9 @@ export async function benchSpeech(): Promise<object[]> {
     // Side by side in parallel: on a shared machine they get their share of it sooner, and CPU time, load and RSS are each process's own.
     const runs = await Promise.all(
       (Object.keys(CONFIGS) as ConfigName[]).map(async (name) => {
-        const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--worker', name, manifest], { maxBuffer: 64 * 1024 * 1024 });
+        const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--worker', name, manifest], {
+          maxBuffer: 64 * 1024 * 1024,
+        });
         return { name, stdout };
       }),
     );
@@ -165,7 +178,12 @@ export async function benchSpeech(): Promise<object[]> {
       const werOf = (set: Utterance['set']) => {
         const of = results.filter((r) => r.set === set);
         const errors = of.reduce((sum, r) => sum + wordErrors(normalisedWords(r.reference), normalisedWords(r.words.map((w) => w.text).join(' '))), 0);
-        return of.length ? percent(errors, of.reduce((sum, r) => sum + normalisedWords(r.reference).length, 0)) : 'n/a';
+        return of.length
+          ? percent(
+              errors,
+              of.reduce((sum, r) => sum + normalisedWords(r.reference).length, 0),
+            )
+          : 'n/a';
       };
       const onsets = results.flatMap((r) => (r.onsets ? onsetErrors(r.words, r.onsets) : []));
       return {

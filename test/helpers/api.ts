@@ -9,7 +9,6 @@ import { childEnv, repoRoot, TEST_REQUEST_RATE, tsxCli } from './processes.js';
 
 export { childEnv, repoRoot, tsxCli };
 
-
 // ---------------------------------------------------------------------------------------------
 // Public shapes, as an integrator reads them (DESIGN §3, §4).
 
@@ -110,7 +109,9 @@ export function api(baseUrl: string, apiKey?: string): Client {
     Object.assign(headers, options.headers);
     const started = Date.now();
     const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }).catch((error: unknown) => {
-      throw new Error(`${method} ${baseUrl}${path} failed after ${Date.now() - started} ms (${Date.now() - lastAnswerAt} ms since the last answer)`, { cause: error });
+      throw new Error(`${method} ${baseUrl}${path} failed after ${Date.now() - started} ms (${Date.now() - lastAnswerAt} ms since the last answer)`, {
+        cause: error,
+      });
     });
     lastAnswerAt = Date.now();
     const text = await response.text();
@@ -227,7 +228,6 @@ export interface ProcessResult {
   stdout: string;
   stderr: string;
 }
-
 
 /**
  * `tsx functions/admin/cli.ts <args>` (= `npm run admin -- <args>`) against the host whose data

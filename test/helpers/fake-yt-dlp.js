@@ -22,8 +22,34 @@ import process from 'node:process';
 import { setImmediate, setInterval } from 'node:timers';
 import { URL } from 'node:url';
 
-const flags = new Set(['--ignore-config', '--no-playlist', '--no-warnings', '--no-progress', '--no-cache-dir', '--dump-single-json', '-J', '--skip-download', '--no-simulate', '--no-mtime']);
-const valued = new Set(['--use-extractors', '--ies', '--socket-timeout', '--retries', '-R', '--match-filters', '-f', '-S', '--format-sort', '--merge-output-format', '--ffmpeg-location', '--max-filesize', '-o', '--output']);
+const flags = new Set([
+  '--ignore-config',
+  '--no-playlist',
+  '--no-warnings',
+  '--no-progress',
+  '--no-cache-dir',
+  '--dump-single-json',
+  '-J',
+  '--skip-download',
+  '--no-simulate',
+  '--no-mtime',
+]);
+const valued = new Set([
+  '--use-extractors',
+  '--ies',
+  '--socket-timeout',
+  '--retries',
+  '-R',
+  '--match-filters',
+  '-f',
+  '-S',
+  '--format-sort',
+  '--merge-output-format',
+  '--ffmpeg-location',
+  '--max-filesize',
+  '-o',
+  '--output',
+]);
 
 const options = new Map();
 const urls = [];
@@ -46,7 +72,8 @@ const dump = options.has('--dump-single-json') || options.has('-J');
 const download = !dump || options.has('--no-simulate');
 
 if (id === 'slow') setInterval(() => undefined, 1000);
-else if (id === 'unavailable') fail(1, `ERROR: [youtube] ${id}: Video unavailable. This video is private; see https://www.youtube.com/watch?v=${id}&sig=SECRET-SIGNATURE`);
+else if (id === 'unavailable')
+  fail(1, `ERROR: [youtube] ${id}: Video unavailable. This video is private; see https://www.youtube.com/watch?v=${id}&sig=SECRET-SIGNATURE`);
 else await main();
 
 async function main() {
@@ -92,9 +119,49 @@ function describe() {
   if (id === 'playlist') return { id, title: 'A playlist', _type: 'playlist', entries: [{ ...base, id: 'clip' }], webpage_url: url.href };
   const scale = id === 'huge' ? 500_000 : 1;
   const media = (query) => `https://rr1---sn-fake.googlevideo.com/videoplayback?expire=1&${query}&sig=SECRET-SIGNATURE`;
-  const audio = { format_id: '139', format_note: 'low', ext: 'm4a', vcodec: 'none', acodec: 'mp4a.40.5', asr: 22050, audio_channels: 2, abr: 48.8, filesize: 20_000 * scale, protocol: 'https', url: media('itag=139'), resolution: 'audio only' };
-  const video = { format_id: '160', format_note: '144p', ext: 'mp4', vcodec: 'avc1.4d400c', acodec: 'none', width: 160, height: 120, fps: 15, vbr: 100, filesize: 50_000 * scale, protocol: 'https', url: media('itag=160'), resolution: '160x120' };
-  const combined = { format_id: '18', format_note: '360p', ext: 'mp4', vcodec: 'avc1.42001E', acodec: 'mp4a.40.2', width: 160, height: 120, fps: 15, filesize_approx: 80_000 * scale, protocol: 'https', url: media('itag=18'), resolution: '160x120' };
+  const audio = {
+    format_id: '139',
+    format_note: 'low',
+    ext: 'm4a',
+    vcodec: 'none',
+    acodec: 'mp4a.40.5',
+    asr: 22050,
+    audio_channels: 2,
+    abr: 48.8,
+    filesize: 20_000 * scale,
+    protocol: 'https',
+    url: media('itag=139'),
+    resolution: 'audio only',
+  };
+  const video = {
+    format_id: '160',
+    format_note: '144p',
+    ext: 'mp4',
+    vcodec: 'avc1.4d400c',
+    acodec: 'none',
+    width: 160,
+    height: 120,
+    fps: 15,
+    vbr: 100,
+    filesize: 50_000 * scale,
+    protocol: 'https',
+    url: media('itag=160'),
+    resolution: '160x120',
+  };
+  const combined = {
+    format_id: '18',
+    format_note: '360p',
+    ext: 'mp4',
+    vcodec: 'avc1.42001E',
+    acodec: 'mp4a.40.2',
+    width: 160,
+    height: 120,
+    fps: 15,
+    filesize_approx: 80_000 * scale,
+    protocol: 'https',
+    url: media('itag=18'),
+    resolution: '160x120',
+  };
   if (id === 'audio_only') {
     return { ...base, formats: [audio], ...audio, format: '139 - audio only (low)', filesize_approx: audio.filesize };
   }
@@ -121,7 +188,8 @@ function makeMedia(ffmpeg, path) {
   const tone = ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100:duration=3'];
   const picture = ['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=15:duration=3'];
   const h264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
-  const args = id === 'audio_only' ? [...tone, '-c:a', 'aac', '-f', 'ipod'] : [...picture, ...tone, ...h264, '-c:a', 'aac', '-movflags', '+faststart', '-f', 'mp4'];
+  const args =
+    id === 'audio_only' ? [...tone, '-c:a', 'aac', '-f', 'ipod'] : [...picture, ...tone, ...h264, '-c:a', 'aac', '-movflags', '+faststart', '-f', 'mp4'];
   const made = spawnSync(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', ...args, path], { stdio: ['ignore', 'ignore', 'pipe'] });
   if (made.status !== 0) fail(1, `ERROR: Postprocessing: ${String(made.stderr).trim()}`);
 }
@@ -129,7 +197,7 @@ function makeMedia(ffmpeg, path) {
 function flood(path) {
   const out = createWriteStream(path);
   const chunk = Buffer.alloc(256 * 1024, 1);
-  const write = () => out.write(chunk) ? setImmediate(write) : out.once('drain', write);
+  const write = () => (out.write(chunk) ? setImmediate(write) : out.once('drain', write));
   write();
 }
 

@@ -88,8 +88,7 @@ const span = (startMs: number, endMs: number): Span => ({ startMs, endMs });
  * gated by a syllable envelope at 3.3-4.7 Hz, band-limited to 300-3400 Hz afterwards. Not
  * speech, but it has the two properties the heuristic measures.
  */
-const speechExpression =
-  'pow(max(0,sin(2*PI*4*t+2*sin(2*PI*0.37*t))),2)*(0.5*(2*mod(130*t-6.366*cos(PI*t),1)-1)+0.15*(2*random(0)-1))';
+const speechExpression = 'pow(max(0,sin(2*PI*4*t+2*sin(2*PI*0.37*t))),2)*(0.5*(2*mod(130*t-6.366*cos(PI*t),1)-1)+0.15*(2*random(0)-1))';
 
 /**
  * 30 s, 320x180, 25 fps, H.264 with B-frames (x264 veryfast: what the extractor's frame
@@ -290,26 +289,50 @@ const sized = (graph: string) => `${graph},scale=${FW}:${FH},setsar=1,format=yuv
 const transitionShots: Shot[] = [
   { seconds: 5, source: (d) => sized(`testsrc2=s=${FW}x${FH}:r=25:d=${d}`) },
   // A pan across a scene three screens wide, 120 px/s.
-  { seconds: 6, source: (d) => sized(`testsrc=s=${FW * 3}x${FH}:r=25:d=${d},crop=${FW}:${FH}:x='min(${FW * 2}\\,120*t)':y=0`), noChange: { what: 'pan', fromS: 0, toS: 6 } },
-  { seconds: 6, source: (d, id) => `color=c=0x2050c0:s=${FW}x${FH}:r=25:d=${d}[bg${id}];testsrc=s=40x40:r=25:d=${d}[box${id}];[bg${id}][box${id}]overlay=x='mod(t*100\\,280)':y=70,format=yuv420p` },
+  {
+    seconds: 6,
+    source: (d) => sized(`testsrc=s=${FW * 3}x${FH}:r=25:d=${d},crop=${FW}:${FH}:x='min(${FW * 2}\\,120*t)':y=0`),
+    noChange: { what: 'pan', fromS: 0, toS: 6 },
+  },
+  {
+    seconds: 6,
+    source: (d, id) =>
+      `color=c=0x2050c0:s=${FW}x${FH}:r=25:d=${d}[bg${id}];testsrc=s=40x40:r=25:d=${d}[box${id}];[bg${id}][box${id}]overlay=x='mod(t*100\\,280)':y=70,format=yuv420p`,
+  },
   // A zoom out of a moving pattern (zoompan, 2x to 1x).
   {
     seconds: 6,
-    source: (d) => sized(`testsrc2=s=${FW * 2}x${FH * 2}:r=25:d=${d},zoompan=z='2-in/${d * 25}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${FW}x${FH}:fps=25`),
+    source: (d) =>
+      sized(`testsrc2=s=${FW * 2}x${FH * 2}:r=25:d=${d},zoompan=z='2-in/${d * 25}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${FW}x${FH}:fps=25`),
     noChange: { what: 'zoom', fromS: 0, toS: 6 },
   },
   // A slow zoom into a test card (zoompan, 1x to 1.6x).
   {
     seconds: 6,
-    source: (d) => sized(`smptehdbars=s=${FW * 2}x${FH * 2}:r=25:d=${d},drawgrid=w=40:h=40:c=white@0.6,zoompan=z='1+0.6*in/${d * 25}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${FW}x${FH}:fps=25`),
+    source: (d) =>
+      sized(
+        `smptehdbars=s=${FW * 2}x${FH * 2}:r=25:d=${d},drawgrid=w=40:h=40:c=white@0.6,zoompan=z='1+0.6*in/${d * 25}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${FW}x${FH}:fps=25`,
+      ),
     noChange: { what: 'zoom', fromS: 0, toS: 6 },
   },
   { seconds: 6, source: (d) => sized(`testsrc2=s=${FW}x${FH}:r=25:d=${d},hue=h=200`) },
   // Two white frames (80 ms) 2 s in: a flash, not a change of shot.
-  { seconds: 6, source: (d) => sized(`rgbtestsrc=s=${FW}x${FH}:r=25:d=${d},drawbox=c=white:t=fill:enable='between(t\\,2\\,2.07)'`), noChange: { what: 'flash', fromS: 1.5, toS: 2.5 } },
+  {
+    seconds: 6,
+    source: (d) => sized(`rgbtestsrc=s=${FW}x${FH}:r=25:d=${d},drawbox=c=white:t=fill:enable='between(t\\,2\\,2.07)'`),
+    noChange: { what: 'flash', fromS: 1.5, toS: 2.5 },
+  },
   // A fast pan (a third of the screen a second) over a pattern.
-  { seconds: 6, source: (d) => sized(`testsrc2=s=${FW * 4}x${FH}:r=25:d=${d},hue=h=90,crop=${FW}:${FH}:x='min(${FW * 3}\\,200*t)':y=0`), noChange: { what: 'pan', fromS: 0, toS: 6 } },
-  { seconds: 5, source: (d, id) => `smptebars=s=${FW}x${FH}:r=25:d=${d}[bars${id}];color=c=yellow:s=20x20:r=25:d=${d}[dot${id}];[bars${id}][dot${id}]overlay=x='mod(t*60\\,300)':y=20,format=yuv420p` },
+  {
+    seconds: 6,
+    source: (d) => sized(`testsrc2=s=${FW * 4}x${FH}:r=25:d=${d},hue=h=90,crop=${FW}:${FH}:x='min(${FW * 3}\\,200*t)':y=0`),
+    noChange: { what: 'pan', fromS: 0, toS: 6 },
+  },
+  {
+    seconds: 5,
+    source: (d, id) =>
+      `smptebars=s=${FW}x${FH}:r=25:d=${d}[bars${id}];color=c=yellow:s=20x20:r=25:d=${d}[dot${id}];[bars${id}][dot${id}]overlay=x='mod(t*60\\,300)':y=20,format=yuv420p`,
+  },
 ];
 const transitionJoins: Join[] = [
   { kind: 'cut' },
@@ -429,7 +452,10 @@ const SOUNDS_RATE = 16_000;
  * silence by ffmpeg, as raw 16 kHz mono s16le: the clip's length is its byte count / 32000.
  */
 async function spokenClip(text: string, dir: string): Promise<{ path: string; ms: number }> {
-  const key = createHash('sha256').update(JSON.stringify(['espeak-ng -s 150', text, ffmpegPath()])).digest('hex').slice(0, 12);
+  const key = createHash('sha256')
+    .update(JSON.stringify(['espeak-ng -s 150', text, ffmpegPath()]))
+    .digest('hex')
+    .slice(0, 12);
   const path = join(dir, `speech-${key}.s16`);
   if (!(await exists(path))) {
     mkdirSync(dir, { recursive: true });
@@ -525,7 +551,10 @@ export interface PulsingSoundsMedia {
  */
 export async function pulsingSoundsAudio(): Promise<PulsingSoundsMedia> {
   const dir = join(tmpdir(), 'mss-ground-truth');
-  const clip = await spokenClip('our next speaker has spent twenty years building bridges across the river valley and will tell us what the floods taught her about steel', dir);
+  const clip = await spokenClip(
+    'our next speaker has spent twenty years building bridges across the river valley and will tell us what the floods taught her about steel',
+    dir,
+  );
   const speechStart = 42_000;
   const speech = span(speechStart, speechStart + clip.ms);
   const durationMs = speech.endMs + 2_000;
@@ -535,9 +564,17 @@ export async function pulsingSoundsAudio(): Promise<PulsingSoundsMedia> {
   const parts = [
     [0, 8, tremoloChord],
     [8, 16, '(0.5+0.5*sin(2*PI*5.5*t))*0.2*(sin(2*PI*440*t+8*sin(2*PI*5.5*t))+0.5*sin(2*PI*880*t+16*sin(2*PI*5.5*t))+0.3*sin(2*PI*1320*t+24*sin(2*PI*5.5*t)))'],
-    [16, 24, 'pow(max(0\\,sin(2*PI*4*t))\\,2)*0.1*(sin(2*PI*220*t)+sin(2*PI*277*t)+sin(2*PI*330*t)+sin(2*PI*440*t)+sin(2*PI*554*t)+0.5*sin(2*PI*880*t)+0.3*sin(2*PI*1660*t))'],
+    [
+      16,
+      24,
+      'pow(max(0\\,sin(2*PI*4*t))\\,2)*0.1*(sin(2*PI*220*t)+sin(2*PI*277*t)+sin(2*PI*330*t)+sin(2*PI*440*t)+sin(2*PI*554*t)+0.5*sin(2*PI*880*t)+0.3*sin(2*PI*1660*t))',
+    ],
     [24, 32, `pow(max(0\\,sin(2*PI*6*t))\\,4)*0.3*${noise}`],
-    [32, 40, `0.6*exp(-30*mod(t\\,0.5))*sin(2*PI*(60+100*exp(-40*mod(t\\,0.5)))*mod(t\\,0.5)*6)+0.3*exp(-25*mod(t+0.25\\,0.5))*${noise}+0.1*exp(-60*mod(t\\,0.125))*${noise}`],
+    [
+      32,
+      40,
+      `0.6*exp(-30*mod(t\\,0.5))*sin(2*PI*(60+100*exp(-40*mod(t\\,0.5)))*mod(t\\,0.5)*6)+0.3*exp(-25*mod(t+0.25\\,0.5))*${noise}+0.1*exp(-60*mod(t\\,0.125))*${noise}`,
+    ],
     [42, d, tremoloChord],
   ] as const;
   const bed = parts.reduceRight((rest, [from, to, sound]) => `if(between(t\\,${from}\\,${to})\\,${sound}\\,${rest})`, '0');

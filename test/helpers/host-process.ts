@@ -35,9 +35,20 @@ export interface StartOptions {
 }
 
 /** Spawns `start.ts` with PORT=0 and waits for the banner (URL, account, key). */
-export function spawnHost(options: StartOptions): { child: ChildProcessWithoutNullStreams; ready: Promise<HostProcess>; exited: HostProcess['exited']; output: HostProcess['output'] } {
+export function spawnHost(options: StartOptions): {
+  child: ChildProcessWithoutNullStreams;
+  ready: Promise<HostProcess>;
+  exited: HostProcess['exited'];
+  output: HostProcess['output'];
+} {
   // No transcriber unless asked for (`npm start` would pick pocketsphinx where it is installed): results stay the same on every machine.
-  const env = childEnv({ TRANSCRIBER: process.env.TRANSCRIBER ?? 'none', ...options.env, LOCAL_DATA_DIR: options.dataDir, PORT: '0', ...(options.apiKey !== undefined ? { LOCAL_API_KEY: options.apiKey } : {}) });
+  const env = childEnv({
+    TRANSCRIBER: process.env.TRANSCRIBER ?? 'none',
+    ...options.env,
+    LOCAL_DATA_DIR: options.dataDir,
+    PORT: '0',
+    ...(options.apiKey !== undefined ? { LOCAL_API_KEY: options.apiKey } : {}),
+  });
   const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local/start.ts'], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -95,7 +106,8 @@ export function hostsOnOwnData(prefix: string) {
       // A host that dies under a test shows up there as a refused or reset request: say why it died.
       void host.exited.then(({ code, signal }) => {
         const crashed = (code !== null && code !== 0) || signal === 'SIGSEGV' || signal === 'SIGABRT' || signal === 'SIGBUS';
-        if (crashed && !stopping.has(host)) console.error(`local host ${host.baseUrl} exited (${code ?? signal}) while a test used it:\n${host.output().stderr.slice(-4_000)}`);
+        if (crashed && !stopping.has(host))
+          console.error(`local host ${host.baseUrl} exited (${code ?? signal}) while a test used it:\n${host.output().stderr.slice(-4_000)}`);
       });
       return host;
     },
@@ -208,7 +220,10 @@ export async function untilGone(pids: number[], timeoutMs: number): Promise<void
   for (;;) {
     const left = pids.filter(processRunning);
     if (!left.length) return;
-    if (Date.now() > deadline) throw new Error(`still running after ${timeoutMs} ms: ${left.map((pid) => `${pid} (${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 120)})`).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `still running after ${timeoutMs} ms: ${left.map((pid) => `${pid} (${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 120)})`).join(', ')}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

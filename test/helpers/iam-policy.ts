@@ -53,7 +53,11 @@ import { repoRoot } from './processes.js';
 
 /** The recording's calls, deduplicated (several processes append to one file). */
 export function readRecording(file: string): RecordedCall[] {
-  const lines = new Set(readFileSync(file, 'utf8').split('\n').filter((line) => line.trim()));
+  const lines = new Set(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim()),
+  );
   return [...lines].map((line) => JSON.parse(line) as RecordedCall);
 }
 
@@ -91,7 +95,8 @@ const referencedId = (value: unknown): string | undefined => getAttTargets(value
 
 /** A task definition's resources by what they are to its unit (unitSymbols). */
 function taskDefinitionParts(taskDefinition: Resource): { taskRole?: string; executionRole?: string; logGroup?: string; image?: unknown } {
-  const [container] = (taskDefinition.Properties.ContainerDefinitions as { Image?: unknown; LogConfiguration?: { Options?: Record<string, unknown> } }[] | undefined) ?? [];
+  const [container] =
+    (taskDefinition.Properties.ContainerDefinitions as { Image?: unknown; LogConfiguration?: { Options?: Record<string, unknown> } }[] | undefined) ?? [];
   const parts = {
     taskRole: referencedId(taskDefinition.Properties.TaskRoleArn),
     executionRole: referencedId(taskDefinition.Properties.ExecutionRoleArn),
@@ -198,10 +203,15 @@ export class TemplateNames {
       const physical = deployed.resource.Properties.StateMachineName;
       if (physical !== undefined) {
         const stateMachine = unbuilt.resolve(physical);
-        this.physicalNames.push({ before: ':stateMachine:', name: stateMachine, symbol: symbol(name) }, { before: ':execution:', name: stateMachine, symbol: symbol(name) });
+        this.physicalNames.push(
+          { before: ':stateMachine:', name: stateMachine, symbol: symbol(name) },
+          { before: ':execution:', name: stateMachine, symbol: symbol(name) },
+        );
       }
-      for (const [placeholder, functionId] of Object.entries(deployed.taskFunctionIds)) this.symbols.set(functionId, unitSymbols.runner(units.task(name, placeholder)));
-      for (const [placeholder, taskDefinitionId] of Object.entries(deployed.taskDefinitionIds)) this.nameTaskDefinition(units.container(name, placeholder), taskDefinitionId, unbuilt);
+      for (const [placeholder, functionId] of Object.entries(deployed.taskFunctionIds))
+        this.symbols.set(functionId, unitSymbols.runner(units.task(name, placeholder)));
+      for (const [placeholder, taskDefinitionId] of Object.entries(deployed.taskDefinitionIds))
+        this.nameTaskDefinition(units.container(name, placeholder), taskDefinitionId, unbuilt);
       const cluster = referencedId((deployed.resource.Properties.DefinitionSubstitutions as Record<string, unknown> | undefined)?.[containerPlacement.cluster]);
       if (cluster) this.symbols.set(cluster, CONTAINER_CLUSTER);
     }
@@ -348,7 +358,8 @@ export class TemplateResolver {
   private canonical(text: string): string {
     if (!this.renamePhysicalNames) return text;
     return this.names.physicalNames.reduce(
-      (result, { before, name, symbol: renamed }) => result.replace(new RegExp(`${escapeRegExp(before)}${escapeRegExp(name)}(?=$|:)`, 'g'), `${before}${renamed}`),
+      (result, { before, name, symbol: renamed }) =>
+        result.replace(new RegExp(`${escapeRegExp(before)}${escapeRegExp(name)}(?=$|:)`, 'g'), `${before}${renamed}`),
       text,
     );
   }
@@ -391,7 +402,9 @@ export function statementsOfRole(template: TemplateJson, roleId: string, resolve
     }
   }
   const role = template.Resources[roleId];
-  for (const policy of (role?.Properties.Policies as { PolicyName?: string; PolicyDocument: { Statement?: PolicyStatement | PolicyStatement[] } }[] | undefined) ?? []) {
+  for (const policy of (role?.Properties.Policies as
+    | { PolicyName?: string; PolicyDocument: { Statement?: PolicyStatement | PolicyStatement[] } }[]
+    | undefined) ?? []) {
     documents.push([`${roleId}/${policy.PolicyName ?? 'inline'}`, asArray(policy.PolicyDocument.Statement)]);
   }
   for (const arn of asArray(role?.Properties.ManagedPolicyArns as unknown[])) notes.push(`managed policy ${JSON.stringify(arn)} on ${roleId} is not evaluated`);
@@ -427,7 +440,13 @@ export function statementsOfRole(template: TemplateJson, roleId: string, resolve
 // ---------------------------------------------------------------- IAM evaluation
 
 const wildcardPattern = (pattern: string, flags: string): RegExp =>
-  new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegExp(c))).join('')}$`, flags);
+  new RegExp(
+    `^${pattern
+      .split('')
+      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegExp(c)))
+      .join('')}$`,
+    flags,
+  );
 
 /** IAM's matching of an action (case-insensitive) or a resource (case-sensitive) against a pattern with `*` and `?`. */
 export const matchesAction = (pattern: string, action: string): boolean => wildcardPattern(pattern, 'is').test(action);
@@ -524,16 +543,29 @@ export function decide(statements: readonly ResolvedStatement[], call: CallToChe
   for (const deny of matching.filter((s) => s.effect === 'Deny')) {
     const applies = conditionOf(deny);
     if (applies === 'true') return { allowed: false, reason: `explicitly denied by ${deny.source}`, allowedBy: [] };
-    if (applies === 'unknown') return { allowed: false, reason: `possibly denied by ${deny.source}, whose condition the check cannot evaluate (${JSON.stringify(deny.condition)}): treated as denying`, allowedBy: [] };
+    if (applies === 'unknown')
+      return {
+        allowed: false,
+        reason: `possibly denied by ${deny.source}, whose condition the check cannot evaluate (${JSON.stringify(deny.condition)}): treated as denying`,
+        allowedBy: [],
+      };
   }
   const allows = matching.filter((s) => s.effect === 'Allow');
   const granting = allows.filter((s) => conditionOf(s) === 'true');
   if (granting.length) return { allowed: true, reason: `allowed by ${granting.map((s) => s.source).join(', ')}`, allowedBy: granting };
   const unknown = allows.filter((s) => conditionOf(s) === 'unknown');
   if (unknown.length) {
-    return { allowed: false, reason: `only ${unknown.map((s) => s.source).join(', ')} would allow it, under a condition the check cannot evaluate (${unknown.map((s) => JSON.stringify(s.condition)).join('; ')}): treated as not granting`, allowedBy: [] };
+    return {
+      allowed: false,
+      reason: `only ${unknown.map((s) => s.source).join(', ')} would allow it, under a condition the check cannot evaluate (${unknown.map((s) => JSON.stringify(s.condition)).join('; ')}): treated as not granting`,
+      allowedBy: [],
+    };
   }
-  return { allowed: false, reason: allows.length ? 'its only matching Allow statements have conditions that do not hold' : 'no statement of the role allows it', allowedBy: [] };
+  return {
+    allowed: false,
+    reason: allows.length ? 'its only matching Allow statements have conditions that do not hold' : 'no statement of the role allows it',
+    allowedBy: [],
+  };
 }
 
 // ---------------------------------------------------------------- the check
@@ -600,7 +632,14 @@ export function checkPermissions(template: TemplateJson, calls: readonly Recorde
     const key = `${call.unit}\n${call.action}\n${call.resource}`;
     const violationOf = (roleName: string, reason: string): Violation => {
       const previous = violations.get(key);
-      return { unit: call.unit, action: call.action, resource: call.resource, calls: [...new Set([...(previous?.calls ?? []), `${call.call} (${call.via})`])], role: roleName, reason };
+      return {
+        unit: call.unit,
+        action: call.action,
+        resource: call.resource,
+        calls: [...new Set([...(previous?.calls ?? []), `${call.call} (${call.via})`])],
+        role: roleName,
+        reason,
+      };
     };
     if (!role) {
       violations.set(key, violationOf('(none)', 'the template has no role for this unit'));
@@ -619,7 +658,8 @@ export function checkPermissions(template: TemplateJson, calls: readonly Recorde
     used.set(call.unit, usedByUnit);
     for (const statement of decision.allowedBy) {
       for (const action of statement.actions.filter((pattern) => matchesAction(pattern, call.action))) {
-        for (const resource of statement.resources.filter((pattern) => matchesResource(pattern, call.resource))) usedByUnit.add(`${statement.source}|${action}|${resource}`);
+        for (const resource of statement.resources.filter((pattern) => matchesResource(pattern, call.resource)))
+          usedByUnit.add(`${statement.source}|${action}|${resource}`);
       }
     }
   }
@@ -633,7 +673,8 @@ export function checkPermissions(template: TemplateJson, calls: readonly Recorde
     for (const statement of statementsOf(role.roleId).filter((s) => s.effect === 'Allow')) {
       for (const action of statement.actions.filter((a) => !platformAction(a))) {
         for (const resource of statement.resources) {
-          if (!usedByUnit.has(`${statement.source}|${action}|${resource}`)) unused.push({ unit: role.unit, role: role.roleId, action, resource, statement: statement.source });
+          if (!usedByUnit.has(`${statement.source}|${action}|${resource}`))
+            unused.push({ unit: role.unit, role: role.roleId, action, resource, statement: statement.source });
         }
       }
     }
@@ -677,10 +718,14 @@ export function formatUnusedGrants(report: PermissionReport): string {
     // Actions unused on the same resources share a line.
     const resourcesOf = new Map<string, string[]>();
     for (const grant of grants) resourcesOf.set(grant.action, [...new Set([...(resourcesOf.get(grant.action) ?? []), grant.resource])]);
-    for (const [resources, actions] of groupBy([...resourcesOf], ([, on]) => on.join(' , '))) lines.push(`    ${actions.map(([action]) => action).join(', ')}   on ${resources}`);
+    for (const [resources, actions] of groupBy([...resourcesOf], ([, on]) => on.join(' , ')))
+      lines.push(`    ${actions.map(([action]) => action).join(', ')}   on ${resources}`);
   }
   if (report.hostCalls.length) {
-    lines.push('', `  Calls the local host made outside any deployed unit (not checked): ${[...new Set(report.hostCalls.map((c) => `${c.action} on ${c.resource}`))].join('; ')}`);
+    lines.push(
+      '',
+      `  Calls the local host made outside any deployed unit (not checked): ${[...new Set(report.hostCalls.map((c) => `${c.action} on ${c.resource}`))].join('; ')}`,
+    );
   }
   if (report.notes.length) lines.push('', '  Notes:', ...report.notes.map((note) => `    ${note}`));
   return lines.join('\n');

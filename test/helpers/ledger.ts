@@ -35,7 +35,8 @@ export async function ledgerOf(dataDir: string, accountId: string): Promise<Ledg
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of page.Items ?? []) entries.push({ entryId: String(item.entryId), credits: Number(item.credits), reason: String(item.reason), createdAt: String(item.createdAt) });
+      for (const item of page.Items ?? [])
+        entries.push({ entryId: String(item.entryId), credits: Number(item.credits), reason: String(item.reason), createdAt: String(item.createdAt) });
       startKey = page.LastEvaluatedKey;
     } while (startKey);
   } finally {

@@ -22,17 +22,16 @@ const picture = ['-f', 'lavfi', '-i', `testsrc=size=160x120:rate=15:duration=${s
 const h264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
 
 /** Names in steps are other fixtures' names (checked when the step runs). */
-type Step =
-  | { ffmpeg: (input: (name: string) => string) => string[] }
-  | { bytes: () => Buffer }
-  | { cut: string; keep: number };
+type Step = { ffmpeg: (input: (name: string) => string) => string[] } | { bytes: () => Buffer } | { cut: string; keep: number };
 
 /** How each fixture is made. Steps may use other fixtures (listed before them). */
 const recipes = {
   // Video, one per SPEC video type: H.264/AAC, VP8/Opus, H.264/FLAC.
   'video.mp4': { ffmpeg: () => [...picture, ...tone, ...h264, '-c:a', 'aac', '-movflags', '+faststart', '-f', 'mp4'] },
   'video.mov': { ffmpeg: () => [...picture, ...tone, ...h264, '-c:a', 'aac', '-f', 'mov'] },
-  'video.webm': { ffmpeg: () => [...picture, ...tone, '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '200k', '-c:a', 'libopus', '-f', 'webm'] },
+  'video.webm': {
+    ffmpeg: () => [...picture, ...tone, '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '200k', '-c:a', 'libopus', '-f', 'webm'],
+  },
   'video.mkv': { ffmpeg: () => [...picture, ...tone, ...h264, '-c:a', 'flac', '-f', 'matroska'] },
   // Audio, covering every SPEC audio type.
   'audio.mp3': { ffmpeg: () => [...tone, '-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'mp3'] },
@@ -47,10 +46,42 @@ const recipes = {
   // Special cases.
   'cover.png': { ffmpeg: () => ['-f', 'lavfi', '-i', 'color=c=red:size=64x64', '-frames:v', '1', '-f', 'image2', '-c:v', 'png'] },
   'cover-art.mp3': {
-    ffmpeg: (input) => ['-i', input('audio.mp3'), '-i', input('cover.png'), '-map', '0', '-map', '1', '-c', 'copy', '-id3v2_version', '3', '-disposition:v', 'attached_pic', '-f', 'mp3'],
+    ffmpeg: (input) => [
+      '-i',
+      input('audio.mp3'),
+      '-i',
+      input('cover.png'),
+      '-map',
+      '0',
+      '-map',
+      '1',
+      '-c',
+      'copy',
+      '-id3v2_version',
+      '3',
+      '-disposition:v',
+      'attached_pic',
+      '-f',
+      'mp3',
+    ],
   },
   'cover-art.m4a': {
-    ffmpeg: (input) => ['-i', input('audio.m4a'), '-i', input('cover.png'), '-map', '0', '-map', '1', '-c', 'copy', '-disposition:v', 'attached_pic', '-f', 'ipod'],
+    ffmpeg: (input) => [
+      '-i',
+      input('audio.m4a'),
+      '-i',
+      input('cover.png'),
+      '-map',
+      '0',
+      '-map',
+      '1',
+      '-c',
+      'copy',
+      '-disposition:v',
+      'attached_pic',
+      '-f',
+      'ipod',
+    ],
   },
   'cover-only.m4a': { ffmpeg: (input) => ['-i', input('cover.png'), '-c', 'copy', '-disposition:v', 'attached_pic', '-f', 'mp4'] },
   'silence.mp3': { ffmpeg: () => ['-f', 'lavfi', '-i', `anullsrc=r=44100:cl=mono`, '-t', seconds, '-c:a', 'libmp3lame', '-f', 'mp3'] },
@@ -126,7 +157,11 @@ const cacheKey = createHash('sha256')
   .slice(0, 16);
 export const fixtureDir = join(tmpdir(), 'media-scanner-fixtures', cacheKey);
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 const made = new Map<FixtureName, Promise<string>>();
 

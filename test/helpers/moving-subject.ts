@@ -54,13 +54,44 @@ export async function movingSubjectSource(scenes: number): Promise<string> {
   ].join(';');
   const partial = join(dir, `partial-${process.pid}-${scenes}.mp4`);
   await toolOutput(ffmpegPath(), [
-    '-v', 'error', '-y',
-    '-loop', '1', '-framerate', '25', '-i', sampleImage(),
-    '-f', 'lavfi', '-i', `sine=f=440:r=48000:d=${seconds}`,
-    '-filter_complex', graph,
-    '-map', '[v]', '-map', '1:a',
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac',
-    '-t', String(seconds), '-movflags', '+faststart', '-f', 'mp4', partial,
+    '-v',
+    'error',
+    '-y',
+    '-loop',
+    '1',
+    '-framerate',
+    '25',
+    '-i',
+    sampleImage(),
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=f=440:r=48000:d=${seconds}`,
+    '-filter_complex',
+    graph,
+    '-map',
+    '[v]',
+    '-map',
+    '1:a',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '20',
+    '-g',
+    '50',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-t',
+    String(seconds),
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    partial,
   ]);
   await rename(partial, path);
   return path;
@@ -77,7 +108,19 @@ export interface SubjectSighting {
 export async function subjectInOutput(path: string, size: { width: number; height: number }, fps = 5): Promise<SubjectSighting[]> {
   const w = Math.round(size.width / 4);
   const h = Math.round(size.height / 4);
-  const raw = await toolOutput(ffmpegPath(), ['-v', 'error', '-i', path, '-vf', `fps=${fps},scale=${w}:${h}:flags=area`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
+  const raw = await toolOutput(ffmpegPath(), [
+    '-v',
+    'error',
+    '-i',
+    path,
+    '-vf',
+    `fps=${fps},scale=${w}:${h}:flags=area`,
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    'pipe:1',
+  ]);
   const frameBytes = w * h * 3;
   const sightings: SubjectSighting[] = [];
   for (let k = 0; (k + 1) * frameBytes <= raw.length; k++) {

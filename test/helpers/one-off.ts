@@ -31,7 +31,14 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 
 /** Submits a one-off analysis of `url`'s first `seconds` (asking `brief.what_to_find`, if given) and waits until it has ended. */
 export async function analyseOnce(client: Client, url: string, seconds: number, timeoutMs = 180_000, brief: { what_to_find?: string } = {}): Promise<OneOff> {
-  const created = await client.post<OneOff>('/v1/analyses', { source_url: url, analysis_start_seconds: 0, analysis_end_seconds: seconds, min_seconds: 5, max_seconds: 10, ...brief });
+  const created = await client.post<OneOff>('/v1/analyses', {
+    source_url: url,
+    analysis_start_seconds: 0,
+    analysis_end_seconds: seconds,
+    min_seconds: 5,
+    max_seconds: 10,
+    ...brief,
+  });
   expect(created.status, created.text).toBe(202);
   const read = async () => (await client.get<OneOff>(`/v1/analyses/${created.body.analysis_id}`)).body;
   return until(read, (a) => ['completed', 'failed', 'canceled'].includes(a.status), timeoutMs);

@@ -52,7 +52,10 @@ function qualifyRefs(value: unknown, documentId: string): unknown {
   if (Array.isArray(value)) return value.map((item) => qualifyRefs(item, documentId));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, key === '$ref' && typeof item === 'string' && item.startsWith('#/') ? `${documentId}${item}` : qualifyRefs(item, documentId)]),
+    Object.entries(value).map(([key, item]) => [
+      key,
+      key === '$ref' && typeof item === 'string' && item.startsWith('#/') ? `${documentId}${item}` : qualifyRefs(item, documentId),
+    ]),
   );
 }
 
@@ -131,7 +134,8 @@ export class OpenApiContract {
   }
 
   private validateJson(response: CheckedResponse, schema: Json, fail: (problem: string) => never): void {
-    if (!/^application\/json\b/.test(response.headers.get('content-type') ?? '')) fail(`content-type is ${response.headers.get('content-type')}, not application/json`);
+    if (!/^application\/json\b/.test(response.headers.get('content-type') ?? ''))
+      fail(`content-type is ${response.headers.get('content-type')}, not application/json`);
     let body: unknown;
     try {
       body = JSON.parse(response.text);
@@ -179,7 +183,14 @@ export interface CoverageSummary {
 
 /** Writes openapi-coverage.txt from the pairs the run recorded; returns the figures. */
 export function writeCoverageReport(contract = new OpenApiContract(), log = coverageLog, report = coverageReport): CoverageSummary {
-  const recorded = new Set(existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Pair) : []);
+  const recorded = new Set(
+    existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Pair)
+      : [],
+  );
   const documented = contract.documentedPairs();
   const covered = documented.filter((pair) => recorded.has(pair));
   const uncovered = documented.filter((pair) => !recorded.has(pair));

@@ -13,7 +13,8 @@ export const repoRoot = join(import.meta.dirname, '..', '..');
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   // LOCAL_ALLOW_LOOPBACK_TARGETS too: a child opens loopback targets only when its caller says so.
-  for (const name of ['LOCAL_API_KEY', 'LOCAL_DATA_DIR', 'PORT', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'LOCAL_ALLOW_LOOPBACK_TARGETS']) delete env[name];
+  for (const name of ['LOCAL_API_KEY', 'LOCAL_DATA_DIR', 'PORT', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'LOCAL_ALLOW_LOOPBACK_TARGETS'])
+    delete env[name];
   return { ...env, ...extra };
 }
 
@@ -32,7 +33,9 @@ export function toolOutput(binary: string, args: readonly string[]): Promise<Buf
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${binary} exited ${code}: ${Buffer.concat(err).toString().slice(-2000)}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${binary} exited ${code}: ${Buffer.concat(err).toString().slice(-2000)}`)),
+    );
   });
 }
 
@@ -48,11 +51,24 @@ export const TEST_REQUEST_RATE = { perSecond: 1000, burst: 100_000 } as const;
 /** Gives the default account of the host on `dataDir` TEST_REQUEST_RATE (through the admin CLI). */
 export async function allowTestPace(dataDir: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [tsxCli, 'functions/admin/cli.ts', 'accounts', 'request-rate', '--requests-per-second', String(TEST_REQUEST_RATE.perSecond), '--request-burst', String(TEST_REQUEST_RATE.burst)], {
-      cwd: repoRoot,
-      env: childEnv({ LOCAL_DATA_DIR: dataDir }),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        tsxCli,
+        'functions/admin/cli.ts',
+        'accounts',
+        'request-rate',
+        '--requests-per-second',
+        String(TEST_REQUEST_RATE.perSecond),
+        '--request-burst',
+        String(TEST_REQUEST_RATE.burst),
+      ],
+      {
+        cwd: repoRoot,
+        env: childEnv({ LOCAL_DATA_DIR: dataDir }),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);

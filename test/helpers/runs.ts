@@ -159,9 +159,11 @@ export async function createPendingUpload(client: Client, path: string, contentT
 /** Sends the bytes as an integrator must: upload_method to upload_url with every upload_headers entry. */
 export async function putBytes(upload: Upload, path: string): Promise<void> {
   if (!upload.upload_url || !upload.upload_method || !upload.upload_headers) throw new Error('the upload has no single signed target');
-  const response = await fetch(upload.upload_url, { method: upload.upload_method, headers: upload.upload_headers, body: await readFile(path) }).catch((error: unknown) => {
-    throw new Error(`${upload.upload_method} ${upload.upload_url} failed`, { cause: error });
-  });
+  const response = await fetch(upload.upload_url, { method: upload.upload_method, headers: upload.upload_headers, body: await readFile(path) }).catch(
+    (error: unknown) => {
+      throw new Error(`${upload.upload_method} ${upload.upload_url} failed`, { cause: error });
+    },
+  );
   await response.arrayBuffer();
   expect(response.status, `PUT ${upload.upload_id}`).toBe(200);
 }
@@ -319,7 +321,17 @@ export function generated(name: string, args: (path: string) => string[]): Promi
 
 /** `seconds` of a steady 440 Hz tone, 8 kHz mono PCM WAV (an exact duration): no silence, no bursts. */
 export const toneWav = (seconds: number): Promise<string> =>
-  generated(`tone-${seconds}s.wav`, (path) => ['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=8000:duration=${seconds}`, '-c:a', 'pcm_s16le', '-f', 'wav', path]);
+  generated(`tone-${seconds}s.wav`, (path) => [
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:sample_rate=8000:duration=${seconds}`,
+    '-c:a',
+    'pcm_s16le',
+    '-f',
+    'wav',
+    path,
+  ]);
 
 /**
  * `seconds` (a multiple of 30) of 160x120 video with a hard cut every 10 s (three different test

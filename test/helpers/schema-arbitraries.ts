@@ -59,31 +59,30 @@ function numberArbitrary(schema: JsonSchema, integer: boolean): fc.Arbitrary<num
 function objectArbitrary(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
   const properties = schema.properties ?? {};
   const required = schema.required ?? [];
-  const named = fc.record(
-    Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, validValue(property)])),
-    { requiredKeys: required.filter((name) => name in properties) },
-  );
+  const named = fc.record(Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, validValue(property)])), {
+    requiredKeys: required.filter((name) => name in properties),
+  });
   const extra = schema.additionalProperties;
   if (!extra || extra === true) return named;
   const keyArbitrary = schema.propertyNames ? stringArbitrary({ type: 'string', ...schema.propertyNames }) : fc.string({ minLength: 1, maxLength: 10 });
   const maxKeys = Math.min(schema.maxProperties ?? MAX_GENERATED_ITEMS, MAX_GENERATED_ITEMS);
-  return fc
-    .tuple(named, fc.dictionary(keyArbitrary, validValue(extra), { maxKeys, noNullPrototype: true }))
-    .map(([fixed, rest]) => {
-      const merged: Record<string, unknown> = {};
-      // Keys in order, and never more than maxProperties in all.
-      for (const [key, value] of [...Object.entries(fixed), ...Object.entries(rest)].slice(0, schema.maxProperties ?? Infinity)) {
-        if (!(key in merged)) merged[key] = value;
-      }
-      return merged;
-    });
+  return fc.tuple(named, fc.dictionary(keyArbitrary, validValue(extra), { maxKeys, noNullPrototype: true })).map(([fixed, rest]) => {
+    const merged: Record<string, unknown> = {};
+    // Keys in order, and never more than maxProperties in all.
+    for (const [key, value] of [...Object.entries(fixed), ...Object.entries(rest)].slice(0, schema.maxProperties ?? Infinity)) {
+      if (!(key in merged)) merged[key] = value;
+    }
+    return merged;
+  });
 }
 
 function arrayArbitrary(schema: JsonSchema): fc.Arbitrary<unknown[]> {
   const minLength = schema.minItems ?? 0;
   const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? MAX_GENERATED_ITEMS, MAX_GENERATED_ITEMS));
   const items = schema.items ? validValue(schema.items) : fc.jsonValue();
-  return schema.uniqueItems ? fc.uniqueArray(items, { minLength, maxLength, selector: (value) => JSON.stringify(value) }) : fc.array(items, { minLength, maxLength });
+  return schema.uniqueItems
+    ? fc.uniqueArray(items, { minLength, maxLength, selector: (value) => JSON.stringify(value) })
+    : fc.array(items, { minLength, maxLength });
 }
 
 /** Values that satisfy `schema` (as far as the schema can say: cross-field rules are the handler's). */
@@ -161,9 +160,9 @@ export const nastyStrings: readonly string[] = [
   'https://www.youtube.com/watch?v=unavailable',
 ];
 
-const hugeString = fc.constantFrom(1_000, 70_000, 400_000).chain((length) =>
-  fc.constantFrom('x', 'é', '😀', '\u0000', '\\', '"').map((unit) => unit.repeat(length)),
-);
+const hugeString = fc
+  .constantFrom(1_000, 70_000, 400_000)
+  .chain((length) => fc.constantFrom('x', 'é', '😀', '\u0000', '\\', '"').map((unit) => unit.repeat(length)));
 
 /** Values of every JSON type, and odd ones of each. */
 export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -240,12 +239,16 @@ export function mutate(value: unknown, at: number, change: Mutation): unknown {
       const parent = path.slice(0, -1);
       const last = path[path.length - 1];
       return replaceAt(value, parent, (container) =>
-        Array.isArray(container) ? container.filter((_, index) => index !== last) : Object.fromEntries(Object.entries(container as object).filter(([key]) => key !== last)),
+        Array.isArray(container)
+          ? container.filter((_, index) => index !== last)
+          : Object.fromEntries(Object.entries(container as object).filter(([key]) => key !== last)),
       );
     }
     case 'extra':
       return replaceAt(value, path, (current) =>
-        current !== null && typeof current === 'object' && !Array.isArray(current) ? { ...current, [change.key]: change.with } : { value: current, [change.key]: change.with },
+        current !== null && typeof current === 'object' && !Array.isArray(current)
+          ? { ...current, [change.key]: change.with }
+          : { value: current, [change.key]: change.with },
       );
   }
 }

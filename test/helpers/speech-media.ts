@@ -41,7 +41,8 @@ function fliteOnsets(voice: string, text: string, offsetMs: number): { text: str
   const phones = flitePhones(voice, text);
   const words = text.split(/\s+/);
   return words.map((word, k) => {
-    const prefix = k === 0 ? 0 : flitePhones(voice, words.slice(0, k).join(' ')).filter((p, i, all) => !(p.phone === 'pau' && (i === 0 || i === all.length - 1))).length;
+    const prefix =
+      k === 0 ? 0 : flitePhones(voice, words.slice(0, k).join(' ')).filter((p, i, all) => !(p.phone === 'pau' && (i === 0 || i === all.length - 1))).length;
     // Phone `prefix + 1` (after the leading pause) is the word's first: it starts where the one before it ends.
     return { text: word, startMs: offsetMs + Math.round(phones[prefix]!.endS * 1000) };
   });

@@ -24,4 +24,6 @@ async function probe(): Promise<Record<string, unknown>> {
   return { bytes: file.sizeBytes };
 }
 
-console.log(JSON.stringify(await probe().catch((error: NodeJS.ErrnoException & { code?: string }) => ({ code: error.code ?? error.name, message: error.message }))));
+console.log(
+  JSON.stringify(await probe().catch((error: NodeJS.ErrnoException & { code?: string }) => ({ code: error.code ?? error.name, message: error.message }))),
+);

@@ -112,7 +112,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const received: Received = {
         id: String(req.headers['webhook-id'] ?? ''),
         timestamp: String(req.headers['webhook-timestamp'] ?? ''),
-        signatures: String(req.headers['webhook-signature'] ?? '').split(' ').filter(Boolean),
+        signatures: String(req.headers['webhook-signature'] ?? '')
+          .split(' ')
+          .filter(Boolean),
         contentType: req.headers['content-type'],
         rawBody,
         event,

@@ -28,7 +28,9 @@ const taskAddressesPerSubnet = (q: TemplateQueries): number[] =>
 
 /** The stack built (not bundled) with cdk.json's context plus `context`. */
 const stackWith = (context: Record<string, unknown>) =>
-  new TemplateQueries(Template.fromStack(new MediaScannerStack(new App({ outdir, context: { ...cdkJson, [BUNDLING_STACKS]: [], ...context } }), 'MediaScanner')));
+  new TemplateQueries(
+    Template.fromStack(new MediaScannerStack(new App({ outdir, context: { ...cdkJson, [BUNDLING_STACKS]: [], ...context } }), 'MediaScanner')),
+  );
 
 describe('the admission limits in the template', () => {
   let q: TemplateQueries;
@@ -55,7 +57,7 @@ describe('the admission limits in the template', () => {
 });
 
 describe('the admission limits from context', () => {
-  it('reach the functions and the subnets: 4,000 tasks take two /20 subnets; Transcribe\'s limit goes where Transcribe is used', () => {
+  it("reach the functions and the subnets: 4,000 tasks take two /20 subnets; Transcribe's limit goes where Transcribe is used", () => {
     const q = stackWith({ containerTaskLimit: 4000, transcribeJobLimit: '100', transcriber: 'aws-transcribe' });
     for (const id of q.nodeFunctionIds()) expect(q.environmentOf(id)).toMatchObject({ CONTAINER_TASK_LIMIT: '4000', TRANSCRIBE_JOB_LIMIT: '100' });
     expect(Object.values(q.find('AWS::EC2::Subnet')).map((subnet) => String(subnet.Properties.CidrBlock).split('/')[1])).toEqual(['20', '20']);
@@ -107,7 +109,10 @@ const allStates = (states: Record<string, State>): [string, State][] =>
   Object.entries(states).flatMap(([name, state]) => [[name, state] as [string, State], ...allStates(state.ItemProcessor?.States ?? {})]);
 
 const definitions = Object.values(workflows).map((workflow) => {
-  const definition = JSON.parse(readFileSync(new URL(`../../${workflow.definitionFile}`, import.meta.url), 'utf8')) as { TimeoutSeconds: number; States: Record<string, State> };
+  const definition = JSON.parse(readFileSync(new URL(`../../${workflow.definitionFile}`, import.meta.url), 'utf8')) as {
+    TimeoutSeconds: number;
+    States: Record<string, State>;
+  };
   return { file: workflow.definitionFile, deadline: definition.TimeoutSeconds, states: allStates(definition.States) };
 });
 const containerStates = definitions.flatMap(({ file, deadline, states }) =>
@@ -116,22 +121,27 @@ const containerStates = definitions.flatMap(({ file, deadline, states }) =>
 
 describe('container tasks refused for capacity', () => {
   it('are every ecs:runTask.sync state of the workflows', () => {
-    expect(containerStates.map(({ where }) => where)).toEqual(expect.arrayContaining([expect.stringContaining('ExtractChunkSignalsInContainer'), expect.stringContaining('RenderMoment')]));
+    expect(containerStates.map(({ where }) => where)).toEqual(
+      expect.arrayContaining([expect.stringContaining('ExtractChunkSignalsInContainer'), expect.stringContaining('RenderMoment')]),
+    );
   });
 
-  it.each(containerStates.map((entry) => [entry.where, entry] as const))('%s: ECS refusals are retried with growing, jittered delays until the run\'s deadline', (_where, { deadline, state }) => {
-    const [first, ...rest] = state.Retry ?? [];
-    // First: Step Functions uses the first retrier whose ErrorEquals matches.
-    expect(first?.ErrorEquals).toContain('ECS.AmazonECSException');
-    expect(first!.BackoffRate).toBeGreaterThan(1);
-    expect(first!.JitterStrategy).toBe('FULL');
-    // The retries outlast the execution's timeout: it, not a count, ends them, and the
-    // executions settler then fails and refunds the run.
-    expect(outlasts(first!, deadline)).toBe(true);
-    // A task that ran and crashed is still retried briefly, then fails the step.
-    const crash = rest.find((retrier) => retrier.ErrorEquals.includes('States.TaskFailed'));
-    expect(crash?.MaxAttempts).toBeLessThanOrEqual(2);
-  });
+  it.each(containerStates.map((entry) => [entry.where, entry] as const))(
+    "%s: ECS refusals are retried with growing, jittered delays until the run's deadline",
+    (_where, { deadline, state }) => {
+      const [first, ...rest] = state.Retry ?? [];
+      // First: Step Functions uses the first retrier whose ErrorEquals matches.
+      expect(first?.ErrorEquals).toContain('ECS.AmazonECSException');
+      expect(first!.BackoffRate).toBeGreaterThan(1);
+      expect(first!.JitterStrategy).toBe('FULL');
+      // The retries outlast the execution's timeout: it, not a count, ends them, and the
+      // executions settler then fails and refunds the run.
+      expect(outlasts(first!, deadline)).toBe(true);
+      // A task that ran and crashed is still retried briefly, then fails the step.
+      const crash = rest.find((retrier) => retrier.ErrorEquals.includes('States.TaskFailed'));
+      expect(crash?.MaxAttempts).toBeLessThanOrEqual(2);
+    },
+  );
 
   it('Bedrock throttling of the answering step is retried the same way, past the two quick retries of other failures', () => {
     const analysis = definitions.find(({ file }) => file === workflows.analysis.definitionFile)!;

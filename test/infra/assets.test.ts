@@ -56,7 +56,8 @@ describe('the pinned ffmpeg build', () => {
       mkdirSync(dirname(join(root, path)), { recursive: true });
       writeFileSync(join(root, path), content);
     };
-    for (const wrapper of ['@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe']) write(`node_modules/${wrapper}/package.json`, JSON.stringify({ name: wrapper }));
+    for (const wrapper of ['@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe'])
+      write(`node_modules/${wrapper}/package.json`, JSON.stringify({ name: wrapper }));
     for (const [name, { version, binary }] of Object.entries(installed)) {
       write(`node_modules/${name}/package.json`, JSON.stringify({ name, version }));
       write(`node_modules/${name}/${name.includes('ffprobe') ? 'ffprobe' : 'ffmpeg'}`, binary);
@@ -83,7 +84,9 @@ describe('the pinned ffmpeg build', () => {
   it('fails, naming the packages and what to do, where npm did not install them (it does so on linux-x64 only)', () => {
     const root = checkout({});
     expect(() => installedFfmpegBuild(root)).toThrow(`${ffmpegPin.name}@${ffmpegPin.version} is not installed`);
-    expect(() => installedFfmpegBuild(root)).toThrow(/npm ci` on linux-x64 only[\s\S]*npm install --no-save --force @ffmpeg-installer\/linux-x64@4\.1\.0 @ffprobe-installer\/linux-x64@5\.2\.0/);
+    expect(() => installedFfmpegBuild(root)).toThrow(
+      /npm ci` on linux-x64 only[\s\S]*npm install --no-save --force @ffmpeg-installer\/linux-x64@4\.1\.0 @ffprobe-installer\/linux-x64@5\.2\.0/,
+    );
   });
 
   it('refuses an installed version other than the lock’s, a binary of another architecture, and a dynamically linked one', () => {
@@ -102,9 +105,13 @@ describe('the pinned ffmpeg build', () => {
 });
 
 describe('synthesis downloads nothing', () => {
-  it('the shared synthesis, which built the layer and staged the image, ran with no network for it or any process it started', async () => {
-    expect((await sharedAssembly()).offline).toBe(true);
-  }, SHARED_ASSEMBLY_TIMEOUT_MS);
+  it(
+    'the shared synthesis, which built the layer and staged the image, ran with no network for it or any process it started',
+    async () => {
+      expect((await sharedAssembly()).offline).toBe(true);
+    },
+    SHARED_ASSEMBLY_TIMEOUT_MS,
+  );
 
   it('and a download there fails: the `npm pack` of an ffmpeg package the layer build once ran', () => {
     const result = spawnSync('npm', ['pack', '@ffmpeg-installer/linux-arm64@4.1.4', '--dry-run', '--json'], {
@@ -119,44 +126,58 @@ describe('synthesis downloads nothing', () => {
 });
 
 describe('the container image', () => {
-  it('is staged as the same bytes from the same inputs, wherever it is staged: its asset hash changes only with the bundle and the binaries', async () => {
-    const { assemblyDirectory, stackArtifactId } = await sharedAssembly();
-    const manifest = JSON.parse(readFileSync(join(assemblyDirectory, `${stackArtifactId}.assets.json`), 'utf8')) as { dockerImages: Record<string, { source: { directory: string } }> };
-    const [image] = Object.values(manifest.dockerImages);
-    const staged = join(assemblyDirectory, image!.source.directory);
-    // Staged again elsewhere: the same files, and the bundle byte for byte (esbuild is deterministic,
-    // and the source map's paths do not depend on where it is staged).
-    const again = temporaryDirectory('media-scanner-image-again-');
-    stageContainerImage(again);
-    expect(listing(again)).toEqual(listing(staged));
-    // The speech folder: the moonshine models and onnxruntime-node's linux-x64 runtime (its own test is in signals-task.test.ts).
-    const speech = listing(staged).filter((file) => file.startsWith('speech/'));
-    expect(speech).toEqual(expect.arrayContaining(['speech/decoder_model_merged.onnx', 'speech/encoder_model.onnx', 'speech/silero_vad.onnx', 'speech/node_modules/onnxruntime-node/bin/napi-v3/linux/x64/onnxruntime_binding.node']));
-    expect(speech.filter((file) => /\/(darwin|win32|arm64)\/|\.d\.ts$|\.map$|cuda/.test(file))).toEqual([]);
-    expect(listing(staged).filter((file) => !file.startsWith('speech/'))).toEqual([
-      'Dockerfile',
-      'bin/ffmpeg',
-      'bin/ffprobe',
-      'detector/blazeface.bin',
-      'detector/blazeface.json',
-      'detector/tfjs-backend-wasm-simd.wasm',
-      'detector/tfjs-backend-wasm-threaded-simd.wasm',
-      'detector/tfjs-backend-wasm.wasm',
-      'ffmpeg.json',
-      'fonts/DejaVuSans-Bold.ttf',
-      'fonts/DejaVuSans.ttf',
-      'fonts/DejaVuSansMono-Bold.ttf',
-      'fonts/DejaVuSerif-Bold.ttf',
-      'fonts/LICENSE',
-      'task/acquire-source.mjs',
-      'task/acquire-source.mjs.map',
-      'task/extract-signals.mjs',
-      'task/extract-signals.mjs.map',
-      'task/render-moment.mjs',
-      'task/render-moment.mjs.map',
-    ]);
-    for (const file of ['Dockerfile', 'ffmpeg.json', 'task/extract-signals.mjs', 'task/render-moment.mjs.map', 'speech/encoder_model.onnx']) expect(sha256(join(again, file)), file).toBe(sha256(join(staged, file)));
-    // The binaries: the installed files (the layer's copies are compared byte for byte in validation.test.ts).
-    for (const { binary, path } of installedFfmpegBuild()) expect(statSync(join(staged, 'bin', binary)).size, binary).toBe(statSync(path).size);
-  }, SHARED_ASSEMBLY_TIMEOUT_MS);
+  it(
+    'is staged as the same bytes from the same inputs, wherever it is staged: its asset hash changes only with the bundle and the binaries',
+    async () => {
+      const { assemblyDirectory, stackArtifactId } = await sharedAssembly();
+      const manifest = JSON.parse(readFileSync(join(assemblyDirectory, `${stackArtifactId}.assets.json`), 'utf8')) as {
+        dockerImages: Record<string, { source: { directory: string } }>;
+      };
+      const [image] = Object.values(manifest.dockerImages);
+      const staged = join(assemblyDirectory, image!.source.directory);
+      // Staged again elsewhere: the same files, and the bundle byte for byte (esbuild is deterministic,
+      // and the source map's paths do not depend on where it is staged).
+      const again = temporaryDirectory('media-scanner-image-again-');
+      stageContainerImage(again);
+      expect(listing(again)).toEqual(listing(staged));
+      // The speech folder: the moonshine models and onnxruntime-node's linux-x64 runtime (its own test is in signals-task.test.ts).
+      const speech = listing(staged).filter((file) => file.startsWith('speech/'));
+      expect(speech).toEqual(
+        expect.arrayContaining([
+          'speech/decoder_model_merged.onnx',
+          'speech/encoder_model.onnx',
+          'speech/silero_vad.onnx',
+          'speech/node_modules/onnxruntime-node/bin/napi-v3/linux/x64/onnxruntime_binding.node',
+        ]),
+      );
+      expect(speech.filter((file) => /\/(darwin|win32|arm64)\/|\.d\.ts$|\.map$|cuda/.test(file))).toEqual([]);
+      expect(listing(staged).filter((file) => !file.startsWith('speech/'))).toEqual([
+        'Dockerfile',
+        'bin/ffmpeg',
+        'bin/ffprobe',
+        'detector/blazeface.bin',
+        'detector/blazeface.json',
+        'detector/tfjs-backend-wasm-simd.wasm',
+        'detector/tfjs-backend-wasm-threaded-simd.wasm',
+        'detector/tfjs-backend-wasm.wasm',
+        'ffmpeg.json',
+        'fonts/DejaVuSans-Bold.ttf',
+        'fonts/DejaVuSans.ttf',
+        'fonts/DejaVuSansMono-Bold.ttf',
+        'fonts/DejaVuSerif-Bold.ttf',
+        'fonts/LICENSE',
+        'task/acquire-source.mjs',
+        'task/acquire-source.mjs.map',
+        'task/extract-signals.mjs',
+        'task/extract-signals.mjs.map',
+        'task/render-moment.mjs',
+        'task/render-moment.mjs.map',
+      ]);
+      for (const file of ['Dockerfile', 'ffmpeg.json', 'task/extract-signals.mjs', 'task/render-moment.mjs.map', 'speech/encoder_model.onnx'])
+        expect(sha256(join(again, file)), file).toBe(sha256(join(staged, file)));
+      // The binaries: the installed files (the layer's copies are compared byte for byte in validation.test.ts).
+      for (const { binary, path } of installedFfmpegBuild()) expect(statSync(join(staged, 'bin', binary)).size, binary).toBe(statSync(path).size);
+    },
+    SHARED_ASSEMBLY_TIMEOUT_MS,
+  );
 });

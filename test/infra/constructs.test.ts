@@ -172,8 +172,16 @@ function containerTaskStack(context: Record<string, unknown>) {
       ExecutionRoleArn: FnGetAtt;
     };
     const assets = JSON.parse(readFileSync(join(outdir, `${stack.artifactId}.assets.json`), 'utf8')) as { dockerImages?: Record<string, unknown> };
-    const nagErrors = new AwsSolutionsChecks().validateScope(app).violations.filter((v) => v.severity === 'error').map((v) => v.ruleName);
-    return { image: definition.ContainerDefinitions[0]!.Image, executionRole: q.statementsOfRole(definition.ExecutionRoleArn['Fn::GetAtt'][0]), dockerImages: assets.dockerImages ?? {}, nagErrors };
+    const nagErrors = new AwsSolutionsChecks()
+      .validateScope(app)
+      .violations.filter((v) => v.severity === 'error')
+      .map((v) => v.ruleName);
+    return {
+      image: definition.ContainerDefinitions[0]!.Image,
+      executionRole: q.statementsOfRole(definition.ExecutionRoleArn['Fn::GetAtt'][0]),
+      dockerImages: assets.dockerImages ?? {},
+      nagErrors,
+    };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
@@ -194,12 +202,16 @@ describe('ServiceContainerTask with -c containerImageUri', () => {
   });
 
   it('runs an image of another registry with no ECR repository access, and refuses a malformed ECR URI', () => {
-    const { image, executionRole, dockerImages, nagErrors } = containerTaskStack({ [deploymentContextKeys.containerImageUri]: 'ghcr.io/example/media-scanner-signals:1.2.3' });
+    const { image, executionRole, dockerImages, nagErrors } = containerTaskStack({
+      [deploymentContextKeys.containerImageUri]: 'ghcr.io/example/media-scanner-signals:1.2.3',
+    });
     expect(image).toBe('ghcr.io/example/media-scanner-signals:1.2.3');
     expect(dockerImages).toEqual({});
     expect(actions(executionRole).filter((action) => ecrPull.includes(action))).toEqual([]);
     expect(nagErrors).toEqual([]);
-    expect(() => containerTaskStack({ [deploymentContextKeys.containerImageUri]: '1234.dkr.ecr.us-east-1.amazonaws.com/signals' })).toThrow('is not an ECR image URI');
+    expect(() => containerTaskStack({ [deploymentContextKeys.containerImageUri]: '1234.dkr.ecr.us-east-1.amazonaws.com/signals' })).toThrow(
+      'is not an ECR image URI',
+    );
   });
 });
 

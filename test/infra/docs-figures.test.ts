@@ -19,7 +19,12 @@ beforeAll(async () => {
 
 const repo = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, repo), 'utf8');
-const pages = ['README.md', ...readdirSync(new URL('docs/', repo)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(new URL('docs/', repo))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** The text of a page from a heading to the next heading of any level. */
 function section(page: string, heading: string): string {
@@ -46,7 +51,9 @@ const figures: Record<string, () => number> = {
 describe('docs/deploying.md, "What the stack holds"', () => {
   /** The table's counts by row name. */
   function tableCounts(): Record<string, number> {
-    return Object.fromEntries([...section('docs/deploying.md', '## What the stack holds').matchAll(/^\| ([^|]+?) \| (\d+) \|/gm)].map(([, what, n]) => [what!, Number(n)]));
+    return Object.fromEntries(
+      [...section('docs/deploying.md', '## What the stack holds').matchAll(/^\| ([^|]+?) \| (\d+) \|/gm)].map(([, what, n]) => [what!, Number(n)]),
+    );
   }
 
   it('counts the functions, state machines, task definitions, log groups, alarms, roles and resources the template has', () => {
@@ -73,7 +80,13 @@ describe('docs/deploying.md, "What the stack holds"', () => {
 });
 
 describe('figures marked <!-- template: … --> in README.md and docs/', () => {
-  const marked = pages.flatMap((page) => [...read(page).matchAll(/<!-- template: ([\w-]+) -->([\d,]+)/g)].map(([, figure, n]) => ({ page, figure: figure!, quoted: Number(n!.replaceAll(',', '')) })));
+  const marked = pages.flatMap((page) =>
+    [...read(page).matchAll(/<!-- template: ([\w-]+) -->([\d,]+)/g)].map(([, figure, n]) => ({
+      page,
+      figure: figure!,
+      quoted: Number(n!.replaceAll(',', '')),
+    })),
+  );
 
   it('are each what the template has', () => {
     expect(marked.length).toBeGreaterThan(0);
@@ -86,7 +99,9 @@ describe('figures marked <!-- template: … --> in README.md and docs/', () => {
   it('leave no count of alarms, state machines or log groups unmarked', () => {
     for (const page of pages) {
       const text = read(page).replace(/^\|.*\|$/gm, ''); // tables are held by the tests above
-      const unmarked = [...text.matchAll(/(<!-- template: [\w-]+ -->)?\b(\d[\d,]*) (alarms|state machines|log groups)\b/g)].filter(([, marker]) => !marker).map(([quote]) => quote);
+      const unmarked = [...text.matchAll(/(<!-- template: [\w-]+ -->)?\b(\d[\d,]*) (alarms|state machines|log groups)\b/g)]
+        .filter(([, marker]) => !marker)
+        .map(([quote]) => quote);
       expect(unmarked, page).toEqual([]);
     }
   });
@@ -101,12 +116,20 @@ describe('docs/configuration.md, "Deployment settings"', () => {
 
 /** The alarm table of docs/operations.md ("Alarms and dashboard"): what, the alarm, and how many there are, by row. */
 function alarmTableRows(): { what: string; alarm: string; count: number }[] {
-  return [...section('docs/operations.md', '## Alarms and dashboard').matchAll(/^\| ([^|]+?) \| ([^|]+?) \| (\d+) \|$/gm)].map(([, what, alarm, n]) => ({ what: what!, alarm: alarm!, count: Number(n) }));
+  return [...section('docs/operations.md', '## Alarms and dashboard').matchAll(/^\| ([^|]+?) \| ([^|]+?) \| (\d+) \|$/gm)].map(([, what, alarm, n]) => ({
+    what: what!,
+    alarm: alarm!,
+    count: Number(n),
+  }));
 }
 
 /** `namespace metric` of every metric an alarm reads (a metric-math alarm reads several). */
 function metricsRead(alarm: Resource): string[] {
-  const { Namespace, MetricName, Metrics } = alarm.Properties as { Namespace?: string; MetricName?: string; Metrics?: { MetricStat?: { Metric: { Namespace: string; MetricName: string } } }[] };
+  const { Namespace, MetricName, Metrics } = alarm.Properties as {
+    Namespace?: string;
+    MetricName?: string;
+    Metrics?: { MetricStat?: { Metric: { Namespace: string; MetricName: string } } }[];
+  };
   if (Namespace) return [`${Namespace} ${MetricName}`];
   return (Metrics ?? []).flatMap(({ MetricStat }) => (MetricStat ? [`${MetricStat.Metric.Namespace} ${MetricStat.Metric.MetricName}`] : []));
 }
@@ -114,13 +137,29 @@ function metricsRead(alarm: Resource): string[] {
 /** Each row of the table by how its "what" begins, with the metric its alarms read and the figures its text must quote. */
 const t = alarmThresholds;
 const alarmRows: { begins: string; reads: RegExp; figures: string[] }[] = [
-  { begins: 'HTTP API', reads: /^AWS\/ApiGateway /, figures: [`${t.api5xxRate * 100}%`, `${t.apiLatencyP99.toSeconds()} s`, `${t.apiLatencyPeriods * 5} minutes`] },
-  { begins: 'every state machine', reads: /^AWS\/States ExecutionsFailed$/, figures: [`${t.workflowFailureRate * 100}%`, `at least ${t.workflowMinimumEnded}`] },
+  {
+    begins: 'HTTP API',
+    reads: /^AWS\/ApiGateway /,
+    figures: [`${t.api5xxRate * 100}%`, `${t.apiLatencyP99.toSeconds()} s`, `${t.apiLatencyPeriods * 5} minutes`],
+  },
+  {
+    begins: 'every state machine',
+    reads: /^AWS\/States ExecutionsFailed$/,
+    figures: [`${t.workflowFailureRate * 100}%`, `at least ${t.workflowMinimumEnded}`],
+  },
   { begins: 'every dead-letter queue', reads: /^AWS\/SQS ApproximateNumberOfMessagesVisible$/, figures: ['any message'] },
   { begins: 'the table and each of its indexes', reads: /^AWS\/DynamoDB /, figures: [`${t.tableThrottlePeriods} consecutive 5-minute periods`] },
   { begins: 'container tasks', reads: /^AWS\/Events Invocations$/, figures: [`more than ${t.failedTasksPerHour} tasks in an hour`] },
-  { begins: "the table stream's reader", reads: /^AWS\/Lambda IteratorAge$/, figures: [`${t.streamIteratorAge.toMinutes()} minutes`, `${t.backlogPeriods * 5} minutes`] },
-  { begins: 'every queue a function consumes', reads: /^AWS\/SQS ApproximateAgeOfOldestMessage$/, figures: [`${t.queueMessageAge.toMinutes()} minutes`, `${t.backlogPeriods * 5} minutes`] },
+  {
+    begins: "the table stream's reader",
+    reads: /^AWS\/Lambda IteratorAge$/,
+    figures: [`${t.streamIteratorAge.toMinutes()} minutes`, `${t.backlogPeriods * 5} minutes`],
+  },
+  {
+    begins: 'every queue a function consumes',
+    reads: /^AWS\/SQS ApproximateAgeOfOldestMessage$/,
+    figures: [`${t.queueMessageAge.toMinutes()} minutes`, `${t.backlogPeriods * 5} minutes`],
+  },
   { begins: 'account quotas', reads: /^AWS\/Usage ResourceCount$/, figures: [`${t.quotaUsage * 100}%`] },
 ];
 
@@ -135,7 +174,11 @@ describe("docs/operations.md's alarm table", () => {
       for (const figure of kind.figures) expect(row.alarm, row.what).toContain(figure);
     }
     // Every alarm is in exactly one row.
-    for (const alarm of alarms) expect(alarmRows.filter((kind) => metricsRead(alarm).some((metric) => kind.reads.test(metric))), JSON.stringify(alarm.Properties.AlarmDescription)).toHaveLength(1);
+    for (const alarm of alarms)
+      expect(
+        alarmRows.filter((kind) => metricsRead(alarm).some((metric) => kind.reads.test(metric))),
+        JSON.stringify(alarm.Properties.AlarmDescription),
+      ).toHaveLength(1);
     expect(rows.reduce((sum, row) => sum + row.count, 0)).toBe(alarms.length);
   });
 });

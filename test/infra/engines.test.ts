@@ -23,7 +23,8 @@ function taskFunction(q: TemplateQueries, placeholder: string): string {
 
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 const grantsAction = (q: TemplateQueries, functionId: string, prefix: string) => q.actionsOf(functionId).some((a) => a.startsWith(prefix));
-const resourcesOf = (statements: Statement[], action: string) => statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource));
+const resourcesOf = (statements: Statement[], action: string) =>
+  statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource));
 const resolvedJson = (value: unknown) => JSON.stringify(value);
 
 /** The signals container task of the analysis workflow: its task role and its one container's environment. */
@@ -45,8 +46,17 @@ const transcriberStatements = (statements: Statement[]): string[] =>
     .map((s) => resolvedJson({ ...s, Action: asArray(s.Action).sort() }))
     .sort();
 
-const engineVariables = ['ANALYZER', 'BEDROCK_MODEL_ID', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'OPENAI_API_KEY_SECRET_ID', 'TRANSCRIBER', 'TRANSCRIBE_LANGUAGE_CODE'];
-const engineEnvironment = (environment: Record<string, unknown>) => Object.fromEntries(Object.entries(environment).filter(([name]) => engineVariables.includes(name)));
+const engineVariables = [
+  'ANALYZER',
+  'BEDROCK_MODEL_ID',
+  'OPENAI_BASE_URL',
+  'OPENAI_MODEL',
+  'OPENAI_API_KEY_SECRET_ID',
+  'TRANSCRIBER',
+  'TRANSCRIBE_LANGUAGE_CODE',
+];
+const engineEnvironment = (environment: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(environment).filter(([name]) => engineVariables.includes(name)));
 
 // Not the run's shared synthesis (shared-assembly.ts): this file runs while that one bundles.
 let defaults: Synthesized;
@@ -110,9 +120,19 @@ describe('bedrock through an inference profile, and Amazon Transcribe', () => {
     const poller = taskFunction(q, transcriptionJobTask);
     expect(engineEnvironment(signalsContainer(q).environment)).toEqual({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
     for (const id of [extract, planning]) expect(q.environmentOf(id)).toMatchObject({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
-    expect(q.functionIds().filter((id) => 'TRANSCRIBER' in q.environmentOf(id)).sort()).toEqual([extract, planning, poller].sort());
+    expect(
+      q
+        .functionIds()
+        .filter((id) => 'TRANSCRIBER' in q.environmentOf(id))
+        .sort(),
+    ).toEqual([extract, planning, poller].sort());
     // And nothing of the analyzer, which the container does not run.
-    expect(q.statementsOfRole(signalsContainer(q).roleId).flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('bedrock:'))).toEqual([]);
+    expect(
+      q
+        .statementsOfRole(signalsContainer(q).roleId)
+        .flatMap((s) => asArray(s.Action))
+        .filter((a) => a.startsWith('bedrock:')),
+    ).toEqual([]);
   });
 
   it('adds no cdk-nag finding: every wildcard it grants is acknowledged with its reason', () => {
@@ -125,7 +145,12 @@ describe('an OpenAI-compatible endpoint with its key in Secrets Manager, no tran
   let q: TemplateQueries;
 
   beforeAll(() => {
-    synthesized = synthesizeWith({ analyzer: 'openai', openaiBaseUrl: 'https://llm.example.com/v1', openaiModel: 'gpt-4o-mini', openaiApiKeySecret: 'media-scanner/openai-key' });
+    synthesized = synthesizeWith({
+      analyzer: 'openai',
+      openaiBaseUrl: 'https://llm.example.com/v1',
+      openaiModel: 'gpt-4o-mini',
+      openaiApiKeySecret: 'media-scanner/openai-key',
+    });
     q = new TemplateQueries(synthesized.template);
   });
   afterAll(() => synthesized?.dispose());

@@ -20,7 +20,11 @@ const one = <T>(items: T[], what: string): T => {
   return items[0]!;
 };
 /** By type alone: a resource without properties (the schedule group) matches no `find`. */
-const idOf = (type: string): string => one(Object.keys(q.resources).filter((id) => q.resources[id]!.Type === type), type);
+const idOf = (type: string): string =>
+  one(
+    Object.keys(q.resources).filter((id) => q.resources[id]!.Type === type),
+    type,
+  );
 const queueIdOf = (arn: unknown): string => (arn as FnGetAtt)['Fn::GetAtt'][0];
 
 describe('the outbox relay', () => {
@@ -31,7 +35,11 @@ describe('the outbox relay', () => {
       Object.values(q.find('AWS::Lambda::EventSourceMapping')).filter((m) => (m.Properties.FunctionName as { Ref: string }).Ref === relay),
       'relay mapping',
     );
-    expect(mapping.Properties).toMatchObject({ StartingPosition: 'TRIM_HORIZON', FunctionResponseTypes: ['ReportBatchItemFailures'], BisectBatchOnFunctionError: true });
+    expect(mapping.Properties).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+    });
     const pattern = JSON.parse((mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] }).Filters[0]!.Pattern) as unknown;
     expect(pattern).toEqual({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: [outboxEntryEntity.name] } } } });
     const dlq = queueIdOf((mapping.Properties.DestinationConfig as { OnFailure: { Destination: unknown } }).OnFailure.Destination);
@@ -63,7 +71,11 @@ describe('webhook delivery', () => {
     const sender = one(q.functionsOnQueues(), 'queue consumers');
     const environment = q.environmentOf(sender);
     const group = idOf('AWS::Scheduler::ScheduleGroup');
-    expect(environment).toMatchObject({ WEBHOOK_SCHEDULE_GROUP: { Ref: group }, WEBHOOK_QUEUE_URL: expect.anything() as unknown, WEBHOOK_QUEUE_ARN: expect.anything() as unknown });
+    expect(environment).toMatchObject({
+      WEBHOOK_SCHEDULE_GROUP: { Ref: group },
+      WEBHOOK_QUEUE_URL: expect.anything() as unknown,
+      WEBHOOK_QUEUE_ARN: expect.anything() as unknown,
+    });
     const statements = q.statementsOf(sender);
     expect(JSON.stringify(q.resourcesGranted(statements, 'scheduler:CreateSchedule'))).toContain(`{"Ref":"${group}"},"/*"`);
     const roleId = (environment.WEBHOOK_SCHEDULER_ROLE_ARN as FnGetAtt)['Fn::GetAtt'][0];

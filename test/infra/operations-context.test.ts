@@ -67,7 +67,9 @@ describe('settings that must persist between deploys', () => {
     checkPersistedContext(new App({ outdir, context: effective }).node, committed);
 
   it('refuse a command line that differs from cdk.json, and one that clears what cdk.json holds', () => {
-    expect(check(bedrock, { ...bedrock, bedrockModelId: 'amazon.nova-pro-v1:0' })).toThrow(/bedrockModelId="amazon\.nova-pro-v1:0" \(cdk\.json: "amazon\.nova-lite-v1:0"\)/);
+    expect(check(bedrock, { ...bedrock, bedrockModelId: 'amazon.nova-pro-v1:0' })).toThrow(
+      /bedrockModelId="amazon\.nova-pro-v1:0" \(cdk\.json: "amazon\.nova-lite-v1:0"\)/,
+    );
     expect(check(bedrock, { ...bedrock, analyzer: null })).toThrow(/analyzer=unset \(cdk\.json: "bedrock"\)/);
   });
 
@@ -79,13 +81,10 @@ describe('settings that must persist between deploys', () => {
     ['uploadsEnabled', 'false'],
     ['eventDeliveryEnabled', 'false'],
     ...Object.keys(engineContextKeys).map((key) => [key, 'x']),
-  ])(
-    'cover %s',
-    (key, value) => {
-      expect(check({}, { [key]: value })).toThrow(new RegExp(`${key}="${value}" \\(cdk\\.json: unset\\)`));
-      expect(check({ [key]: value }, { [key]: value })).not.toThrow();
-    },
-  );
+  ])('cover %s', (key, value) => {
+    expect(check({}, { [key]: value })).toThrow(new RegExp(`${key}="${value}" \\(cdk\\.json: unset\\)`));
+    expect(check({ [key]: value }, { [key]: value })).not.toThrow();
+  });
 
   it('take a number in cdk.json and the same number as `-c` text for the same setting', () => {
     expect(check({ apiThrottleRateLimit: 500 }, { apiThrottleRateLimit: '500' })).not.toThrow();
@@ -99,12 +98,16 @@ describe('settings that must persist between deploys', () => {
 });
 
 /** The AlarmSubscribers output of a stack. */
-const alarmSubscribersOf = (stack: Stack): unknown => (Template.fromStack(stack).toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs.AlarmSubscribers?.Value;
+const alarmSubscribersOf = (stack: Stack): unknown =>
+  (Template.fromStack(stack).toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs.AlarmSubscribers?.Value;
 
 describe('API throttling and alarm email from context', () => {
   it('reach the default stage and the alarm topic', () => {
     const stack = new MediaScannerStack(
-      new App({ outdir, context: { ...cdkJson, ...noBundling, apiThrottleRateLimit: 12.5, apiThrottleBurstLimit: '40', alarmEmail: 'ops@example.com, oncall@example.com' } }),
+      new App({
+        outdir,
+        context: { ...cdkJson, ...noBundling, apiThrottleRateLimit: 12.5, apiThrottleBurstLimit: '40', alarmEmail: 'ops@example.com, oncall@example.com' },
+      }),
       'MediaScanner',
     );
     const [stage, ...otherStages] = stack.node.findAll().filter((c) => c instanceof CfnStage);
@@ -157,7 +160,9 @@ describe('API throttling and alarm email from context', () => {
   });
 
   it.each([['ops'], ['ops@example.com,'], ['ops@example.com oncall@example.com']])('refuse alarmEmail=%j', (value) => {
-    expect(() => emailsContext(node({ alarmEmail: value }), 'alarmEmail')).toThrow(/Invalid CDK context: alarmEmail must be an email address \(or several, comma-separated\)/);
+    expect(() => emailsContext(node({ alarmEmail: value }), 'alarmEmail')).toThrow(
+      /Invalid CDK context: alarmEmail must be an email address \(or several, comma-separated\)/,
+    );
   });
 });
 
@@ -167,7 +172,12 @@ describe('ServiceMonitoring', () => {
     // Without the CloudFormation schema check (its first run loads for seconds): the shared synthesis has it.
     const stack = new Stack(new App({ outdir, builtinCloudFormationValidation: false }), 'Small');
     const fn = (id: string, props: Partial<ConstructorParameters<typeof LambdaFunction>[2]> = {}) =>
-      new LambdaFunction(stack, id, { runtime: Runtime.NODEJS_24_X, handler: 'index.handler', code: Code.fromInline('export const handler = () => {}'), ...props });
+      new LambdaFunction(stack, id, {
+        runtime: Runtime.NODEJS_24_X,
+        handler: 'index.handler',
+        code: Code.fromInline('export const handler = () => {}'),
+        ...props,
+      });
     // Queue redrive, a function's asynchronous failures and an EventBridge target's undeliverable events.
     const redriven = new Queue(stack, 'RedriveDeadLetters');
     const work = new Queue(stack, 'Work', { deadLetterQueue: { queue: redriven, maxReceiveCount: 3 } });
@@ -176,7 +186,11 @@ describe('ServiceMonitoring', () => {
     const ruleDeadLetters = new Queue(stack, 'RuleDeadLetters');
     new Rule(stack, 'Nightly', { schedule: Schedule.rate(Duration.days(1)), targets: [new SqsQueue(work, { deadLetterQueue: ruleDeadLetters })] });
     new StateMachine(stack, 'Flow', { definitionBody: DefinitionBody.fromChainable(new Pass(stack, 'Step')) });
-    const data = new Table(stack, 'Data', { partitionKey: { name: 'PK', type: AttributeType.STRING }, billingMode: BillingMode.PAY_PER_REQUEST, stream: StreamViewType.NEW_IMAGE });
+    const data = new Table(stack, 'Data', {
+      partitionKey: { name: 'PK', type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      stream: StreamViewType.NEW_IMAGE,
+    });
     const reader = fn('StreamReader');
     reader.addEventSource(new DynamoEventSource(data, { startingPosition: StartingPosition.LATEST }));
     new TableV2(stack, 'GlobalData', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
@@ -184,7 +198,13 @@ describe('ServiceMonitoring', () => {
     addLate?.(stack);
     const q = new TemplateQueries(Template.fromStack(stack));
     const logicalId = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as never);
-    return { q, worker: logicalId(worker), reader: logicalId(reader), work: logicalId(work), deadLetterQueues: [redriven, ruleDeadLetters, worker.deadLetterQueue!].map(logicalId) };
+    return {
+      q,
+      worker: logicalId(worker),
+      reader: logicalId(reader),
+      work: logicalId(work),
+      deadLetterQueues: [redriven, ruleDeadLetters, worker.deadLetterQueue!].map(logicalId),
+    };
   }
 
   it('finds every state machine, dead-letter queue, table, stream reader and consumed queue of its stack by itself', () => {
@@ -203,15 +223,16 @@ describe('ServiceMonitoring', () => {
     for (const table of [...Object.keys(q.find('AWS::DynamoDB::Table')), ...Object.keys(q.find('AWS::DynamoDB::GlobalTable'))]) {
       expect(alarmsWatching(q, 'AWS/DynamoDB', 'WriteThrottleEvents', 'TableName', { Ref: table }), table).toHaveLength(1);
     }
-    const depthAlarm = (queue: string) => alarmsWatching(q, 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'QueueName', { 'Fn::GetAtt': [queue, 'QueueName'] });
+    const depthAlarm = (queue: string) =>
+      alarmsWatching(q, 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'QueueName', { 'Fn::GetAtt': [queue, 'QueueName'] });
     for (const queue of deadLetterQueues) expect(depthAlarm(queue), queue).toHaveLength(1);
     // A work queue is not a dead-letter queue: its depth is its job.
     expect(depthAlarm(work)).toEqual([]);
   });
 
   it('fails the synthesis when something is built after it, rather than leave it unwatched', () => {
-    expect(() => smallStack((stack) => new Queue(stack, 'LateWork', { deadLetterQueue: { queue: new Queue(stack, 'LateDeadLetters'), maxReceiveCount: 3 } }))).toThrow(
-      /Small\/LateDeadLetters \(deadLetterQueues\) has no alarms: create it before Small\/Operations/,
-    );
+    expect(() =>
+      smallStack((stack) => new Queue(stack, 'LateWork', { deadLetterQueue: { queue: new Queue(stack, 'LateDeadLetters'), maxReceiveCount: 3 } })),
+    ).toThrow(/Small\/LateDeadLetters \(deadLetterQueues\) has no alarms: create it before Small\/Operations/);
   });
 });

@@ -38,7 +38,7 @@ const firesOnAny = (alarm: Resource) =>
   expect(alarm.Properties).toMatchObject({ ComparisonOperator: 'GreaterThanThreshold', Threshold: 0, DatapointsToAlarm: 1, TreatMissingData: 'notBreaching' });
 
 /** The expression of a metric-math alarm (the one entry that is not a metric it reads). */
-const expressionOf = (alarm: Resource): string => ((alarm.Properties.Metrics as { Expression?: string }[]).find((m) => m.Expression)?.Expression ?? '');
+const expressionOf = (alarm: Resource): string => (alarm.Properties.Metrics as { Expression?: string }[]).find((m) => m.Expression)?.Expression ?? '';
 const periodsOf = (alarm: Resource): number[] =>
   (alarm.Properties.Metrics as { Period?: number; MetricStat?: { Period: number } }[]).map((m) => m.MetricStat?.Period ?? m.Period!).filter(Boolean);
 
@@ -59,8 +59,13 @@ describe('alarms', () => {
     expect(stateMachines.length).toBeGreaterThan(1);
     for (const id of stateMachines) {
       const alarm = oneAlarm('AWS/States', 'ExecutionsFailed', 'StateMachineArn', { Ref: id });
-      for (const metric of ['ExecutionsSucceeded', 'ExecutionsTimedOut', 'ExecutionsAborted']) expect(alarmsWatching(q, 'AWS/States', metric, 'StateMachineArn', { Ref: id })).toEqual([alarm]);
-      expect(alarm.Properties).toMatchObject({ Threshold: alarmThresholds.workflowFailureRate, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });
+      for (const metric of ['ExecutionsSucceeded', 'ExecutionsTimedOut', 'ExecutionsAborted'])
+        expect(alarmsWatching(q, 'AWS/States', metric, 'StateMachineArn', { Ref: id })).toEqual([alarm]);
+      expect(alarm.Properties).toMatchObject({
+        Threshold: alarmThresholds.workflowFailureRate,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
       expect(expressionOf(alarm)).toMatch(new RegExp(`^IF\\(.* >= ${alarmThresholds.workflowMinimumEnded}, `));
       expect(new Set(periodsOf(alarm))).toEqual(new Set([3600]));
     }
@@ -78,10 +83,16 @@ describe('alarms', () => {
 
   it('watch sustained read and write throttling of the table and of each of its indexes', () => {
     const sustained = (alarm: Resource) =>
-      expect(alarm.Properties).toMatchObject({ Threshold: 0, DatapointsToAlarm: alarmThresholds.tableThrottlePeriods, EvaluationPeriods: alarmThresholds.tableThrottlePeriods });
+      expect(alarm.Properties).toMatchObject({
+        Threshold: 0,
+        DatapointsToAlarm: alarmThresholds.tableThrottlePeriods,
+        EvaluationPeriods: alarmThresholds.tableThrottlePeriods,
+      });
     for (const [id, table] of Object.entries(q.find('AWS::DynamoDB::Table'))) {
       for (const metric of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
-        const onTable = alarmsWatching(q, 'AWS/DynamoDB', metric, 'TableName', { Ref: id }).filter((alarm) => !JSON.stringify(alarm).includes('GlobalSecondaryIndexName'));
+        const onTable = alarmsWatching(q, 'AWS/DynamoDB', metric, 'TableName', { Ref: id }).filter(
+          (alarm) => !JSON.stringify(alarm).includes('GlobalSecondaryIndexName'),
+        );
         expect(onTable, `${id} ${metric}`).toHaveLength(1);
         sustained(onTable[0]!);
         const indexes = ((table.Properties.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map((index) => index.IndexName);
@@ -106,7 +117,10 @@ describe('alarms', () => {
     expect(queues.length).toBeGreaterThan(0);
     for (const { consumer } of streamReaders) {
       const alarm = oneAlarm('AWS/Lambda', 'IteratorAge', 'FunctionName', { Ref: consumer });
-      expect(alarm.Properties).toMatchObject({ Threshold: alarmThresholds.streamIteratorAge.toMilliseconds(), DatapointsToAlarm: alarmThresholds.backlogPeriods });
+      expect(alarm.Properties).toMatchObject({
+        Threshold: alarmThresholds.streamIteratorAge.toMilliseconds(),
+        DatapointsToAlarm: alarmThresholds.backlogPeriods,
+      });
     }
     for (const { source } of queues) {
       const alarm = oneAlarm('AWS/SQS', 'ApproximateAgeOfOldestMessage', 'QueueName', { 'Fn::GetAtt': [source[0], 'QueueName'] });
@@ -115,7 +129,10 @@ describe('alarms', () => {
   });
 
   it("watch the share of the account's Lambda concurrency and Fargate vCPU quotas in use, against the quota's current value", () => {
-    for (const [service, resource] of [['Lambda', 'ConcurrentExecutions'], ['Fargate', 'OnDemand']] as const) {
+    for (const [service, resource] of [
+      ['Lambda', 'ConcurrentExecutions'],
+      ['Fargate', 'OnDemand'],
+    ] as const) {
       const alarm = oneAlarm('AWS/Usage', 'ResourceCount', 'Service', service);
       expect(JSON.stringify(alarm.Properties.Metrics)).toContain(`{"Name":"Resource","Value":"${resource}"}`);
       expect(expressionOf(alarm)).toMatch(/^(\w+) \/ SERVICE_QUOTA\(\1\)$/);
@@ -140,8 +157,10 @@ describe('alarms', () => {
     const clusters = idsOf('AWS::ECS::Cluster');
     expect(clusters.length).toBeGreaterThan(0);
     for (const clusterId of clusters) {
-      const rules = Object.entries(q.find('AWS::Events::Rule')).filter(([, rule]) =>
-        JSON.stringify((rule.Properties.EventPattern as { detail?: { clusterArn?: unknown } }).detail?.clusterArn) === JSON.stringify([{ 'Fn::GetAtt': [clusterId, 'Arn'] }]),
+      const rules = Object.entries(q.find('AWS::Events::Rule')).filter(
+        ([, rule]) =>
+          JSON.stringify((rule.Properties.EventPattern as { detail?: { clusterArn?: unknown } }).detail?.clusterArn) ===
+          JSON.stringify([{ 'Fn::GetAtt': [clusterId, 'Arn'] }]),
       );
       expect(rules, clusterId).toHaveLength(1);
       const [ruleId, rule] = rules[0]!;
@@ -167,7 +186,10 @@ describe('alarms', () => {
 
   it('cover nothing twice and nothing else', () => {
     const stateMachines = idsOf('AWS::StepFunctions::StateMachine').length;
-    const tables = Object.values(q.find('AWS::DynamoDB::Table')).reduce((n, t) => n + 2 + 2 * ((t.Properties.GlobalSecondaryIndexes as unknown[] | undefined)?.length ?? 0), 0);
+    const tables = Object.values(q.find('AWS::DynamoDB::Table')).reduce(
+      (n, t) => n + 2 + 2 * ((t.Properties.GlobalSecondaryIndexes as unknown[] | undefined)?.length ?? 0),
+      0,
+    );
     const backlogs = idsOf('AWS::Lambda::EventSourceMapping').length;
     const clusters = idsOf('AWS::ECS::Cluster').length;
     const quotas = 1 + (clusters ? 1 : 0);
@@ -213,7 +235,10 @@ describe('tracing and metrics', () => {
       expect(q.actionsOf(functionId), functionId).toEqual(expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
     }
     for (const functionId of q.nodeFunctionIds()) {
-      expect(q.environmentOf(functionId), functionId).toMatchObject({ POWERTOOLS_SERVICE_NAME: 'media-scanner', POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE });
+      expect(q.environmentOf(functionId), functionId).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: 'media-scanner',
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      });
     }
   });
 
@@ -231,7 +256,10 @@ describe('tracing and metrics', () => {
     for (const [id, stateMachine] of Object.entries(q.find('AWS::StepFunctions::StateMachine'))) {
       expect(stateMachine.Properties.TracingConfiguration, id).toEqual({ Enabled: true });
       const roleId = (stateMachine.Properties.RoleArn as FnGetAtt)['Fn::GetAtt'][0];
-      expect(q.statementsOfRole(roleId).flatMap((s) => asArray(s.Action)), id).toEqual(expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
+      expect(
+        q.statementsOfRole(roleId).flatMap((s) => asArray(s.Action)),
+        id,
+      ).toEqual(expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
     }
   });
 

@@ -53,8 +53,12 @@ describe('the provider-resolver function', () => {
 
   it('may be invoked by exactly the routes that resolve provider pages, each told its name', () => {
     const resolverArn: FnGetAtt = { 'Fn::GetAtt': [resolverId, 'Arn'] };
-    const granted = q.functionIds().filter((id) => JSON.stringify(q.resourcesGranted(q.statementsOf(id), 'lambda:InvokeFunction')).includes(JSON.stringify(resolverArn)));
-    const resolving = (routes as readonly RouteDefinition[]).filter((route) => route.resolvesProviderPages).map((route) => q.functionBehindRoute(routeKey(route)));
+    const granted = q
+      .functionIds()
+      .filter((id) => JSON.stringify(q.resourcesGranted(q.statementsOf(id), 'lambda:InvokeFunction')).includes(JSON.stringify(resolverArn)));
+    const resolving = (routes as readonly RouteDefinition[])
+      .filter((route) => route.resolvesProviderPages)
+      .map((route) => q.functionBehindRoute(routeKey(route)));
     expect(resolving.map((id) => q.descriptionOf(id)).sort()).toEqual(['POST /v1/analyses', 'POST /v1/analyses/quote', 'POST /v1/sources/preflight']);
     expect(granted.sort()).toEqual([...resolving].sort());
     for (const id of q.functionIds()) {

@@ -37,10 +37,17 @@ describe('reserved concurrency', () => {
   const q = templateWith();
 
   it('keeps the defaults for the authorizer and each essential route, and none for the rest', () => {
-    expect(essential.map(routeKey)).toEqual(['GET /v1/account', 'GET /v1/runs/{run_id}', 'GET /v1/analyses/{analysis_id}', 'GET /v1/analyses/{analysis_id}/progress']);
+    expect(essential.map(routeKey)).toEqual([
+      'GET /v1/account',
+      'GET /v1/runs/{run_id}',
+      'GET /v1/analyses/{analysis_id}',
+      'GET /v1/analyses/{analysis_id}/progress',
+    ]);
     expect(reservedOf(q, authorizerId(q))).toBe(concurrencyReserves.authorizer.fallback);
     for (const route of routes as readonly RouteDefinition[]) {
-      expect(reservedOf(q, q.functionBehindRoute(routeKey(route))), routeKey(route)).toBe(route.essential ? concurrencyReserves.essentialRoute.fallback : undefined);
+      expect(reservedOf(q, q.functionBehindRoute(routeKey(route))), routeKey(route)).toBe(
+        route.essential ? concurrencyReserves.essentialRoute.fallback : undefined,
+      );
     }
   });
 
@@ -61,7 +68,7 @@ describe('reserved concurrency', () => {
 describe('the authorizer takes the request token', () => {
   const q = templateWith();
 
-  it('may update items of the service table (its accounts\' request buckets), and write nothing else', () => {
+  it("may update items of the service table (its accounts' request buckets), and write nothing else", () => {
     const actions = q.actionsOf(authorizerId(q));
     expect(actions).toContain('dynamodb:UpdateItem');
     for (const write of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(actions).not.toContain(write);

@@ -62,7 +62,12 @@ describe('every deployed unit is built from its run-time contract', () => {
       Memory: string;
       EphemeralStorage?: { SizeInGiB: number };
       Volumes: { Name: string }[];
-      ContainerDefinitions: { Name: string; Command: string[]; ReadonlyRootFilesystem: boolean; MountPoints: { ContainerPath: string; SourceVolume: string; ReadOnly: boolean }[] }[];
+      ContainerDefinitions: {
+        Name: string;
+        Command: string[];
+        ReadonlyRootFilesystem: boolean;
+        MountPoints: { ContainerPath: string; SourceVolume: string; ReadOnly: boolean }[];
+      }[];
     };
     expect(definition.Type).toBe('AWS::ECS::TaskDefinition');
     expect([p.Cpu, p.Memory]).toEqual([String(contract.cpu), String(contract.memoryMb)]);
@@ -93,9 +98,13 @@ describe('runs survive deploys', () => {
         const families = containerUnits.map(([unit]) => (units.get(unit)![1].Properties as { Family: string }).Family);
         const substitutions = Object.values(queries.find('AWS::StepFunctions::StateMachine')).map((m) => m.Properties.DefinitionSubstitutions);
         const runTask = Object.values(queries.find('AWS::IAM::Policy')).flatMap((policy) =>
-          (policy.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement.filter((s) => [s.Action].flat().includes('ecs:RunTask')).map((s) => s.Resource),
+          (policy.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement.filter((s) =>
+            [s.Action].flat().includes('ecs:RunTask'),
+          ).map((s) => s.Resource),
         );
-        const images = containerUnits.map(([unit]) => (units.get(unit)![1].Properties as { ContainerDefinitions: { Image: unknown }[] }).ContainerDefinitions[0]!.Image);
+        const images = containerUnits.map(
+          ([unit]) => (units.get(unit)![1].Properties as { ContainerDefinitions: { Image: unknown }[] }).ContainerDefinitions[0]!.Image,
+        );
         return { families, substitutions, runTask, images };
       } finally {
         synthesized.dispose();

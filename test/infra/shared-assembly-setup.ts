@@ -52,7 +52,10 @@ const isExecutable = (path: string): boolean => {
  */
 function pathWithEsbuildShim(binDirectory: string, path: string): string {
   const esbuild = join(repoRoot, 'node_modules', '.bin', 'esbuild');
-  const npx = path.split(delimiter).map((directory) => join(directory, 'npx')).find(isExecutable);
+  const npx = path
+    .split(delimiter)
+    .map((directory) => join(directory, 'npx'))
+    .find(isExecutable);
   if (process.platform === 'win32' || !npx || !isExecutable(esbuild)) return path;
   const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
   mkdirSync(binDirectory);
@@ -91,7 +94,12 @@ function start(): Synthesis {
   delete env.CDK_CONTEXT_JSON;
   const log = openSync(logFile, 'w');
   // Its own process group, so that teardown can stop it together with the esbuild it runs.
-  const child = spawn(process.execPath, ['--import', 'tsx', script, directory, statusFile], { cwd: repoRoot, env, detached: true, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, directory, statusFile], {
+    cwd: repoRoot,
+    env,
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
   closeSync(log);
   const ended = new Promise<void>((resolve) => {
     child.once('error', (error) => {

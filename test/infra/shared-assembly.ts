@@ -24,7 +24,8 @@ export interface SharedAssembly extends SynthesizedAssembly {
  */
 export async function sharedAssembly(): Promise<SharedAssembly> {
   const paths = inject('infraAssembly') as SharedAssemblyPaths | undefined;
-  if (!paths) throw new Error('No shared assembly: run the infra tests with their vitest project (`npx vitest run --project infra`), whose globalSetup synthesizes it');
+  if (!paths)
+    throw new Error('No shared assembly: run the infra tests with their vitest project (`npx vitest run --project infra`), whose globalSetup synthesizes it');
   while (!existsSync(paths.statusFile)) await sleep(250);
   const status = JSON.parse(readFileSync(paths.statusFile, 'utf8')) as { ok: boolean; offline?: boolean; error?: string };
   if (!status.ok) throw new Error(`The shared synthesis failed: ${status.error}\n--- last lines of ${paths.logFile}:\n${tail(paths.logFile, 40)}`);

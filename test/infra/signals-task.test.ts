@@ -25,7 +25,10 @@ const analysis = workflows.analysis;
 const signalsTask: ContainerTask = analysis.containerTasks.SignalsTaskDefinitionArn;
 const containerTaskCount = Object.keys(analysis.containerTasks).length;
 /** Every workflow's container tasks (analysis, render): one image each. */
-const allContainerTaskCount = Object.values(workflows).reduce((n, workflow) => n + Object.keys('containerTasks' in workflow ? workflow.containerTasks : {}).length, 0);
+const allContainerTaskCount = Object.values(workflows).reduce(
+  (n, workflow) => n + Object.keys('containerTasks' in workflow ? workflow.containerTasks : {}).length,
+  0,
+);
 const asl = readFileSync(new URL(`../../${analysis.definitionFile}`, import.meta.url), 'utf8');
 const repoRoot = join(import.meta.dirname, '..', '..');
 
@@ -145,7 +148,16 @@ describe('task definition', () => {
     // own modules imported (a container has no runtime-provided SDK and no node_modules). esbuild
     // lists the bundle's imports.
     const bundleFile = join(staged, 'task', `${signalsTask.containerName}.mjs`);
-    const { metafile } = buildSync({ entryPoints: [bundleFile], bundle: true, packages: 'external', platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const { metafile } = buildSync({
+      entryPoints: [bundleFile],
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
     const imported = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((i) => i.kind !== 'require-call').map((i) => i.path));
     expect(imported.length).toBeGreaterThan(0);
     expect(imported.filter((specifier) => !isBuiltin(specifier))).toEqual([]);
@@ -166,8 +178,23 @@ describe('task definition', () => {
       .filter((line) => line.trim() && !line.startsWith('#'))
       .join('\n')
       .replaceAll(/\\\n\s*/g, '');
-    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual(['FROM', 'RUN', 'ENV', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'COPY', 'VOLUME', 'USER', 'ENTRYPOINT']);
-    expect(instructions).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates pocketsphinx pocketsphinx-en-us && rm -rf \/var\/lib\/apt\/lists\/\*$/m);
+    expect(instructions.split('\n').map((line) => line.split(/\s/)[0])).toEqual([
+      'FROM',
+      'RUN',
+      'ENV',
+      'COPY',
+      'COPY',
+      'COPY',
+      'COPY',
+      'COPY',
+      'COPY',
+      'VOLUME',
+      'USER',
+      'ENTRYPOINT',
+    ]);
+    expect(instructions).toMatch(
+      /^RUN apt-get update && apt-get install -y --no-install-recommends yt-dlp ca-certificates pocketsphinx pocketsphinx-en-us && rm -rf \/var\/lib\/apt\/lists\/\*$/m,
+    );
     // The base pinned by digest: the same bytes on every build.
     expect(instructions).toMatch(/^FROM node:24-bookworm-slim@sha256:[0-9a-f]{64}$/m);
     expect(instructions).toMatch(/FFMPEG_PATH=\/opt\/bin\/ffmpeg/);
@@ -193,7 +220,9 @@ describe('task definition', () => {
 
 describe('the image’s data directories', () => {
   const staged = () => {
-    const manifest = JSON.parse(readFileSync(join(synthesized.assemblyDirectory, `${synthesized.stackArtifactId}.assets.json`), 'utf8')) as { dockerImages: Record<string, { source: { directory: string } }> };
+    const manifest = JSON.parse(readFileSync(join(synthesized.assemblyDirectory, `${synthesized.stackArtifactId}.assets.json`), 'utf8')) as {
+      dockerImages: Record<string, { source: { directory: string } }>;
+    };
     return join(synthesized.assemblyDirectory, Object.values(manifest.dockerImages)[0]!.source.directory);
   };
 
@@ -205,37 +234,46 @@ describe('the image’s data directories', () => {
     for (const [kind, directory] of Object.entries(contract.files).filter(([kind]) => kind in shippedFiles)) {
       expect(dockerfile, kind).toMatch(new RegExp(`^COPY ${kind}/ ${directory}/$`, 'm'));
       const files = readdirSync(join(staged(), kind), { recursive: true, encoding: 'utf8' }).filter((file) => statSync(join(staged(), kind, file)).isFile());
-      expect(files.sort(), kind).toEqual(shippedFiles[kind as keyof typeof shippedFiles]().map((file) => file.name).sort());
+      expect(files.sort(), kind).toEqual(
+        shippedFiles[kind as keyof typeof shippedFiles]()
+          .map((file) => file.name)
+          .sort(),
+      );
     }
   });
 
-  it.skipIf(!espeakInstalled)('speech: the moonshine transcriber, bundled as the image bundles it, hears espeak-ng’s words with nothing but the staged folder (no node_modules in reach)', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'media-scanner-speech-'));
-    try {
-      const { path } = await speak('espeak:en-us:150', 'Please call me when you get home tonight', join(work, 'speech.wav'));
-      const entry = [
-        `import { moonshineTranscriber } from ${JSON.stringify(join(repoRoot, 'functions/adapters/transcribers/moonshine.ts'))};`,
-        `import { resolveSpeechModelFiles } from ${JSON.stringify(join(repoRoot, 'functions/adapters/transcribers/moonshine-model.ts'))};`,
-        'const [ffmpegPath, speechDir, url] = process.argv.slice(2);',
-        'const segments = await moonshineTranscriber({ ffmpegPath, models: resolveSpeechModelFiles(speechDir), aligner: null }).transcribe({ url, objectKey: "unused", window: { startMs: 0, endMs: 30000 } });',
-        'console.log(JSON.stringify(segments.map((s) => s.text).join(" ")));',
-      ].join('\n');
-      const bundle = join(work, 'transcribe.mjs');
-      buildSync({ stdin: { contents: entry, resolveDir: repoRoot, loader: 'ts' }, outfile: bundle, ...containerTaskBundle, logLevel: 'warning' });
-      const run = spawnSync(process.execPath, [bundle, ffmpegPath(), join(staged(), 'speech'), path], { cwd: work, encoding: 'utf8', timeout: 120_000 });
-      expect(run.status, run.stderr).toBe(0);
-      const heard = normalisedWords(JSON.parse(run.stdout) as string);
-      expect(wordErrors(normalisedWords('Please call me when you get home tonight'), heard), heard.join(' ')).toBeLessThanOrEqual(2);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-  }, 180_000);
+  it.skipIf(!espeakInstalled)(
+    'speech: the moonshine transcriber, bundled as the image bundles it, hears espeak-ng’s words with nothing but the staged folder (no node_modules in reach)',
+    async () => {
+      const work = mkdtempSync(join(tmpdir(), 'media-scanner-speech-'));
+      try {
+        const { path } = await speak('espeak:en-us:150', 'Please call me when you get home tonight', join(work, 'speech.wav'));
+        const entry = [
+          `import { moonshineTranscriber } from ${JSON.stringify(join(repoRoot, 'functions/adapters/transcribers/moonshine.ts'))};`,
+          `import { resolveSpeechModelFiles } from ${JSON.stringify(join(repoRoot, 'functions/adapters/transcribers/moonshine-model.ts'))};`,
+          'const [ffmpegPath, speechDir, url] = process.argv.slice(2);',
+          'const segments = await moonshineTranscriber({ ffmpegPath, models: resolveSpeechModelFiles(speechDir), aligner: null }).transcribe({ url, objectKey: "unused", window: { startMs: 0, endMs: 30000 } });',
+          'console.log(JSON.stringify(segments.map((s) => s.text).join(" ")));',
+        ].join('\n');
+        const bundle = join(work, 'transcribe.mjs');
+        buildSync({ stdin: { contents: entry, resolveDir: repoRoot, loader: 'ts' }, outfile: bundle, ...containerTaskBundle, logLevel: 'warning' });
+        const run = spawnSync(process.execPath, [bundle, ffmpegPath(), join(staged(), 'speech'), path], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+        expect(run.status, run.stderr).toBe(0);
+        const heard = normalisedWords(JSON.parse(run.stdout) as string);
+        expect(wordErrors(normalisedWords('Please call me when you get home tonight'), heard), heard.join(' ')).toBeLessThanOrEqual(2);
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
 });
 
 describe('the analysis state machine', () => {
   it('runs the task with ecs:runTask.sync on Fargate, passing the chunk in TASK_INPUT, with the cluster, task definition and network substituted', () => {
     const containerStates = Object.values(taskStates(JSON.parse(asl))).filter(
-      (s) => s.Resource === 'arn:aws:states:::ecs:runTask.sync' && (s.Parameters as { TaskDefinition: string }).TaskDefinition === '${SignalsTaskDefinitionArn}',
+      (s) =>
+        s.Resource === 'arn:aws:states:::ecs:runTask.sync' && (s.Parameters as { TaskDefinition: string }).TaskDefinition === '${SignalsTaskDefinitionArn}',
     );
     expect(containerStates).toHaveLength(1);
     expect(containerStates[0]!.Parameters).toEqual({
@@ -268,10 +306,22 @@ describe('the analysis state machine', () => {
     const roleId = (machine().resource.Properties.RoleArn as FnGetAtt)['Fn::GetAtt'][0];
     const statements = q.statementsOfRole(roleId);
     const families = Object.values(machine().taskDefinitionIds).map((id) => q.resource(id).Properties.Family as string);
-    const familyArn = (family: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ecs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:task-definition/${family}:*`]] });
+    const familyArn = (family: string) => ({
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ecs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:task-definition/${family}:*`]],
+    });
     expect(q.resourcesGranted(statements, 'ecs:RunTask')).toEqual(expect.arrayContaining(families.map(familyArn)));
     expect(q.resourcesGranted(statements, 'ecs:RunTask')).toHaveLength(containerTaskCount);
-    const clusterTasks = ['arn:', { Ref: 'AWS::Partition' }, ':ecs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':task/', { Ref: onlyId('AWS::ECS::Cluster') }, '/*'];
+    const clusterTasks = [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':ecs:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      ':task/',
+      { Ref: onlyId('AWS::ECS::Cluster') },
+      '/*',
+    ];
     for (const action of ['ecs:StopTask', 'ecs:DescribeTasks']) {
       expect(q.resourcesGranted(statements, action), action).toEqual([{ 'Fn::Join': ['', clusterTasks] }]);
     }
@@ -284,30 +334,42 @@ describe('the analysis state machine', () => {
         Condition: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
       }),
     );
-    for (const statement of passRole) expect((statement as { Condition?: unknown }).Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+    for (const statement of passRole)
+      expect((statement as { Condition?: unknown }).Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
     for (const action of ['events:PutTargets', 'events:PutRule', 'events:DescribeRule']) {
       expect(JSON.stringify(q.resourcesGranted(statements, action)), action).toContain(':rule/StepFunctionsGetEventsForECSTaskRule');
     }
-    expect(statements.flatMap(actions).filter((a) => a.startsWith('ecs:')).sort()).toEqual(['ecs:DescribeTasks', 'ecs:RunTask', 'ecs:StopTask']);
+    expect(
+      statements
+        .flatMap(actions)
+        .filter((a) => a.startsWith('ecs:'))
+        .sort(),
+    ).toEqual(['ecs:DescribeTasks', 'ecs:RunTask', 'ecs:StopTask']);
   });
 
   it('routes each chunk by the runner PlanChunks chose, both paths reaching AnalyzeChunk (through the transcript wait for chunks planned with a transcription job)', () => {
-    const processor = (JSON.parse(asl) as { States: Record<string, { ItemProcessor?: { StartAt: string; States: Record<string, Record<string, unknown>> } }> }).States
-      .AnalyzeChunks!.ItemProcessor!;
+    const processor = (JSON.parse(asl) as { States: Record<string, { ItemProcessor?: { StartAt: string; States: Record<string, Record<string, unknown>> } }> })
+      .States.AnalyzeChunks!.ItemProcessor!;
     const choice = processor.States[processor.StartAt]!;
     expect(choice).toMatchObject({
       Type: 'Choice',
       Choices: [{ Variable: '$.chunk.runner', StringEquals: 'container', Next: 'ExtractChunkSignalsInContainer' }],
       Default: 'ExtractChunkSignals',
     });
-    for (const name of ['ExtractChunkSignals', 'ExtractChunkSignalsInContainer']) expect(processor.States[name], name).toMatchObject({ ResultPath: null, Next: 'ChooseTranscriptWait' });
+    for (const name of ['ExtractChunkSignals', 'ExtractChunkSignalsInContainer'])
+      expect(processor.States[name], name).toMatchObject({ ResultPath: null, Next: 'ChooseTranscriptWait' });
     expect(processor.States.ChooseTranscriptWait).toMatchObject({
       Type: 'Choice',
       Choices: [{ Variable: '$.chunk.transcription', StringEquals: 'job', Next: 'AwaitTranscript' }],
       Default: 'AnalyzeChunk',
     });
     // The wait holds no function: a poll, a choice, a Wait state, and again until the transcript is merged.
-    expect(processor.States.AwaitTranscript).toMatchObject({ Type: 'Task', Resource: '${AwaitTranscriptFunction}', ResultPath: '$.transcript', Next: 'TranscriptReady' });
+    expect(processor.States.AwaitTranscript).toMatchObject({
+      Type: 'Task',
+      Resource: '${AwaitTranscriptFunction}',
+      ResultPath: '$.transcript',
+      Next: 'TranscriptReady',
+    });
     expect(processor.States.TranscriptReady).toMatchObject({
       Type: 'Choice',
       Choices: [{ Variable: '$.transcript.ready', BooleanEquals: true, Next: 'AnalyzeChunk' }],
@@ -322,7 +384,11 @@ describe('the source-acquisition task', () => {
 
   it('has task storage for whole downloads, mounted at /tmp under a read-only root file system', () => {
     const definition = q.resource(machine().taskDefinitionIds.AcquireSourceTaskDefinitionArn!).Properties;
-    expect(definition).toMatchObject({ Cpu: String(acquireTask.cpu), Memory: String(acquireTask.memoryMb), EphemeralStorage: { SizeInGiB: acquireTask.scratchGiB } });
+    expect(definition).toMatchObject({
+      Cpu: String(acquireTask.cpu),
+      Memory: String(acquireTask.memoryMb),
+      EphemeralStorage: { SizeInGiB: acquireTask.scratchGiB },
+    });
     expect(definition.Volumes).toEqual([{ Name: 'scratch0' }]);
     const [container] = definition.ContainerDefinitions as Record<string, unknown>[];
     expect(container).toMatchObject({
@@ -344,7 +410,11 @@ describe('the source-acquisition task', () => {
       Default: 'PlanChunks',
     });
     for (const name of ['AcquireSource', 'AcquireSourceInContainer']) {
-      expect(states[name], name).toMatchObject({ ResultPath: null, Next: 'PlanChunks', Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'FailRun' }] });
+      expect(states[name], name).toMatchObject({
+        ResultPath: null,
+        Next: 'PlanChunks',
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'FailRun' }],
+      });
     }
     expect((states.AcquireSourceInContainer!.Parameters as { Overrides: unknown }).Overrides).toEqual({
       ContainerOverrides: [{ Name: acquireTask.containerName, Environment: [{ Name: 'TASK_INPUT', 'Value.$': 'States.JsonToString($)' }] }],

@@ -96,10 +96,14 @@ describe('routes', () => {
     const invokers = new Set(behindRoutes.map(({ integrationId }) => (q.resource(integrationId).Properties.CredentialsArn as FnGetAtt)['Fn::GetAtt'][0]));
     expect(invokers.size).toBe(1);
     const [invoker] = [...invokers] as [string];
-    expect(q.resource(invoker).Properties.AssumeRolePolicyDocument).toMatchObject({ Statement: [{ Action: 'sts:AssumeRole', Principal: { Service: 'apigateway.amazonaws.com' } }] });
+    expect(q.resource(invoker).Properties.AssumeRolePolicyDocument).toMatchObject({
+      Statement: [{ Action: 'sts:AssumeRole', Principal: { Service: 'apigateway.amazonaws.com' } }],
+    });
     const statements = q.statementsOfRole(invoker);
     expect(sorted(statements.flatMap((s) => [s.Action].flat()))).toEqual(['lambda:InvokeFunction']);
-    expect(sorted(q.resourcesGranted(statements, 'lambda:InvokeFunction'))).toEqual(sorted(behindRoutes.map(({ functionId }) => ({ 'Fn::GetAtt': [functionId, 'Arn'] }))));
+    expect(sorted(q.resourcesGranted(statements, 'lambda:InvokeFunction'))).toEqual(
+      sorted(behindRoutes.map(({ functionId }) => ({ 'Fn::GetAtt': [functionId, 'Arn'] }))),
+    );
     // The authorizer's is the one permission API Gateway has.
     const permissions = Object.values(find('AWS::Lambda::Permission', { Principal: 'apigateway.amazonaws.com' }));
     expect(permissions).toHaveLength(1);
@@ -111,7 +115,9 @@ describe('routes', () => {
     const invoker = (integration!.Properties.CredentialsArn as FnGetAtt)['Fn::GetAtt'][0];
     // The longest a function ARN can be: the longest partition and region, a 64-character function name.
     const longestArn = `"arn:aws-us-gov:lambda:us-gov-west-1:123456789012:function:${'f'.repeat(64)}"`;
-    const documents = q.policiesOfRole(invoker).map((id) => JSON.stringify(q.resource(id).Properties.PolicyDocument).replace(/\{"Fn::GetAtt":\["[^"]+","Arn"\]\}/g, longestArn));
+    const documents = q
+      .policiesOfRole(invoker)
+      .map((id) => JSON.stringify(q.resource(id).Properties.PolicyDocument).replace(/\{"Fn::GetAtt":\["[^"]+","Arn"\]\}/g, longestArn));
     const size = documents.join('').length + ROUTES_OF_HEADROOM * (longestArn.length + 1);
     console.log(`Invoking role's policy: at most ${size} characters with ${ROUTES_OF_HEADROOM} more routes.`);
     expect(size).toBeLessThan(10_240);
@@ -195,7 +201,7 @@ describe('functions', () => {
     expect(new Set(logGroups).size).toBe(1);
   });
 
-  it('stays well under CloudFormation\'s 500 resources per stack', () => {
+  it("stays well under CloudFormation's 500 resources per stack", () => {
     expect(resourceCount()).toBeLessThan(RESOURCE_GUARD);
   });
 
@@ -204,12 +210,15 @@ describe('functions', () => {
     const costs = keys.map((key) => q.resourcesOfRoute(key, keys));
     // The derivation finds at least each route's own route, integration and function (and its role).
     for (const [i, cost] of costs.entries()) {
-      expect(cost.map((id) => q.resource(id).Type), keys[i]).toEqual(
-        expect.arrayContaining(['AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Integration', 'AWS::Lambda::Function', 'AWS::IAM::Role']),
-      );
+      expect(
+        cost.map((id) => q.resource(id).Type),
+        keys[i],
+      ).toEqual(expect.arrayContaining(['AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Integration', 'AWS::Lambda::Function', 'AWS::IAM::Role']));
     }
     const perRoute = Math.max(...costs.map((cost) => cost.length));
-    console.log(`Headroom: ${resourceCount()} resources; one more route costs at most ${perRoute}; ${ROUTES_OF_HEADROOM} more make ${resourceCount() + ROUTES_OF_HEADROOM * perRoute} of the ${RESOURCE_GUARD} the guard allows.`);
+    console.log(
+      `Headroom: ${resourceCount()} resources; one more route costs at most ${perRoute}; ${ROUTES_OF_HEADROOM} more make ${resourceCount() + ROUTES_OF_HEADROOM * perRoute} of the ${RESOURCE_GUARD} the guard allows.`,
+    );
     expect(resourceCount() + ROUTES_OF_HEADROOM * perRoute).toBeLessThan(RESOURCE_GUARD);
   });
 });
@@ -273,9 +282,7 @@ describe('media bucket', () => {
       template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: bucketId },
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       });
     }
@@ -334,7 +341,10 @@ const stateMachineName = (workflow: string): string => `${synthesized.stackName}
 
 /** A service state machine's ARN built from its name (what tasks inside the workflows are granted on). */
 const namedStateMachineArn = (workflow: string): unknown => ({
-  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':states:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:stateMachine:${stateMachineName(workflow)}`]],
+  'Fn::Join': [
+    '',
+    ['arn:', { Ref: 'AWS::Partition' }, ':states:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:stateMachine:${stateMachineName(workflow)}`],
+  ],
 });
 
 interface Needs {
@@ -409,7 +419,10 @@ describe('needs declared by routes and workflow tasks', () => {
       const { events } = needs.get(functionId) ?? none;
       const statements = q.statementsOf(functionId);
       expect(q.resourcesGranted(statements, 'events:PutEvents'), functionId).toEqual(events ? [{ 'Fn::GetAtt': [busId(), 'Arn'] }] : []);
-      expect(q.actionsOf(functionId).filter((a) => a.startsWith('events:')), functionId).toEqual(events ? ['events:PutEvents'] : []);
+      expect(
+        q.actionsOf(functionId).filter((a) => a.startsWith('events:')),
+        functionId,
+      ).toEqual(events ? ['events:PutEvents'] : []);
       expect(q.environmentOf(functionId).EVENT_BUS_NAME, functionId).toEqual(events ? { Ref: busId() } : undefined);
     }
   });
@@ -423,7 +436,11 @@ describe('needs declared by routes and workflow tasks', () => {
   it('lets routes start exactly the workflows they name, and batch items the analysis one, and passes those ARNs', () => {
     const needs = declaredNeeds();
     // Every workflow has a starter, and none may start them all (the run route has no business with batches).
-    for (const variable of Object.values(stateMachineArnVariables)) expect([...needs.values()].some((n) => variable in n.starts), variable).toBe(true);
+    for (const variable of Object.values(stateMachineArnVariables))
+      expect(
+        [...needs.values()].some((n) => variable in n.starts),
+        variable,
+      ).toBe(true);
     expect([...needs.values()].some((n) => Object.keys(n.starts).length === workflowEntries.length)).toBe(false);
     for (const functionId of q.functionIds()) {
       const { starts } = needs.get(functionId) ?? none;

@@ -37,9 +37,11 @@ export interface Synthesized extends ServiceApp, SynthesizedAssembly {
 }
 
 // The feature flags `cdk synth` reads from cdk.json, so the tests see the template the CLI deploys.
-const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-  context: Record<string, unknown>;
-}).context;
+const cdkContext = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
 
 export interface SynthesizeOptions {
   /** Settings as if committed to cdk.json's "context", where persisted settings belong (infra/deployment-context.ts). */
@@ -60,7 +62,12 @@ const readValidationReport = (assemblyDirectory: string): ValidationReport =>
  * Validation failures (cdk-nag) are left in the report for the tests to inspect instead of
  * aborting synthesis, which is what makes `cdk synth` fail.
  */
-export function synthesize({ cdkJson = {}, modify, bundle = true, outdir = mkdtempSync(join(tmpdir(), 'media-scanner-cdk-')) }: SynthesizeOptions = {}): Synthesized {
+export function synthesize({
+  cdkJson = {},
+  modify,
+  bundle = true,
+  outdir = mkdtempSync(join(tmpdir(), 'media-scanner-cdk-')),
+}: SynthesizeOptions = {}): Synthesized {
   const committedContext = { ...cdkContext, ...cdkJson };
   const serviceApp = createApp({
     outdir,
@@ -94,7 +101,10 @@ export function readAssembly(assemblyDirectory: string): SynthesizedAssembly {
   const stacks = Object.entries(manifest.artifacts).filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack');
   if (stacks.length !== 1) throw new Error(`Expected one stack in ${assemblyDirectory}, found ${stacks.length}`);
   const [[stackArtifactId, { properties }]] = stacks as [[string, AssemblyManifest['artifacts'][string]]];
-  const template = JSON.parse(readFileSync(join(assemblyDirectory, properties?.templateFile ?? `${stackArtifactId}.template.json`), 'utf8')) as Record<string, unknown>;
+  const template = JSON.parse(readFileSync(join(assemblyDirectory, properties?.templateFile ?? `${stackArtifactId}.template.json`), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   return {
     template: Template.fromJSON(template),
     validationReport: readValidationReport(assemblyDirectory),
@@ -115,9 +125,7 @@ export function violations(report: ValidationReport, pluginName: string, severit
       ...(plugin.metadata?.error ? [plugin.metadata.error] : []),
       ...plugin.violations
         .filter((violation) => severities.includes(violation.severity))
-        .flatMap((violation) =>
-          violation.violatingConstructs.map((c) => `${violation.ruleName} at ${c.constructPath}: ${violation.description}`),
-        ),
+        .flatMap((violation) => violation.violatingConstructs.map((c) => `${violation.ruleName} at ${c.constructPath}: ${violation.description}`)),
     ]);
 }
 

@@ -134,7 +134,7 @@ export class TemplateQueries {
   }
 
   public environmentOf(functionId: string): Record<string, unknown> {
-    return ((this.resource(functionId).Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {});
+    return (this.resource(functionId).Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   }
 
   public descriptionOf(functionId: string): unknown {
@@ -161,7 +161,9 @@ export function stateMachineDeploying(q: TemplateQueries, aslText: string): Depl
   const [[id, resource]] = matches as [[string, Resource]];
   const substitutions = (resource.Properties.DefinitionSubstitutions ?? {}) as Record<string, (Partial<FnGetAtt> & { Ref?: string }) | string>;
   // A task definition is named by its family (a string), never by a revision (infra/constructs/service-container-task.ts).
-  const familyIds = Object.fromEntries(Object.entries(q.find('AWS::ECS::TaskDefinition')).map(([logicalId, definition]) => [definition.Properties.Family as string, logicalId]));
+  const familyIds = Object.fromEntries(
+    Object.entries(q.find('AWS::ECS::TaskDefinition')).map(([logicalId, definition]) => [definition.Properties.Family as string, logicalId]),
+  );
   const substitutedOfType = (type: string): Record<string, string> =>
     Object.fromEntries(
       Object.entries(substitutions).flatMap(([key, value]) => {
@@ -193,7 +195,9 @@ export function settleFunctionOf(q: TemplateQueries, stateMachineId: string): st
 }
 
 interface AlarmMetric {
-  readonly MetricStat?: { readonly Metric: { readonly Namespace: string; readonly MetricName: string; readonly Dimensions?: { Name: string; Value: unknown }[] } };
+  readonly MetricStat?: {
+    readonly Metric: { readonly Namespace: string; readonly MetricName: string; readonly Dimensions?: { Name: string; Value: unknown }[] };
+  };
 }
 
 /** The alarms that watch `metricName` of `namespace` where dimension `dimension` is `value`, directly or inside metric math. */

@@ -70,7 +70,9 @@ describe('the checks below can fail', () => {
       const errors = awsSolutionsErrors(broken.validationReport);
       expect(errors).toContainEqual(expect.stringMatching(/^AwsSolutions-S1 at MediaScanner\/Unlogged\/Resource/));
       expect(errors).toContainEqual(expect.stringMatching(/^AwsSolutions-S10 at MediaScanner\/Unlogged\/Resource/));
-      expect(violations(broken.validationReport, 'CloudFormation Validate', ['error', 'warning'])).toContainEqual(expect.stringMatching(/ at MediaScanner\/Misspelt: /));
+      expect(violations(broken.validationReport, 'CloudFormation Validate', ['error', 'warning'])).toContainEqual(
+        expect.stringMatching(/ at MediaScanner\/Misspelt: /),
+      );
     } finally {
       broken.dispose();
     }
@@ -122,7 +124,15 @@ describe('bundled assets', () => {
         'console.log(JSON.stringify({ cost: meaning.similarity("money", "cost"), negated: meaning.words("no music").map((w) => w.negated) }));',
       ].join('\n');
       const bundle = join(work, 'meaning.mjs');
-      buildSync({ stdin: { contents: entry, resolveDir: repoRoot, loader: 'ts' }, outfile: bundle, ...nodeEsmBundle, minify: true, keepNames: true, banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" }, logLevel: 'warning' });
+      buildSync({
+        stdin: { contents: entry, resolveDir: repoRoot, loader: 'ts' },
+        outfile: bundle,
+        ...nodeEsmBundle,
+        minify: true,
+        keepNames: true,
+        banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+        logLevel: 'warning',
+      });
       const run = spawnSync(process.execPath, [bundle, table], { cwd: work, encoding: 'utf8', timeout: 60_000 });
       expect(run.status, run.stderr).toBe(0);
       const read = JSON.parse(run.stdout) as { cost: number; negated: boolean[] };

@@ -3,7 +3,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { containerPlacement, workflows, type WorkflowDefinition, type WorkflowTask } from '../../functions/workflows/registry.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import type { SynthesizedAssembly } from './synth.js';
-import { deployedDefinition, rulesOnStateMachine, settleFunctionOf, stateMachineDeploying, TemplateQueries, type FnGetAtt, type Statement } from './template.js';
+import {
+  deployedDefinition,
+  rulesOnStateMachine,
+  settleFunctionOf,
+  stateMachineDeploying,
+  TemplateQueries,
+  type FnGetAtt,
+  type Statement,
+} from './template.js';
 
 let assembly: SynthesizedAssembly;
 let q: TemplateQueries;
@@ -24,7 +32,9 @@ const actions = (statement: Statement): string[] => [statement.Action].flat();
 
 describe('EventBridge rules', () => {
   it('on execution status changes are exactly one per workflow that settles its ended executions', () => {
-    const onExecutions = Object.values(q.find('AWS::Events::Rule')).filter((rule) => JSON.stringify((rule.Properties.EventPattern as { source?: unknown }).source) === '["aws.states"]');
+    const onExecutions = Object.values(q.find('AWS::Events::Rule')).filter(
+      (rule) => JSON.stringify((rule.Properties.EventPattern as { source?: unknown }).source) === '["aws.states"]',
+    );
     expect(onExecutions).toHaveLength(entries.filter(([, workflow]) => workflow.onExecutionEnded).length);
   });
 });
@@ -115,7 +125,13 @@ describe.each(entries)('workflow %s', (name, workflow) => {
       detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [{ Ref: id }] },
     });
     const settle = settleFunctionOf(q, id);
-    const [target, ...others] = rule.Properties.Targets as { Arn: FnGetAtt; Input?: unknown; InputPath?: unknown; InputTransformer?: unknown; RetryPolicy?: { MaximumRetryAttempts?: number } }[];
+    const [target, ...others] = rule.Properties.Targets as {
+      Arn: FnGetAtt;
+      Input?: unknown;
+      InputPath?: unknown;
+      InputTransformer?: unknown;
+      RetryPolicy?: { MaximumRetryAttempts?: number };
+    }[];
     expect(others).toEqual([]);
     // The whole event: the handler reads the execution's status and input from its detail.
     expect(target).toMatchObject({ Arn: { 'Fn::GetAtt': [settle, 'Arn'] } });
@@ -124,9 +140,19 @@ describe.each(entries)('workflow %s', (name, workflow) => {
     // EventBridge may invoke it, for this rule only.
     const permissions = Object.values(q.find('AWS::Lambda::Permission', { FunctionName: { 'Fn::GetAtt': [settle, 'Arn'] } }));
     expect(permissions.map((p) => p.Properties)).toEqual([
-      { Action: 'lambda:InvokeFunction', FunctionName: { 'Fn::GetAtt': [settle, 'Arn'] }, Principal: 'events.amazonaws.com', SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] } },
+      {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: { 'Fn::GetAtt': [settle, 'Arn'] },
+        Principal: 'events.amazonaws.com',
+        SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] },
+      },
     ]);
-    expect(q.resource(settle).Properties).toMatchObject({ Timeout: entry.timeoutSeconds, MemorySize: entry.memoryMb, Runtime: 'nodejs24.x', Architectures: [entry.ffmpeg ? 'x86_64' : 'arm64'] });
+    expect(q.resource(settle).Properties).toMatchObject({
+      Timeout: entry.timeoutSeconds,
+      MemorySize: entry.memoryMb,
+      Runtime: 'nodejs24.x',
+      Architectures: [entry.ffmpeg ? 'x86_64' : 'arm64'],
+    });
     expect(q.descriptionOf(settle)).toContain(entry.handler);
     // Not a task: the state machine never invokes it.
     expect(Object.values(machine().taskFunctionIds)).not.toContain(settle);
@@ -158,7 +184,9 @@ describe.each(entries)('workflow %s', (name, workflow) => {
     const logGroupId = logging.Destinations[0]!.CloudWatchLogsLogGroup.LogGroupArn['Fn::GetAtt'][0];
     // Under the vended-logs prefix, and (the group outlives the stack) ending with the stack id's UUID.
     expect(q.resource(logGroupId).Properties).toMatchObject({
-      LogGroupName: { 'Fn::Join': ['-', [expect.stringMatching(/^\/aws\/vendedlogs\/states\//), { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }]] },
+      LogGroupName: {
+        'Fn::Join': ['-', [expect.stringMatching(/^\/aws\/vendedlogs\/states\//), { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }]],
+      },
       RetentionInDays: 30,
     });
   });

@@ -8,7 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { hostsOnOwnData } from '../helpers/host-process.js';
-import { adminOutput, clientFor, createAccount, expectError, isoMillisPattern, runAdmin, type Account, type NewAccount, type ProcessResult } from '../helpers/api.js';
+import {
+  adminOutput,
+  clientFor,
+  createAccount,
+  expectError,
+  isoMillisPattern,
+  runAdmin,
+  type Account,
+  type NewAccount,
+  type ProcessResult,
+} from '../helpers/api.js';
 
 const GiB = 1024 ** 3;
 
@@ -88,7 +98,21 @@ describe('GET /v1/account', () => {
     expect(response.text).not.toContain(apiKey);
     expect(response.text).not.toMatch(/"(PK|SK|entity|keyHash|api_key|limitOverrides|ttl)"/);
     expect(Object.keys(response.body as object).sort()).toEqual(
-      ['object', 'account_id', 'plan', 'wallet', 'limits', 'retention', 'concurrency', 'proof_allowance', 'built_in_providers', 'trusted_hosts', 'event_delivery', 'created_at', 'updated_at'].sort(),
+      [
+        'object',
+        'account_id',
+        'plan',
+        'wallet',
+        'limits',
+        'retention',
+        'concurrency',
+        'proof_allowance',
+        'built_in_providers',
+        'trusted_hosts',
+        'event_delivery',
+        'created_at',
+        'updated_at',
+      ].sort(),
     );
   });
 
@@ -101,7 +125,9 @@ describe('admin CLI: accounts add-credits', () => {
   test('moves the balance, and GET /v1/account shows it', async () => {
     const { accountId, apiKey } = accountOf('hobby');
     const before = (await getAccount(apiKey)).wallet.balance_credits;
-    const result = adminOutput<{ account_id: string; balance_credits: number }>(await runAdmin(['accounts', 'add-credits', '--account', accountId, '--credits', '250']));
+    const result = adminOutput<{ account_id: string; balance_credits: number }>(
+      await runAdmin(['accounts', 'add-credits', '--account', accountId, '--credits', '250']),
+    );
     expect(result).toEqual({ account_id: accountId, balance_credits: before + 250, host: sharedHost() });
     const account = await getAccount(apiKey);
     expect(account.wallet.balance_credits).toBe(before + 250);
@@ -134,7 +160,9 @@ describe('admin CLI: accounts trust-host', () => {
     expect((await getAccount(apiKey)).trusted_hosts).toEqual(['cdn.example.org', 'media.example.com']);
   });
 
-  test('on the shared host, started with LOCAL_ALLOW_LOOPBACK_TARGETS=1, loopback names may be trusted without setting it again; other addresses never', { timeout: 120_000 }, async () => {
+  test('on the shared host, started with LOCAL_ALLOW_LOOPBACK_TARGETS=1, loopback names may be trusted without setting it again; other addresses never', {
+    timeout: 120_000,
+  }, async () => {
     const { accountId, apiKey } = await createAccount({ plan: 'hobby' });
     // runAdmin passes none of this process's LOCAL_ALLOW_LOOPBACK_TARGETS: the CLI reads the host's.
     const hosts = ['localhost', '::1', '10.0.0.1', '8.8.8.8'];
@@ -144,7 +172,9 @@ describe('admin CLI: accounts trust-host', () => {
     expect((await getAccount(apiKey)).trusted_hosts).toEqual(['[::1]', 'localhost']);
   });
 
-  test('on a host started without LOCAL_ALLOW_LOOPBACK_TARGETS, localhost or an IP literal fails with exit code 1, even with the variable set for the CLI', { timeout: 300_000 }, async () => {
+  test('on a host started without LOCAL_ALLOW_LOOPBACK_TARGETS, localhost or an IP literal fails with exit code 1, even with the variable set for the CLI', {
+    timeout: 300_000,
+  }, async () => {
     const own = hostsOnOwnData('mss-no-loopback-');
     try {
       const host = await own.start(undefined, 180_000);
@@ -154,7 +184,11 @@ describe('admin CLI: accounts trust-host', () => {
         ...hosts.map((name) => runAdmin(['accounts', 'trust-host', name, '--account', host.accountId], own.dataDir(), { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' })),
       ]);
       results.forEach((result, i) => expectFailure(result, hosts[i] ?? '', /loopback|hostname/i));
-      expect(adminOutput(trusted)).toEqual({ account_id: host.accountId, trusted_hosts: ['media.example.com'], host: { base_url: host.baseUrl, data_dir: own.dataDir() } });
+      expect(adminOutput(trusted)).toEqual({
+        account_id: host.accountId,
+        trusted_hosts: ['media.example.com'],
+        host: { base_url: host.baseUrl, data_dir: own.dataDir() },
+      });
     } finally {
       await own.cleanUp();
     }

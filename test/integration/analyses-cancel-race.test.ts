@@ -56,7 +56,9 @@ describe('cancel racing the slot grant', () => {
     const granted: RunRecord[] = [];
     for (let i = 0; i < RACES; i++) {
       const { run, analysis } = queuedWork(accountId);
-      expect(await runs.createWithReservation(run, analysis, { entryId: newId('ledger'), credits: -run.credits, reason: 'race', createdAt: run.createdAt })).toBe('created');
+      expect(
+        await runs.createWithReservation(run, analysis, { entryId: newId('ledger'), credits: -run.credits, reason: 'race', createdAt: run.createdAt }),
+      ).toBe('created');
       const entry = await slots.waitingEntry(accountId, run.runId);
       expect(entry).toBeDefined();
       const [canceled, grant] = await Promise.all([

@@ -109,7 +109,12 @@ describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
   test('refusals: untrusted hosts and forbidden addresses are 422 before any connection; audio-only is source_unreadable', async () => {
     const { client } = await trustedClient();
     const audio = server.add(tone, 'tone.wav');
-    for (const source_url of ['https://example.com/video.mp4', 'http://10.0.0.1/video.mp4', 'https://169.254.169.254/latest', 'https://user:pw@127.0.0.1/x.mp4']) {
+    for (const source_url of [
+      'https://example.com/video.mp4',
+      'http://10.0.0.1/video.mp4',
+      'https://169.254.169.254/latest',
+      'https://user:pw@127.0.0.1/x.mp4',
+    ]) {
       expectError(await client.post('/v1/sources/preflight', { source_url }), 422, 'untrusted_source_url');
     }
     expectError(await client.post('/v1/sources/preflight', { source_url: audio }), 422, 'source_unreadable');
@@ -122,7 +127,14 @@ describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
     const url = server.add(video);
     const paid = await client.post<Record<string, unknown>>('/v1/analyses/quote', windowBody(url, 10, 71));
     expect(paid.status, paid.text).toBe(200);
-    expect(paid.body).toMatchObject({ object: 'analysis_quote', billed_seconds: 61, credits: 2, balance_credits: 1, affordable: false, proof: { available: true, applies: false } });
+    expect(paid.body).toMatchObject({
+      object: 'analysis_quote',
+      billed_seconds: 61,
+      credits: 2,
+      balance_credits: 1,
+      affordable: false,
+      proof: { available: true, applies: false },
+    });
     const proof = await client.post<Record<string, unknown>>('/v1/analyses/quote', windowBody(url, 10, 71, { use_proof_allowance: true }));
     expect(proof.body).toMatchObject({ credits: 0, affordable: true, proof: { available: true, applies: true } });
     expectError(await client.post('/v1/analyses/quote', windowBody(url, 30, 20)), 400, 'window_out_of_range', 'analysis_end_seconds');
@@ -132,7 +144,15 @@ describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
   test('quote takes the submission body as it will be sent: its other fields are checked as a submission checks them and do not change the price', async () => {
     const { client } = await trustedClient({ credits: 5 });
     const url = server.add(video);
-    const submission = windowBody(url, 10, 71, { what_to_find: 'a story', profile: 'conversation', chat_moment_types: ['story'], speech_cleanup: 'tight', max_moments: 3, min_seconds: 5, max_seconds: 20 });
+    const submission = windowBody(url, 10, 71, {
+      what_to_find: 'a story',
+      profile: 'conversation',
+      chat_moment_types: ['story'],
+      speech_cleanup: 'tight',
+      max_moments: 3,
+      min_seconds: 5,
+      max_seconds: 20,
+    });
     const full = await client.post<Record<string, unknown>>('/v1/analyses/quote', submission);
     expect(full.status, full.text).toBe(200);
     const bare = await client.post<Record<string, unknown>>('/v1/analyses/quote', windowBody(url, 10, 71));
@@ -145,8 +165,18 @@ describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
       [{ max_moments: 0 }, 'max_moments'],
       [{ what_to_find: 'x'.repeat(601) }, 'what_to_find'],
     ] as const) {
-      const { request_id: _quoted, ...quoted } = expectError(await client.post('/v1/analyses/quote', windowBody(url, 10, 71, extra)), 400, 'validation_failed', field);
-      const { request_id: _submitted, ...submitted } = expectError(await client.post('/v1/analyses', windowBody(url, 10, 71, extra)), 400, 'validation_failed', field);
+      const { request_id: _quoted, ...quoted } = expectError(
+        await client.post('/v1/analyses/quote', windowBody(url, 10, 71, extra)),
+        400,
+        'validation_failed',
+        field,
+      );
+      const { request_id: _submitted, ...submitted } = expectError(
+        await client.post('/v1/analyses', windowBody(url, 10, 71, extra)),
+        400,
+        'validation_failed',
+        field,
+      );
       expect(quoted).toEqual(submitted);
     }
     expectError(await client.post('/v1/analyses/quote', windowBody(url, 10, 71, { webhook_url: 'https://example.com' })), 400, 'validation_failed');
@@ -156,7 +186,10 @@ describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
   test('an analysis reserves its quote, acquires the source, completes with ranked moments and announces analysis.completed', async () => {
     const { client } = await trustedClient({ credits: 10 });
     const url = server.add(video);
-    const created = await client.post<Analysis>('/v1/analyses', windowBody(url, 0, 61, { what_to_find: 'scene changes', max_moments: 3, min_seconds: 5, max_seconds: 20 }));
+    const created = await client.post<Analysis>(
+      '/v1/analyses',
+      windowBody(url, 0, 61, { what_to_find: 'scene changes', max_moments: 3, min_seconds: 5, max_seconds: 20 }),
+    );
     expect(created.status, created.text).toBe(202);
     expect(created.body).toMatchObject({
       object: 'analysis',
@@ -208,7 +241,10 @@ describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
   test('speech_cleanup tight cuts the pauses inside each moment into subclips', async () => {
     const { client } = await trustedClient();
     const url = server.add(pausedSpeech);
-    const created = await client.post<Analysis>('/v1/analyses', windowBody(url, 0, 30, { what_to_find: 'motion', speech_cleanup: 'tight', min_seconds: 5, max_seconds: 10 }));
+    const created = await client.post<Analysis>(
+      '/v1/analyses',
+      windowBody(url, 0, 30, { what_to_find: 'motion', speech_cleanup: 'tight', min_seconds: 5, max_seconds: 10 }),
+    );
     expect(created.status, created.text).toBe(202);
     const done = await waitForAnalysis(client, created.body.analysis_id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
@@ -257,7 +293,9 @@ describe.concurrent('one-off analyses', { timeout: 150_000 }, () => {
   test('the proof allowance is claimed exactly once under 20 concurrent attempts, and costs no credits', async () => {
     const { client } = await trustedClient({ credits: 0 });
     const url = server.add(video);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => client.post<Analysis>('/v1/analyses', windowBody(url, 0, 61, { use_proof_allowance: true }))));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => client.post<Analysis>('/v1/analyses', windowBody(url, 0, 61, { use_proof_allowance: true }))),
+    );
     const accepted = answers.filter((a) => a.status === 202);
     expect(accepted).toHaveLength(1);
     for (const refused of answers.filter((a) => a.status !== 202)) expectError(refused, 402, 'proof_allowance_exhausted');

@@ -4,7 +4,18 @@
  * the cases apart.
  */
 import { beforeAll, describe, expect, inject, test } from 'vitest';
-import { adminOutput, api, clientFor, createAccount, expectError, runAdmin, validScanner, type Account, type ErrorBody, type NewAccount } from '../helpers/api.js';
+import {
+  adminOutput,
+  api,
+  clientFor,
+  createAccount,
+  expectError,
+  runAdmin,
+  validScanner,
+  type Account,
+  type ErrorBody,
+  type NewAccount,
+} from '../helpers/api.js';
 
 const baseUrl = inject('baseUrl');
 const VALID_SHAPE_UNKNOWN_KEY = `sk_live_${'A'.repeat(40)}`;

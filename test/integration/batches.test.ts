@@ -9,7 +9,17 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { eventLog } from '../helpers/events.js';
 import { clientFor, createAccount, createScanner, expectError, type AccountOptions, type Client, type List } from '../helpers/api.js';
-import { batchIdPattern, expectConsistent, getBatch, postBatch, submitBatch, waitForBatch, type Batch, type BatchSummary, type ItemInput } from '../helpers/batches.js';
+import {
+  batchIdPattern,
+  expectConsistent,
+  getBatch,
+  postBatch,
+  submitBatch,
+  waitForBatch,
+  type Batch,
+  type BatchSummary,
+  type ItemInput,
+} from '../helpers/batches.js';
 import { balanceOf, createPendingUpload, creditsFor, toneWav, uploadFile, waitForRun, type Run, type Upload } from '../helpers/runs.js';
 
 const HEAVY_TEST_MS = 180_000;
@@ -127,7 +137,13 @@ describe('a batch from submission to completion', () => {
       const runs = await Promise.all(done.items.map((item) => ws.client.get<Run>(`/v1/runs/${item.run_id}`)));
       expect(new Set(runs.map((r) => r.body.run_id)).size).toBe(4);
       runs.forEach((run, i) => {
-        expect(run.body).toMatchObject({ status: 'completed', scanner_version: 1, upload_id: ws.upload.upload_id, analysis_id: done.items[i]!.analysis_id, metadata: { source: 'batch-test' } });
+        expect(run.body).toMatchObject({
+          status: 'completed',
+          scanner_version: 1,
+          upload_id: ws.upload.upload_id,
+          analysis_id: done.items[i]!.analysis_id,
+          metadata: { source: 'batch-test' },
+        });
       });
       expect(await balanceOf(ws.client)).toBe(100 - 4 * creditsFor(ws.upload.duration_ms ?? 0));
 
@@ -230,13 +246,17 @@ describe('reading batches', () => {
     expectError(await ws.client.get(`/v1/scanner-batches/${batchId}?item_cursor=abc`), 400, 'validation_failed', 'item_cursor');
   });
 
-  test("another account's batch, and an unknown one, are 404", async () => {
-    const stranger = await workspace();
-    expectError(await stranger.client.get(`/v1/scanner-batches/${batches[0]!.batch_id}`), 404, 'not_found');
-    expectError(await stranger.client.post(`/v1/scanner-batches/${batches[0]!.batch_id}/cancel`), 404, 'not_found');
-    expectError(await ws.client.get(`/v1/scanner-batches/bat_${'0'.repeat(32)}`), 404, 'not_found');
-    await Promise.all(batches.map((b) => waitForBatch(ws.client, b.batch_id, HEAVY_TEST_MS)));
-  }, HEAVY_TEST_MS);
+  test(
+    "another account's batch, and an unknown one, are 404",
+    async () => {
+      const stranger = await workspace();
+      expectError(await stranger.client.get(`/v1/scanner-batches/${batches[0]!.batch_id}`), 404, 'not_found');
+      expectError(await stranger.client.post(`/v1/scanner-batches/${batches[0]!.batch_id}/cancel`), 404, 'not_found');
+      expectError(await ws.client.get(`/v1/scanner-batches/bat_${'0'.repeat(32)}`), 404, 'not_found');
+      await Promise.all(batches.map((b) => waitForBatch(ws.client, b.batch_id, HEAVY_TEST_MS)));
+    },
+    HEAVY_TEST_MS,
+  );
 });
 
 describe('POST /v1/scanner-batches/{id}/cancel', () => {

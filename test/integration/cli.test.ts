@@ -64,9 +64,24 @@ interface Moments {
 
 describe.concurrent('media-scanner', () => {
   test('scan: uploads, creates the scanner, runs it and prints run and observations as JSON', async () => {
-    const result = await cli(['--json', '--poll-seconds', '0.2', 'scan', await fixture('audio.mp3'), '--type', 'summarizer', '--instructions', 'Summarise the sound']);
+    const result = await cli([
+      '--json',
+      '--poll-seconds',
+      '0.2',
+      'scan',
+      await fixture('audio.mp3'),
+      '--type',
+      'summarizer',
+      '--instructions',
+      'Summarise the sound',
+    ]);
     expect(result.code, result.stderr).toBe(0);
-    const output = JSON.parse(result.stdout) as { upload: { status: string }; run: { status: string; scanner_id: string }; scanner_id: string; observations: unknown[] };
+    const output = JSON.parse(result.stdout) as {
+      upload: { status: string };
+      run: { status: string; scanner_id: string };
+      scanner_id: string;
+      observations: unknown[];
+    };
     expect(output.upload.status).toBe('ready');
     expect(output.run).toMatchObject({ status: 'completed', scanner_id: output.scanner_id });
     expect(Array.isArray(output.observations)).toBe(true);
@@ -105,7 +120,9 @@ describe.concurrent('media-scanner', () => {
   test('analyses quote takes the options of create and sends the body create would: a setting the submission refuses, the quote refuses', async () => {
     const key = await trustedKey(5);
     const url = server.add(video);
-    const quoted = await cli(['--json', 'analyses', 'quote', url, '--window', '0:25', '--what', 'a story', '--types', 'story', '--max-moments', '3'], { MEDIA_SCANNER_API_KEY: key });
+    const quoted = await cli(['--json', 'analyses', 'quote', url, '--window', '0:25', '--what', 'a story', '--types', 'story', '--max-moments', '3'], {
+      MEDIA_SCANNER_API_KEY: key,
+    });
     expect(quoted.code, quoted.stderr).toBe(0);
     expect(JSON.parse(quoted.stdout)).toMatchObject({ object: 'analysis_quote', billed_seconds: 25, credits: 1, balance_credits: 5, affordable: true });
     const refused = await cli(['analyses', 'quote', url, '--window', '0:25', '--profile', 'gameplay', '--tight'], { MEDIA_SCANNER_API_KEY: key });
@@ -116,11 +133,31 @@ describe.concurrent('media-scanner', () => {
   test('analyze: preflight, quote, submit and --wait print the analysis and its ranked moments as JSON', async () => {
     const key = await trustedKey(10);
     const url = server.add(video);
-    const args = ['--json', '--poll-seconds', '0.2', 'analyze', url, '--window', '0:30', '--what', 'scene changes', '--types', 'funny,reaction', '--max-moments', '3', '--wait'];
+    const args = [
+      '--json',
+      '--poll-seconds',
+      '0.2',
+      'analyze',
+      url,
+      '--window',
+      '0:30',
+      '--what',
+      'scene changes',
+      '--types',
+      'funny,reaction',
+      '--max-moments',
+      '3',
+      '--wait',
+    ];
     const result = await cli(args, { MEDIA_SCANNER_API_KEY: key });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
-    const output = JSON.parse(result.stdout) as { preflight: Record<string, unknown>; quote: Record<string, unknown>; analysis: Record<string, unknown>; moments: Moments };
+    const output = JSON.parse(result.stdout) as {
+      preflight: Record<string, unknown>;
+      quote: Record<string, unknown>;
+      analysis: Record<string, unknown>;
+      moments: Moments;
+    };
     expect(output.preflight).toMatchObject({ object: 'source_preflight', provider: { kind: 'trusted_host', host: '127.0.0.1' } });
     expect(output.quote).toMatchObject({ object: 'analysis_quote', billed_seconds: 30, credits: 1, balance_credits: 10, affordable: true });
     expect(output.analysis).toMatchObject({
@@ -174,7 +211,12 @@ describe.concurrent('media-scanner', () => {
     const first = await cli(['--json', '--poll-seconds', '0.2', 'batch', file]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toBe('');
-    const batch = JSON.parse(first.stdout) as { batch_id: string; status: string; counters: Record<string, number>; items: { client_id: string; status: string; run_id: string }[] };
+    const batch = JSON.parse(first.stdout) as {
+      batch_id: string;
+      status: string;
+      counters: Record<string, number>;
+      items: { client_id: string; status: string; run_id: string }[];
+    };
     expect(batch).toMatchObject({ status: 'completed', counters: { total: 2, completed: 2, failed: 0, queued: 0, processing: 0, canceled: 0 } });
     expect(batch.items.map((item) => [item.client_id, item.status])).toEqual([
       ['ep-1', 'completed'],
@@ -199,7 +241,21 @@ describe.concurrent('media-scanner', () => {
   }, 120_000);
 
   test('timeline: writes the run as SVG and as HTML with a legend', async () => {
-    const scanned = await cli(['--json', '--poll-seconds', '0.2', 'scan', video, '--type', 'find_moments', '--instructions', 'Find the scene changes', '--min-seconds', '5', '--max-seconds', '10']);
+    const scanned = await cli([
+      '--json',
+      '--poll-seconds',
+      '0.2',
+      'scan',
+      video,
+      '--type',
+      'find_moments',
+      '--instructions',
+      'Find the scene changes',
+      '--min-seconds',
+      '5',
+      '--max-seconds',
+      '10',
+    ]);
     expect(scanned.code, scanned.stderr).toBe(0);
     const { run, observations } = JSON.parse(scanned.stdout) as { run: { run_id: string }; observations: { title: string; value: { event_type: string } }[] };
     expect(observations.length).toBeGreaterThan(0);
@@ -217,7 +273,12 @@ describe.concurrent('media-scanner', () => {
     const htmlFile = join(dir, `${run.run_id}.html`);
     const html = await cli(['--json', 'timeline', run.run_id, '--out', htmlFile]);
     expect(html.code, html.stderr).toBe(0);
-    expect(JSON.parse(html.stdout)).toMatchObject({ out: htmlFile, run_id: run.run_id, duration_ms: expect.any(Number) as unknown, observations: observations.length });
+    expect(JSON.parse(html.stdout)).toMatchObject({
+      out: htmlFile,
+      run_id: run.run_id,
+      duration_ms: expect.any(Number) as unknown,
+      observations: observations.length,
+    });
     const page = await readFile(htmlFile, 'utf8');
     expect(page).toMatch(/^<!doctype html>/);
     expect(page).toContain('<ul class="legend">');

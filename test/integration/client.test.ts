@@ -38,7 +38,10 @@ describe('the typed client on the local host', () => {
 
     const scanner = await unwrap(client.api.POST('/v1/scanners', { body: { name: 'Loud', instructions: 'Find the loud moments', type: 'monitor' } }));
     const run = await unwrap(
-      client.api.POST('/v1/scanners/{scanner_id}/runs', { params: { path: { scanner_id: scanner.scanner_id } }, body: { upload_id: upload.upload_id, metadata: { source: 'client' } } }),
+      client.api.POST('/v1/scanners/{scanner_id}/runs', {
+        params: { path: { scanner_id: scanner.scanner_id } },
+        body: { upload_id: upload.upload_id, metadata: { source: 'client' } },
+      }),
     );
     expect(run).toMatchObject({ status: 'queued', billing: { credits: 1, state: 'reserved' } });
 
@@ -49,7 +52,8 @@ describe('the typed client on the local host', () => {
 
     const observations = await unwrap(client.api.GET('/v1/runs/{run_id}/observations', { params: { path: { run_id: run.run_id } } }));
     expect(observations.data.length).toBe(done.observation_count);
-    for (const observation of observations.data) expect(observation).toMatchObject({ type: 'monitor', value_type: 'boolean', source_metadata: { source: 'client' } });
+    for (const observation of observations.data)
+      expect(observation).toMatchObject({ type: 'monitor', value_type: 'boolean', source_metadata: { source: 'client' } });
   });
 
   test('throws the error envelope as MediaScannerError', async () => {

@@ -105,13 +105,21 @@ describe('validation errors name the field', () => {
 });
 
 describe('unknown routes', () => {
-  test.for(['/v1/nope', '/v2/account', '/', '/v1', '/v1/', '/v1/scanners/', '/v1/account/extra', `/v1/scanners/scn_x/versions/1`, '/v1/Scanners', '/V1/account'])(
-    'GET %s → 404 not_found envelope',
-    async (path) => {
-      const error = expectError(await client.get(path), 404, 'not_found');
-      expect(error.type).toBe('not_found_error');
-    },
-  );
+  test.for([
+    '/v1/nope',
+    '/v2/account',
+    '/',
+    '/v1',
+    '/v1/',
+    '/v1/scanners/',
+    '/v1/account/extra',
+    `/v1/scanners/scn_x/versions/1`,
+    '/v1/Scanners',
+    '/V1/account',
+  ])('GET %s → 404 not_found envelope', async (path) => {
+    const error = expectError(await client.get(path), 404, 'not_found');
+    expect(error.type).toBe('not_found_error');
+  });
 
   test('unknown routes answer 404 with or without a key', async () => {
     expectError(await clientFor(undefined).get('/v1/nope'), 404, 'not_found');
@@ -237,15 +245,15 @@ describe('no input ever produces a 5xx', () => {
   test.for(oddIds.map((id) => [id.length > 40 ? `${id.slice(0, 8)}… (${id.length} chars)` : id, id]))(
     'odd scanner id %s → 4xx envelope on GET, PATCH and versions',
     async ([label, id]) => {
-    const responses = await Promise.all([
-      client.get(`/v1/scanners/${id}`),
-      client.patch(`/v1/scanners/${id}`, { name: 'x' }),
-      client.get(`/v1/scanners/${id}/versions`),
-    ]);
-    for (const response of responses) {
-      expect(response.status, `${label}: ${response.text.slice(0, 200)}`).toBeLessThan(500);
-      expectClientError(response);
-    }
+      const responses = await Promise.all([
+        client.get(`/v1/scanners/${id}`),
+        client.patch(`/v1/scanners/${id}`, { name: 'x' }),
+        client.get(`/v1/scanners/${id}/versions`),
+      ]);
+      for (const response of responses) {
+        expect(response.status, `${label}: ${response.text.slice(0, 200)}`).toBeLessThan(500);
+        expectClientError(response);
+      }
     },
   );
 

@@ -15,7 +15,6 @@ import { framingAccuracy, framingErrors, movingSubjectSource, subjectInOutput } 
 import { momentsOf, runToCompletion, sleep, uploadFile, type Moment } from '../helpers/runs.js';
 import type { Render } from '../../packages/client/src/schema.js';
 
-
 let client: Client;
 let workDir: string;
 
@@ -28,7 +27,14 @@ beforeAll(async () => {
 /** Uploads a fixture of `scenes` x 5 s and finds its scenes: one 5 s moment per cut. */
 async function sceneMoments(scenes: number): Promise<{ analysisId: string; moments: Moment[] }> {
   const upload = await uploadFile(client, await movingSubjectSource(scenes));
-  const scanner = await createScanner(client, { name: `Cuts ${scenes}`, instructions: 'Find the scene changes', type: 'find_moments', min_seconds: 5, max_seconds: 5, max_observations: 50 });
+  const scanner = await createScanner(client, {
+    name: `Cuts ${scenes}`,
+    instructions: 'Find the scene changes',
+    type: 'find_moments',
+    min_seconds: 5,
+    max_seconds: 5,
+    max_observations: 50,
+  });
   const { run } = await runToCompletion(client, scanner.scanner_id, { upload_id: upload.upload_id });
   return { analysisId: run.analysis_id, moments: (await momentsOf(client, run.analysis_id)).moments };
 }
@@ -52,7 +58,10 @@ describe('auto framing', () => {
     // The scene from 5 s to 10 s: the face sweeps from x=440 to x=150 and back to 200 (of 640), far past a centre crop's 219-421.
     const moment = moments.find((m) => Math.abs(m.start_ms - 5000) <= 200) ?? moments[0];
     if (!moment) throw new Error('no moment');
-    const render = await renderToEnd({ analysis_id: analysisId, moment_ids: [moment.id], render: { output: { aspect_ratio: '9:16' }, framing: { mode: 'auto' } } }, 240_000);
+    const render = await renderToEnd(
+      { analysis_id: analysisId, moment_ids: [moment.id], render: { output: { aspect_ratio: '9:16' }, framing: { mode: 'auto' } } },
+      240_000,
+    );
     const [asset] = render.assets;
     expect(render.status, JSON.stringify(render.assets)).toBe('completed');
     expect(asset).toMatchObject({ status: 'completed', width: 1080, height: 1920 });
@@ -63,17 +72,23 @@ describe('auto framing', () => {
     const accuracy = framingAccuracy(framingErrors(sightings, 1080));
     console.log(`auto framing on the moving-subject fixture (${moment.start_ms}-${moment.end_ms} ms): ${JSON.stringify(accuracy)}`);
     expect(sightings.length).toBeGreaterThanOrEqual(24);
-    expect(sightings.filter((s) => s.x === null), 'frames where the subject left the picture').toEqual([]);
+    expect(
+      sightings.filter((s) => s.x === null),
+      'frames where the subject left the picture',
+    ).toEqual([]);
     expect(accuracy.withinShare).toBeGreaterThanOrEqual(0.95);
   });
 
-  test('a render of 20 moments completes, every asset the moment\'s length', { timeout: 600_000 }, async () => {
+  test("a render of 20 moments completes, every asset the moment's length", { timeout: 600_000 }, async () => {
     // 21 scenes: cuts at 5, 10, ... 100 s, one 5 s moment each.
     const { analysisId, moments } = await sceneMoments(21);
     expect(moments.length).toBeGreaterThanOrEqual(20);
     const twenty = moments.slice(0, 20);
     // `original`: the whole frame, so the 20 tasks spend their time cutting and encoding (framing is measured above).
-    const render = await renderToEnd({ analysis_id: analysisId, moment_ids: twenty.map((m) => m.id), render: { output: { aspect_ratio: 'original' } } }, 540_000);
+    const render = await renderToEnd(
+      { analysis_id: analysisId, moment_ids: twenty.map((m) => m.id), render: { output: { aspect_ratio: 'original' } } },
+      540_000,
+    );
     expect(render.status).toBe('completed');
     expect(render.assets.map((a) => a.moment_id)).toEqual(twenty.map((m) => m.id));
     for (const [i, asset] of render.assets.entries()) {

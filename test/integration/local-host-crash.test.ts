@@ -64,11 +64,16 @@ describe.runIf(process.platform === 'linux')('a host that dies', () => {
     const pid = first.child.pid ?? 0;
     const { instance } = readHostLock(dataDir);
     const java = childPids(pid, 'java');
-    expect(java, 'DynamoDB Local is the host\'s direct child').toHaveLength(1);
+    expect(java, "DynamoDB Local is the host's direct child").toHaveLength(1);
     expect(dynamoDbJvmsOn(dataDir)).toEqual(java);
     const client = api(first.baseUrl, first.apiKey);
     const upload = await uploadFile(client, await longVideo(30));
-    const scanner = await createScanner(client, { name: 'crash', type: 'extractor', instructions: 'Describe the file.', output: { fields: ['duration_seconds'] } });
+    const scanner = await createScanner(client, {
+      name: 'crash',
+      type: 'extractor',
+      instructions: 'Describe the file.',
+      output: { fields: ['duration_seconds'] },
+    });
     await startRun(client, scanner.scanner_id, { upload_id: upload.upload_id });
     // Killed while a container task (the entrypoint bundle on Node) runs, its ffmpeg perhaps too.
     const commandOf = (p: number) => {
@@ -105,7 +110,7 @@ describe.runIf(process.platform === 'linux')('a host that dies', () => {
     expect(dynamoDbJvmsOn(dataDir)).toHaveLength(1);
   });
 
-  test('a second host on the same data directory fails at once, naming the running host\'s pid and port', async () => {
+  test("a second host on the same data directory fails at once, naming the running host's pid and port", async () => {
     const began = Date.now();
     const other = spawnHost({ dataDir });
     const exit = await other.exited;
@@ -125,7 +130,17 @@ describe.runIf(process.platform === 'linux')('a host that dies', () => {
     if (!self) throw new Error('no /proc identity for the test process');
     const instance = 'f'.repeat(32);
     // This test's worker now has the pid the dead host had: another start time.
-    await writeFile(join(dataDir, 'host.lock'), JSON.stringify({ ...self, start_time: self.start_time - 1, instance, port: 4000, base_url: 'http://127.0.0.1:4000', started_at: new Date().toISOString() }));
+    await writeFile(
+      join(dataDir, 'host.lock'),
+      JSON.stringify({
+        ...self,
+        start_time: self.start_time - 1,
+        instance,
+        port: 4000,
+        base_url: 'http://127.0.0.1:4000',
+        started_at: new Date().toISOString(),
+      }),
+    );
     const leftover = bystander(['310']);
     const reusedPid = bystander(['311']);
     const found = (pid: number) => identityOf(pid) ?? { pid, boot_id: '', start_time: 0, command: [] };

@@ -144,12 +144,16 @@ describe('oversized request heads', () => {
   test(`hundreds of header lines are answered 431 in the envelope, as an oversized head is; ${MAX_HEADER_LINES} are served`, async () => {
     // Small lines (about 5 KiB in all): the count refuses them, not the size.
     const lines = (count: number) => Array.from({ length: count }, (_, i) => `X-Pad-${i}: ${i}\r\n`).join('');
-    const many = await exchange((socket) => socket.write(`GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines(300)}Authorization: Bearer ${host.apiKey}\r\n\r\n`));
+    const many = await exchange((socket) =>
+      socket.write(`GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines(300)}Authorization: Bearer ${host.apiKey}\r\n\r\n`),
+    );
     expectError(many.response, 431, 'request_header_fields_too_large');
     expect((many.response.body as { error: { message: string } }).error.message).toContain(`${MAX_HEADER_LINES} header lines`);
     // At the limit (Host and Authorization included), the request is served: nothing was dropped on the way.
     const atLimit = await exchange((socket) =>
-      socket.write(`GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${lines(MAX_HEADER_LINES - 3)}Authorization: Bearer ${host.apiKey}\r\n\r\n`),
+      socket.write(
+        `GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${lines(MAX_HEADER_LINES - 3)}Authorization: Bearer ${host.apiKey}\r\n\r\n`,
+      ),
     );
     expect(atLimit.response.status, atLimit.response.text).toBe(200);
   });
@@ -163,7 +167,14 @@ describe('oversized request heads', () => {
 describe('connections per client address', () => {
   test(`a connection beyond ${CAP} open ones from one address is answered 429 in the envelope; below the cap requests are served`, async () => {
     const holders = await Promise.all(
-      Array.from({ length: CAP }, () => new Promise<Socket>((resolve) => { const socket = connect(port, '127.0.0.1', () => resolve(socket)); socket.on('error', () => undefined); })),
+      Array.from(
+        { length: CAP },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(port, '127.0.0.1', () => resolve(socket));
+            socket.on('error', () => undefined);
+          }),
+      ),
     );
     try {
       const over = await exchange((socket) => socket.write('GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));

@@ -21,7 +21,11 @@ import { hostsOnOwnData } from '../helpers/host-process.js';
 import { runToCompletion, uploadFile, type Observation } from '../helpers/runs.js';
 import { espeakInstalled, speak } from '../helpers/speech-media.js';
 
-const TRANSCRIBERS = ['moonshine', ...(pocketsphinxInstalled(POCKETSPHINX_DEFAULTS.bin, POCKETSPHINX_DEFAULTS.modelDir) ? ['pocketsphinx' as const] : []), 'none'] as const;
+const TRANSCRIBERS = [
+  'moonshine',
+  ...(pocketsphinxInstalled(POCKETSPHINX_DEFAULTS.bin, POCKETSPHINX_DEFAULTS.modelDir) ? ['pocketsphinx' as const] : []),
+  'none',
+] as const;
 type TranscriberName = (typeof TRANSCRIBERS)[number];
 
 /** Where each sentence is spoken in the source (espeak-ng at 130 words a minute takes about 3.5 s for either). */
@@ -125,7 +129,10 @@ describe.skipIf(!espeakInstalled)(`honest answers on every transcriber${espeakIn
     expect(overlaps(first!, spoken.call), JSON.stringify(first!.evidence)).toBe(false);
     // "money" is never said: the match is by word vector, and the evidence names the words.
     expect(first!.evidence.signals).toContain('transcript:meaning');
-    expect(first!.evidence.signals.some((signal) => /^transcript:money~(cost|dollars?|price|tickets?)$/.test(signal)), first!.evidence.signals.join(' ')).toBe(true);
+    expect(
+      first!.evidence.signals.some((signal) => /^transcript:money~(cost|dollars?|price|tickets?)$/.test(signal)),
+      first!.evidence.signals.join(' '),
+    ).toBe(true);
     // Known weakness (docs/local-analyzer.md): a common word sits close to many topics in the
     // 100-d table (money/way 0.66), so moonshine's "about the way" (espeak-ng's "weather") may be
     // found too, but less relevant than the sentence that carries the topic.
@@ -139,7 +146,11 @@ describe.skipIf(!espeakInstalled)(`honest answers on every transcriber${espeakIn
     const [topic] = await scan('moonshine', { type: 'classifier', instructions: 'What do they talk about?', output: { labels: ['sports', 'money', 'music'] } });
     expect(topic?.value, JSON.stringify(topic)).toBe('money');
     expect(topic?.evidence.signals).toContain('transcript');
-    const [fields] = await scan('moonshine', { type: 'extractor', instructions: 'How much of it is spoken, and what did they pay?', output: { fields: ['speech_share', 'amount_paid'] } });
+    const [fields] = await scan('moonshine', {
+      type: 'extractor',
+      instructions: 'How much of it is spoken, and what did they pay?',
+      output: { fields: ['speech_share', 'amount_paid'] },
+    });
     const value = fields?.value as { speech_share: number; amount_paid: unknown };
     // The transcript's segments are the speech spans: the two sentences' share of the source, within a VAD frame or two each.
     const said = (spoken.money.endMs - spoken.money.startMs + spoken.call.endMs - spoken.call.startMs) / (SOURCE_SECONDS * 1000);

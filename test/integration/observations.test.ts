@@ -41,7 +41,12 @@ describe('GET /v1/observations', () => {
   test('each filter narrows to exactly the matching observations', async () => {
     const expectSame = async (query: string, keep: (o: Observation) => boolean) => {
       const { items } = await listAll<Observation>(client, `/v1/observations?${query}`, 50);
-      expect(items.map((o) => o.observation_id).sort(), query).toEqual(all.filter(keep).map((o) => o.observation_id).sort());
+      expect(items.map((o) => o.observation_id).sort(), query).toEqual(
+        all
+          .filter(keep)
+          .map((o) => o.observation_id)
+          .sort(),
+      );
     };
     await expectSame(`run_id=${runs.video.run_id}`, (o) => o.run_id === runs.video.run_id);
     await expectSame(`scanner_id=${runs.summary.scanner_id}`, (o) => o.scanner_id === runs.summary.scanner_id);
@@ -53,7 +58,10 @@ describe('GET /v1/observations', () => {
     await expectSame('scanner_version=2', () => false);
     // The filtered view and the run's own list agree.
     expect((await observationsOf(client, runs.audio.run_id)).map((o) => o.observation_id).sort()).toEqual(
-      all.filter((o) => o.run_id === runs.audio.run_id).map((o) => o.observation_id).sort(),
+      all
+        .filter((o) => o.run_id === runs.audio.run_id)
+        .map((o) => o.observation_id)
+        .sort(),
     );
   });
 

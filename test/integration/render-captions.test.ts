@@ -43,7 +43,23 @@ const speechIn = (m: Moment) => Math.max(0, Math.min(m.end_ms, SPEECH_END_MS) - 
 
 /** Luma of the frame at `seconds`, area-averaged down to 108x192 (a tenth of 1080x1920). */
 async function lumaAt(path: string, seconds: number): Promise<Buffer> {
-  return toolOutput(ffmpegPath(), ['-v', 'error', '-ss', seconds.toFixed(3), '-i', path, '-frames:v', '1', '-vf', 'scale=108:192:flags=area', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
+  return toolOutput(ffmpegPath(), [
+    '-v',
+    'error',
+    '-ss',
+    seconds.toFixed(3),
+    '-i',
+    path,
+    '-frames:v',
+    '1',
+    '-vf',
+    'scale=108:192:flags=area',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'gray',
+    'pipe:1',
+  ]);
 }
 
 /** Share of the pixels over rows [from, to) of two 108x192 frames whose luma differs clearly (encoder noise does not). */
@@ -74,8 +90,29 @@ describe.skipIf(skipReason !== null)(`captions with moonshine${skipReason ? ` (s
       ...['-f', 'lavfi', '-i', `testsrc2=s=320x360:r=25:d=${SOURCE_SECONDS}`],
       ...['-f', 'lavfi', '-i', `color=c=0x1030e0:s=320x360:r=25:d=${SOURCE_SECONDS}`],
       ...['-i', speechWav],
-      ...['-filter_complex', `[0][1]overlay=enable='between(mod(t\\,10)\\,5\\,10)'[left];[left][2]hstack=inputs=2[v];[3]adelay=${SPEECH_START_MS}|${SPEECH_START_MS},apad,aresample=48000[a]`],
-      ...['-map', '[v]', '-map', '[a]', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-t', String(SOURCE_SECONDS), '-movflags', '+faststart', source],
+      ...[
+        '-filter_complex',
+        `[0][1]overlay=enable='between(mod(t\\,10)\\,5\\,10)'[left];[left][2]hstack=inputs=2[v];[3]adelay=${SPEECH_START_MS}|${SPEECH_START_MS},apad,aresample=48000[a]`,
+      ],
+      ...[
+        '-map',
+        '[v]',
+        '-map',
+        '[a]',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-t',
+        String(SOURCE_SECONDS),
+        '-movflags',
+        '+faststart',
+        source,
+      ],
     ]);
 
     const host = await hosts.start({ TRANSCRIBER: 'moonshine' });
@@ -93,12 +130,21 @@ describe.skipIf(skipReason !== null)(`captions with moonshine${skipReason ? ` (s
 
     // The words captions are drawn from are the ones spoken (pocketsphinx, the old default, heard
     // 75-88% of espeak-ng's words wrong): a question about what is said finds them, and its moment quotes them.
-    const weather = await createScanner(client, { name: 'Weather', instructions: 'Find where they talk about the weather', type: 'find_moments', min_seconds: 5, max_seconds: 10 });
+    const weather = await createScanner(client, {
+      name: 'Weather',
+      instructions: 'Find where they talk about the weather',
+      type: 'find_moments',
+      min_seconds: 5,
+      max_seconds: 10,
+    });
     const { run: asked } = await runToCompletion(client, weather.scanner_id, { upload_id: upload.upload_id });
     const quoted = (await momentsOf(client, asked.analysis_id)).moments;
     expect(quoted.length, JSON.stringify(quoted)).toBeGreaterThanOrEqual(1);
     const excerpt = normalisedWords(quoted[0]!.transcript_excerpt);
-    expect(['welcome', 'back', 'show', 'today', 'talk', 'weather', 'tomorrow', 'morning'].filter((w) => excerpt.includes(w)).length, quoted[0]!.transcript_excerpt).toBeGreaterThanOrEqual(6);
+    expect(
+      ['welcome', 'back', 'show', 'today', 'talk', 'weather', 'tomorrow', 'morning'].filter((w) => excerpt.includes(w)).length,
+      quoted[0]!.transcript_excerpt,
+    ).toBeGreaterThanOrEqual(6);
     expect(speechIn(quoted[0]!)).toBeGreaterThan(0);
   }, 240_000);
 

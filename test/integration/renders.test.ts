@@ -117,7 +117,23 @@ async function checkAsset(asset: Asset, moment: Moment, size: { width: number; h
 
 /** Mean RGB of the top and bottom halves of the frame at `seconds` (area averaging). */
 async function halvesColours(path: string, seconds: number): Promise<[number[], number[]]> {
-  const raw = await toolOutput(ffmpegPath(), ['-v', 'error', '-ss', String(seconds), '-i', path, '-frames:v', '1', '-vf', 'scale=1:2:flags=area', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
+  const raw = await toolOutput(ffmpegPath(), [
+    '-v',
+    'error',
+    '-ss',
+    String(seconds),
+    '-i',
+    path,
+    '-frames:v',
+    '1',
+    '-vf',
+    'scale=1:2:flags=area',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    'pipe:1',
+  ]);
   return [[...raw.subarray(0, 3)], [...raw.subarray(3, 6)]];
 }
 
@@ -125,7 +141,14 @@ const isBlue = ([r = 0, g = 0, b = 0]: number[]) => b > 150 && r < 80 && g < 110
 
 describe('GET /v1/render-presets', () => {
   test('lists formats, sizes, caption presets with their fonts, effects and framing modes', async () => {
-    const response = await client.get<{ object: string; formats: string[]; aspect_ratios: { id: string }[]; caption_presets: { font_id: string }[]; fonts: { id: string; license: string }[]; framing_modes: string[] }>('/v1/render-presets');
+    const response = await client.get<{
+      object: string;
+      formats: string[];
+      aspect_ratios: { id: string }[];
+      caption_presets: { font_id: string }[];
+      fonts: { id: string; license: string }[];
+      framing_modes: string[];
+    }>('/v1/render-presets');
     expect(response.status, response.text).toBe(200);
     expect(response.body.object).toBe('render_presets');
     expect(response.body.formats).toEqual(['mp4']);
@@ -137,7 +160,9 @@ describe('GET /v1/render-presets', () => {
 });
 
 describe('POST /v1/renders', () => {
-  test('9:16 auto and 9:16 stacked: H.264/AAC MP4s of exact size and the moments\' duration, faststart; stacked puts the right half below', { timeout: 240_000 }, async () => {
+  test("9:16 auto and 9:16 stacked: H.264/AAC MP4s of exact size and the moments' duration, faststart; stacked puts the right half below", {
+    timeout: 240_000,
+  }, async () => {
     const [first, second] = moments;
     if (!first || !second) throw new Error('two moments expected');
     const key = `render-${analysisId}`;
@@ -145,7 +170,11 @@ describe('POST /v1/renders', () => {
     const accepted = await client.post<Render>('/v1/renders', body, { 'idempotency-key': key });
     expect(accepted.status, accepted.text).toBe(202);
     expect(accepted.body).toMatchObject({ object: 'render', status: 'queued', analysis_id: analysisId, moment_ids: [first.id, second.id], assets: [] });
-    expect(accepted.body.render).toEqual({ output: { format: 'mp4', aspect_ratio: '9:16' }, captions: { enabled: false, preset_id: 'bold_pop' }, framing: { mode: 'auto' } });
+    expect(accepted.body.render).toEqual({
+      output: { format: 'mp4', aspect_ratio: '9:16' },
+      captions: { enabled: false, preset_id: 'bold_pop' },
+      framing: { mode: 'auto' },
+    });
     expect(accepted.body.render_id).toMatch(/^rnd_[0-9a-f]{32}$/);
     // The same key and body: the same render, nothing created twice; another body under it: a conflict.
     const replay = await client.post<Render>('/v1/renders', body, { 'idempotency-key': key });
@@ -187,7 +216,12 @@ describe('POST /v1/renders', () => {
 
   test('400 moment_not_found names the index of an unknown, observation or foreign id', async () => {
     const [first] = moments;
-    expectError(await client.post('/v1/renders', { analysis_id: analysisId, moment_ids: [first?.id, 'mom_00000000000000000000000000000000'] }), 400, 'moment_not_found', 'moment_ids[1]');
+    expectError(
+      await client.post('/v1/renders', { analysis_id: analysisId, moment_ids: [first?.id, 'mom_00000000000000000000000000000000'] }),
+      400,
+      'moment_not_found',
+      'moment_ids[1]',
+    );
     expectError(await client.post('/v1/renders', { analysis_id: analysisId, moment_ids: [observationId] }), 400, 'moment_not_found', 'moment_ids[0]');
     // Another account's analysis is not found at all.
     expectError(await stranger.post('/v1/renders', { analysis_id: analysisId, moment_ids: [first?.id] }), 404, 'not_found');
@@ -195,12 +229,32 @@ describe('POST /v1/renders', () => {
 
   test('unknown preset values name the field; captions without a transcriber: 400 captions_unavailable', async () => {
     const moment_ids = [moments[0]?.id];
-    expectError(await client.post('/v1/renders', { analysis_id: analysisId, moment_ids, render: { output: { aspect_ratio: '3:2' } } }), 400, 'validation_failed', 'render.output.aspect_ratio');
-    expectError(await client.post('/v1/renders', { analysis_id: analysisId, moment_ids, render: { captions: { enabled: true, preset_id: 'comic' } } }), 400, 'validation_failed', 'render.captions.preset_id');
-    expectError(await client.post('/v1/renders', { analysis_id: analysisId, moment_ids, render: { output: { aspect_ratio: '16:9' }, framing: { mode: 'stacked' } } }), 400, 'validation_failed', 'render.framing.mode');
+    expectError(
+      await client.post('/v1/renders', { analysis_id: analysisId, moment_ids, render: { output: { aspect_ratio: '3:2' } } }),
+      400,
+      'validation_failed',
+      'render.output.aspect_ratio',
+    );
+    expectError(
+      await client.post('/v1/renders', { analysis_id: analysisId, moment_ids, render: { captions: { enabled: true, preset_id: 'comic' } } }),
+      400,
+      'validation_failed',
+      'render.captions.preset_id',
+    );
+    expectError(
+      await client.post('/v1/renders', { analysis_id: analysisId, moment_ids, render: { output: { aspect_ratio: '16:9' }, framing: { mode: 'stacked' } } }),
+      400,
+      'validation_failed',
+      'render.framing.mode',
+    );
     expectError(await client.post('/v1/renders', { analysis_id: analysisId, moment_ids: [] }), 400, 'validation_failed', 'moment_ids');
     // The shared local host runs with TRANSCRIBER=none (the default).
-    expectError(await client.post('/v1/renders', { analysis_id: analysisId, moment_ids, render: { captions: { enabled: true } } }), 400, 'captions_unavailable', 'render.captions.enabled');
+    expectError(
+      await client.post('/v1/renders', { analysis_id: analysisId, moment_ids, render: { captions: { enabled: true } } }),
+      400,
+      'captions_unavailable',
+      'render.captions.enabled',
+    );
   });
 
   test('unknown and foreign renders are 404', async () => {

@@ -77,7 +77,11 @@ describe('restart', () => {
 
     const client = api(first.baseUrl, first.apiKey);
     scanner = await createScanner(client, validScanner('classifier', { name: 'survives restarts', metadata: { n: 1 } }));
-    const response = await client.patch<Scanner>(`/v1/scanners/${scanner.scanner_id}`, { name: 'survives restarts v2' }, { 'idempotency-key': 'restart-patch' });
+    const response = await client.patch<Scanner>(
+      `/v1/scanners/${scanner.scanner_id}`,
+      { name: 'survives restarts v2' },
+      { 'idempotency-key': 'restart-patch' },
+    );
     expect(response.status).toBe(200);
     patched = response.body;
   });
@@ -131,7 +135,12 @@ describe('restart', () => {
     if (outcome === 'started') {
       const { stdout } = launched.output();
       // It started: a key that can never authenticate was advertised as the API key.
-      expect.fail(`the host started with an unusable key; it printed:\n${stdout.split('\n').filter((l) => l.startsWith('API key')).join('\n')}`);
+      expect.fail(
+        `the host started with an unusable key; it printed:\n${stdout
+          .split('\n')
+          .filter((l) => l.startsWith('API key'))
+          .join('\n')}`,
+      );
     }
     expect(outcome).toEqual({ code: 1, signal: null });
     expect(launched.output().stderr).toMatch(/API key/i);

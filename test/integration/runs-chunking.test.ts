@@ -132,15 +132,24 @@ describe('a 25-minute source in three chunks', () => {
     const scores = observations.map((o) => o.relevance_score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     const [first, second, third] = observations;
-    for (const burst of strongBursts) expect([first, second].some((o) => isAt(o!, burst)), `strong burst at ${burst.startMs} ms`).toBe(true);
-    expect(weakBursts.some((burst) => isAt(third!, burst)), JSON.stringify(third!.evidence)).toBe(true);
+    for (const burst of strongBursts)
+      expect(
+        [first, second].some((o) => isAt(o!, burst)),
+        `strong burst at ${burst.startMs} ms`,
+      ).toBe(true);
+    expect(
+      weakBursts.some((burst) => isAt(third!, burst)),
+      JSON.stringify(third!.evidence),
+    ).toBe(true);
     expect(third!.relevance_score).toBeLessThan(second!.relevance_score);
   });
 
   test('the moments are the observations, in rank order', () => {
     expect(moments.count).toBe(MAX_OBSERVATIONS);
     expect(moments.moments.map((m) => m.id)).toEqual(observations.map((o) => (o.value as { moment_id: string }).moment_id));
-    expect(moments.moments.map((m) => [m.start_ms, m.end_ms, m.score])).toEqual(observations.map((o) => [o.evidence.start_ms, o.evidence.end_ms, o.relevance_score]));
+    expect(moments.moments.map((m) => [m.start_ms, m.end_ms, m.score])).toEqual(
+      observations.map((o) => [o.evidence.start_ms, o.evidence.end_ms, o.relevance_score]),
+    );
   });
 
   test('progress counts three chunks, never goes back, and ends complete', () => {

@@ -62,7 +62,14 @@ describe('per-account concurrency slots', () => {
 
       // The second can only be dispatched once the first has completed, seconds from now.
       const waiting = await progressOf(ws.client, second!.analysis_id);
-      expect(waiting).toMatchObject({ object: 'analysis_progress', analysis_id: second!.analysis_id, run_id: second!.run_id, status: 'queued', chunks_done: 0, fraction: 0 });
+      expect(waiting).toMatchObject({
+        object: 'analysis_progress',
+        analysis_id: second!.analysis_id,
+        run_id: second!.run_id,
+        status: 'queued',
+        chunks_done: 0,
+        fraction: 0,
+      });
       expect(waiting.queue_position).toBeGreaterThanOrEqual(1);
       expect(waiting.queue_position).toBeLessThanOrEqual(2);
       const account = (await ws.client.get<Account>('/v1/account')).body;

@@ -91,7 +91,21 @@ function expectObservations(observations: Observation[], run: Run, type: Scanner
   const durationMs = run.source.duration_ms;
   for (const o of observations) {
     const context = JSON.stringify(o);
-    for (const field of ['observation_id', 'scanner_id', 'scanner_version', 'run_id', 'type', 'value_type', 'semantics', 'value', 'title', 'summary', 'relevance_score', 'evidence', 'source_metadata']) {
+    for (const field of [
+      'observation_id',
+      'scanner_id',
+      'scanner_version',
+      'run_id',
+      'type',
+      'value_type',
+      'semantics',
+      'value',
+      'title',
+      'summary',
+      'relevance_score',
+      'evidence',
+      'source_metadata',
+    ]) {
       expect(o, `${field} missing in ${context}`).toHaveProperty(field);
     }
     expect(o.observation_id).toMatch(observationIdPattern);
@@ -225,7 +239,10 @@ describe.concurrent('all six scanner types on a video upload (ground truth: cuts
   });
 
   test('find_moments with max_observations 2: at most two moments, the best ranked, and the moments endpoint agrees', async () => {
-    const { run, observations } = await scan({ type: 'find_moments', instructions: 'Find the scene changes', min_seconds: 5, max_seconds: 5, max_observations: 2 }, videoUpload);
+    const { run, observations } = await scan(
+      { type: 'find_moments', instructions: 'Find the scene changes', min_seconds: 5, max_seconds: 5, max_observations: 2 },
+      videoUpload,
+    );
     expect(observations).toHaveLength(2);
     const list = await momentsOf(client, run.analysis_id);
     expect(list.count).toBe(2);
@@ -238,11 +255,17 @@ describe.concurrent('all six scanner types on a video upload (ground truth: cuts
     expect(observations.length).toBeGreaterThan(0);
     for (const o of observations) {
       expect(o.value).toBe(true);
-      expect(bursts.some((b) => overlaps(o, b)), `true observation ${o.evidence.start_ms}-${o.evidence.end_ms} ms is not at a burst`).toBe(true);
+      expect(
+        bursts.some((b) => overlaps(o, b)),
+        `true observation ${o.evidence.start_ms}-${o.evidence.end_ms} ms is not at a burst`,
+      ).toBe(true);
       expect(o.evidence.signals).toContain('loudness');
     }
     for (const burst of bursts) {
-      expect(observations.some((o) => near(o.evidence.start_ms, burst.startMs) && near(o.evidence.end_ms, burst.endMs)), `burst at ${burst.startMs} ms not reported`).toBe(true);
+      expect(
+        observations.some((o) => near(o.evidence.start_ms, burst.startMs) && near(o.evidence.end_ms, burst.endMs)),
+        `burst at ${burst.startMs} ms not reported`,
+      ).toBe(true);
     }
   });
 
@@ -272,7 +295,10 @@ describe.concurrent('all six scanner types on a video upload (ground truth: cuts
   });
 
   test('classifier: `other` when no configured label is observed', async () => {
-    const { observations } = await scan({ type: 'classifier', instructions: 'Who is on screen?', output: { labels: ['people talking', 'dialogue'] } }, videoUpload);
+    const { observations } = await scan(
+      { type: 'classifier', instructions: 'Who is on screen?', output: { labels: ['people talking', 'dialogue'] } },
+      videoUpload,
+    );
     expect(observations).toHaveLength(1);
     expect(observations[0]?.value).toBe('other');
   });
@@ -450,14 +476,20 @@ describe.concurrent('whole-source answers on a source longer than one analysis c
 
 describe.concurrent('find_moments window (analysis_start_seconds / analysis_end_seconds)', () => {
   test('a window on a video find_moments run: moments only inside it, at the cuts inside it', async () => {
-    const { run, observations } = await scan({ type: 'find_moments', instructions: 'Find the scene changes', min_seconds: 5, max_seconds: 10 }, videoUpload, { start: 11, end: 25 });
+    const { run, observations } = await scan({ type: 'find_moments', instructions: 'Find the scene changes', min_seconds: 5, max_seconds: 10 }, videoUpload, {
+      start: 11,
+      end: 25,
+    });
     expect(run.window).toEqual({ analysis_start_seconds: 11, analysis_end_seconds: 25 });
     const inside = (video.video?.cutsMs ?? []).filter((c) => c >= 11_000 && c < 25_000);
     expect(observations.length).toBeGreaterThan(0);
     for (const o of observations) {
       expect(o.evidence.start_ms).toBeGreaterThanOrEqual(11_000);
       expect(o.evidence.end_ms).toBeLessThanOrEqual(25_000);
-      expect(inside.some((c) => near(o.evidence.start_ms, c)), `moment at ${o.evidence.start_ms} ms`).toBe(true);
+      expect(
+        inside.some((c) => near(o.evidence.start_ms, c)),
+        `moment at ${o.evidence.start_ms} ms`,
+      ).toBe(true);
     }
     const list = await momentsOf(client, run.analysis_id);
     expect(list.count).toBe(observations.length);
@@ -470,19 +502,37 @@ describe.concurrent('find_moments window (analysis_start_seconds / analysis_end_
   test('both or neither: one bound alone is 400 validation_failed', async () => {
     const scanner = await createScanner(client, { name: 'window', type: 'find_moments', instructions: 'Find the scene changes' });
     const path = scanner.scanner_id;
-    expectError(await submitRun(client, path, { upload_id: videoUpload.upload_id, analysis_start_seconds: 5 }), 400, 'validation_failed', 'analysis_end_seconds');
-    expectError(await submitRun(client, path, { upload_id: videoUpload.upload_id, analysis_end_seconds: 5 }), 400, 'validation_failed', 'analysis_start_seconds');
+    expectError(
+      await submitRun(client, path, { upload_id: videoUpload.upload_id, analysis_start_seconds: 5 }),
+      400,
+      'validation_failed',
+      'analysis_end_seconds',
+    );
+    expectError(
+      await submitRun(client, path, { upload_id: videoUpload.upload_id, analysis_end_seconds: 5 }),
+      400,
+      'validation_failed',
+      'analysis_start_seconds',
+    );
   });
 
   test('a window on an audio run, or on a video run of another type, is 400 window_not_supported', async () => {
     const moments = await createScanner(client, { name: 'window audio', type: 'find_moments', instructions: 'Find the loud bursts' });
-    expectError(await submitRun(client, moments.scanner_id, { upload_id: audioUpload.upload_id, analysis_start_seconds: 1, analysis_end_seconds: 5 }), 400, 'window_not_supported');
+    expectError(
+      await submitRun(client, moments.scanner_id, { upload_id: audioUpload.upload_id, analysis_start_seconds: 1, analysis_end_seconds: 5 }),
+      400,
+      'window_not_supported',
+    );
     for (const type of ['monitor', 'classifier', 'scorer', 'summarizer', 'extractor'] as const) {
       const body: Record<string, unknown> = { name: `window ${type}`, type, instructions: 'Is there a loud burst?' };
       if (type === 'classifier') body.output = { labels: ['loud', 'quiet'] };
       if (type === 'extractor') body.output = { fields: ['duration_seconds'] };
       const scanner = await createScanner(client, body);
-      expectError(await submitRun(client, scanner.scanner_id, { upload_id: videoUpload.upload_id, analysis_start_seconds: 1, analysis_end_seconds: 5 }), 400, 'window_not_supported');
+      expectError(
+        await submitRun(client, scanner.scanner_id, { upload_id: videoUpload.upload_id, analysis_start_seconds: 1, analysis_end_seconds: 5 }),
+        400,
+        'window_not_supported',
+      );
     }
   });
 
@@ -496,13 +546,24 @@ describe.concurrent('find_moments window (analysis_start_seconds / analysis_end_
       [-1, 5],
     ];
     for (const [start, stop] of cases) {
-      const response = await submitRun(client, scanner.scanner_id, { upload_id: videoUpload.upload_id, analysis_start_seconds: start, analysis_end_seconds: stop });
+      const response = await submitRun(client, scanner.scanner_id, {
+        upload_id: videoUpload.upload_id,
+        analysis_start_seconds: start,
+        analysis_end_seconds: stop,
+      });
       expectError(response, 400, 'validation_failed');
     }
     // The bounds themselves are allowed: [0, duration], fractional seconds kept as sent.
     const whole = (videoUpload.duration_ms ?? 0) / 1000;
-    for (const [start, stop] of [[0, whole], [0.25, 6.5]] as const) {
-      const accepted = await startRun(client, scanner.scanner_id, { upload_id: videoUpload.upload_id, analysis_start_seconds: start, analysis_end_seconds: stop });
+    for (const [start, stop] of [
+      [0, whole],
+      [0.25, 6.5],
+    ] as const) {
+      const accepted = await startRun(client, scanner.scanner_id, {
+        upload_id: videoUpload.upload_id,
+        analysis_start_seconds: start,
+        analysis_end_seconds: stop,
+      });
       expect(accepted.window).toEqual({ analysis_start_seconds: start, analysis_end_seconds: stop });
       await waitForCompleted(client, accepted.run_id);
     }
@@ -559,8 +620,16 @@ describe.concurrent('what a run may analyse', () => {
   });
 
   test('unknown body fields and a bad metadata value are 400 validation_failed', async () => {
-    expectError(await client.post(`/v1/scanners/${scanner.scanner_id}/runs`, { upload_id: audioUpload.upload_id, source_url: 'https://example.com/a.mp4' }), 400, 'validation_failed');
-    expectError(await client.post(`/v1/scanners/${scanner.scanner_id}/runs`, { upload_id: audioUpload.upload_id, metadata: { nested: { a: 1 } } }), 400, 'validation_failed');
+    expectError(
+      await client.post(`/v1/scanners/${scanner.scanner_id}/runs`, { upload_id: audioUpload.upload_id, source_url: 'https://example.com/a.mp4' }),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await client.post(`/v1/scanners/${scanner.scanner_id}/runs`, { upload_id: audioUpload.upload_id, metadata: { nested: { a: 1 } } }),
+      400,
+      'validation_failed',
+    );
     expectError(await client.post(`/v1/scanners/${scanner.scanner_id}/runs`, {}), 400, 'validation_failed', 'upload_id');
   });
 });
@@ -572,7 +641,16 @@ describe.concurrent('the run record', () => {
     expect(response.status, response.text).toBe(202);
     const accepted = response.body;
     expectRunShape(accepted, scanner, audioUpload);
-    expect(accepted).toMatchObject({ status: 'queued', upload_id: audioUpload.upload_id, window: null, metadata: { ref: 'r-1' }, error: null, observation_count: null, completed_at: null, billing: { credits: 1, state: 'reserved' } });
+    expect(accepted).toMatchObject({
+      status: 'queued',
+      upload_id: audioUpload.upload_id,
+      window: null,
+      metadata: { ref: 'r-1' },
+      error: null,
+      observation_count: null,
+      completed_at: null,
+      billing: { credits: 1, state: 'reserved' },
+    });
 
     const run = await waitForCompleted(client, accepted.run_id);
     expect(run).toMatchObject({
@@ -587,11 +665,14 @@ describe.concurrent('the run record', () => {
       metadata: { ref: 'r-1' },
       billing: { credits: 1, state: 'charged' },
       error: null,
-      provenance: { scanner: { scanner_id: scanner.scanner_id, version: 1, definition: { name: 'record', type: 'monitor', instructions: 'Is there a loud burst?' } } },
+      provenance: {
+        scanner: { scanner_id: scanner.scanner_id, version: 1, definition: { name: 'record', type: 'monitor', instructions: 'Is there a loud burst?' } },
+      },
     });
     expect(run.observation_count).toBe((await observationsOf(client, run.run_id)).length);
     const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-    for (const field of ['created_at', 'updated_at', 'started_at', 'completed_at'] as const) expect(String(run[field]), `${field} of ${JSON.stringify(run)}`).toMatch(iso);
+    for (const field of ['created_at', 'updated_at', 'started_at', 'completed_at'] as const)
+      expect(String(run[field]), `${field} of ${JSON.stringify(run)}`).toMatch(iso);
     const [created, started, completed] = [run.created_at, run.started_at, run.completed_at].map((t) => Date.parse(t ?? ''));
     expect(started).toBeGreaterThanOrEqual(created ?? Infinity);
     expect(completed).toBeGreaterThanOrEqual(started ?? Infinity);

@@ -85,9 +85,15 @@ describe.runIf(bubblewrapWorks())('under the sandbox', () => {
     const [sourceBefore, sourceAfter] = await Promise.all([analyseOnce(before, url, 20), analyseOnce(after, url, 20)]);
     expect([sourceBefore.status, sourceAfter.status]).toEqual(['completed', 'completed']);
     const settings = { output: { aspect_ratio: '9:16' }, framing: { mode: 'auto' } };
-    const [failed, completed] = await Promise.all([renderFirstMoment(before, sourceBefore.analysis_id, settings), renderFirstMoment(after, sourceAfter.analysis_id, settings)]);
+    const [failed, completed] = await Promise.all([
+      renderFirstMoment(before, sourceBefore.analysis_id, settings),
+      renderFirstMoment(after, sourceAfter.analysis_id, settings),
+    ]);
     expect(failed.assets.map((a) => a.status)).toEqual(['failed']);
-    expect(completed.assets.map((a) => a.status), JSON.stringify(completed.assets)).toEqual(['completed']);
+    expect(
+      completed.assets.map((a) => a.status),
+      JSON.stringify(completed.assets),
+    ).toEqual(['completed']);
   }, 400_000);
 
   test('a route ships no yt-dlp, so running it there fails; preflight of a provider page is resolved by the provider-resolver function in its own view', async () => {

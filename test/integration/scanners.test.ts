@@ -70,7 +70,15 @@ describe('create: the six types', () => {
     expect(response.headers.get('idempotent-replayed')).toBeNull();
     const scanner = response.body;
     expect(Object.keys(scanner).sort()).toEqual(publicKeys);
-    expect(scanner).toMatchObject({ object: 'scanner', version: 1, type, name: body.name, instructions: body.instructions, max_observations: 5, metadata: { team: 'qa', run: 3 } });
+    expect(scanner).toMatchObject({
+      object: 'scanner',
+      version: 1,
+      type,
+      name: body.name,
+      instructions: body.instructions,
+      max_observations: 5,
+      metadata: { team: 'qa', run: 3 },
+    });
     expect(scanner.scanner_id).toMatch(scannerIdPattern);
     expect(scanner.created_at).toMatch(isoMillisPattern);
     expect(scanner.updated_at).toBe(scanner.created_at);
@@ -167,8 +175,14 @@ describe('create: moment length', () => {
   });
 
   test('each bound alone is accepted on find_moments', async () => {
-    expect(await createScanner(owner, validScanner('find_moments', { min_seconds: undefined, max_seconds: 20 }))).toMatchObject({ min_seconds: null, max_seconds: 20 });
-    expect(await createScanner(owner, validScanner('find_moments', { min_seconds: 20, max_seconds: undefined }))).toMatchObject({ min_seconds: 20, max_seconds: null });
+    expect(await createScanner(owner, validScanner('find_moments', { min_seconds: undefined, max_seconds: 20 }))).toMatchObject({
+      min_seconds: null,
+      max_seconds: 20,
+    });
+    expect(await createScanner(owner, validScanner('find_moments', { min_seconds: 20, max_seconds: undefined }))).toMatchObject({
+      min_seconds: 20,
+      max_seconds: null,
+    });
   });
 
   test('bounds are 5..600 whole seconds', async () => {
@@ -343,7 +357,14 @@ describe('PATCH and versions', () => {
   beforeAll(async () => {
     original = await createScanner(
       owner,
-      validScanner('find_moments', { name: 'clips', profile: 'gameplay', max_observations: 7, min_seconds: 10, max_seconds: 40, metadata: { team: 'a', n: 1 } }),
+      validScanner('find_moments', {
+        name: 'clips',
+        profile: 'gameplay',
+        max_observations: 7,
+        min_seconds: 10,
+        max_seconds: 40,
+        metadata: { team: 'a', n: 1 },
+      }),
     );
   });
 
@@ -365,7 +386,14 @@ describe('PATCH and versions', () => {
     });
     expect(response.status, response.text).toBe(200);
     v3 = response.body;
-    expect(v3).toMatchObject({ version: 3, name: 'clips v2', instructions: 'Find the funniest reactions.', metadata: { team: 'b' }, max_seconds: 45, min_seconds: 10 });
+    expect(v3).toMatchObject({
+      version: 3,
+      name: 'clips v2',
+      instructions: 'Find the funniest reactions.',
+      metadata: { team: 'b' },
+      max_seconds: 45,
+      min_seconds: 10,
+    });
     const current = await owner.get<Scanner>(`/v1/scanners/${original.scanner_id}`);
     expect(current.body).toEqual(v3);
   });

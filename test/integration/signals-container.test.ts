@@ -58,7 +58,12 @@ test('a chunked source is extracted by one child process per chunk, and the run 
 test('a container task that exits non-zero fails its state as Step Functions reports it (States.TaskFailed), so Retry and Catch apply', async () => {
   const sandbox = bubblewrapWorks() ? await Sandbox.create() : undefined;
   const run = new LocalContainerTasks(new UnitProcesses(sandbox)).handler(signalsTask, units.container('analysis', 'SignalsTaskDefinitionArn'));
-  const overrides = (value: string) => ({ Overrides: { ContainerOverrides: [{ Name: 'extract-signals', Environment: [{ Name: 'TASK_INPUT', Value: value }] }] } });
-  await expect(run(overrides('{"accountId":"acct_x"}'))).rejects.toMatchObject({ name: 'States.TaskFailed', message: expect.stringContaining('exited with status 1') as unknown });
+  const overrides = (value: string) => ({
+    Overrides: { ContainerOverrides: [{ Name: 'extract-signals', Environment: [{ Name: 'TASK_INPUT', Value: value }] }] },
+  });
+  await expect(run(overrides('{"accountId":"acct_x"}'))).rejects.toMatchObject({
+    name: 'States.TaskFailed',
+    message: expect.stringContaining('exited with status 1') as unknown,
+  });
   await expect(run({ Overrides: { ContainerOverrides: [] } })).rejects.toThrow('no container override for extract-signals');
 }, 60_000);

@@ -61,7 +61,10 @@ describe.concurrent('npm run smoke', () => {
       const context = `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
       expect(result.code, context).toBe(0);
       const lines = stepLines(result.stdout);
-      expect(lines.map((l) => l.name), context).toEqual([...STEPS]);
+      expect(
+        lines.map((l) => l.name),
+        context,
+      ).toEqual([...STEPS]);
       for (const [i, line] of lines.entries()) {
         expect(line.result, context).toBe('ok');
         expect([line.index, line.total]).toEqual([i + 1, STEPS.length]);
@@ -117,7 +120,9 @@ describe.concurrent('npm run smoke', () => {
   test('the clean-up step tells the truth: the route table has no DELETE route for what the smoke test makes, so none of it is deletable', () => {
     // When one appears (e.g. DELETE /v1/scanners/{scanner_id}), make the clean-up step call it.
     const made = ['/v1/scanners', '/v1/uploads', '/v1/runs'];
-    expect(routes.filter((route) => (route.method as string) === 'DELETE' && made.some((prefix) => route.path.startsWith(prefix))).map((route) => route.path)).toEqual([]);
+    expect(
+      routes.filter((route) => (route.method as string) === 'DELETE' && made.some((prefix) => route.path.startsWith(prefix))).map((route) => route.path),
+    ).toEqual([]);
   });
 
   test('npm run smoke runs this same script', async () => {

@@ -11,7 +11,17 @@ import { uploadEntity } from '../../functions/adapters/table/entities/upload.js'
 import { localDocumentClient, readRunningHost } from '../../functions/local/host.js';
 import { uploadContentTypes, type UploadContentType } from '../../functions/domain/uploads/model.js';
 import { eventLogOnce, type EventLogLine } from '../helpers/events.js';
-import { clientFor, createAccount, expectClientError, expectError, isoMillisPattern, listAll, type ApiResponse, type Client, type List } from '../helpers/api.js';
+import {
+  clientFor,
+  createAccount,
+  expectClientError,
+  expectError,
+  isoMillisPattern,
+  listAll,
+  type ApiResponse,
+  type Client,
+  type List,
+} from '../helpers/api.js';
 import { acceptedSpecials, allFixtures, fixture, fixtureForContentType, rejectedInputs, type FixtureName } from '../helpers/media-fixtures.js';
 
 interface Stream {
@@ -50,9 +60,26 @@ interface Upload {
 }
 
 const publicFields = [
-  'object', 'upload_id', 'status', 'media_kind', 'filename', 'content_type', 'size_bytes', 'upload_method', 'upload_url',
-  'upload_headers', 'upload_parts', 'expires_at', 'duration_ms', 'streams', 'error', 'retention_expires_at', 'ready_at',
-  'failed_at', 'created_at', 'updated_at',
+  'object',
+  'upload_id',
+  'status',
+  'media_kind',
+  'filename',
+  'content_type',
+  'size_bytes',
+  'upload_method',
+  'upload_url',
+  'upload_headers',
+  'upload_parts',
+  'expires_at',
+  'duration_ms',
+  'streams',
+  'error',
+  'retention_expires_at',
+  'ready_at',
+  'failed_at',
+  'created_at',
+  'updated_at',
 ];
 
 let client: Client;
@@ -68,7 +95,12 @@ beforeAll(async () => {
   accountId = account.accountId;
   const running = await readRunningHost(inject('dataDir'));
   if (!running) throw new Error('the shared local host is not running');
-  s3 = new S3Client({ endpoint: running.s3_endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  s3 = new S3Client({
+    endpoint: running.s3_endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   bucket = running.bucket;
   dynamoEndpoint = running.dynamodb_endpoint;
   tableName = running.table;
@@ -188,8 +220,18 @@ describe('POST /v1/uploads', () => {
 
   it('refuses sizes over the account limit for the media kind (video 8 GiB, audio 2 GiB)', async () => {
     const GiB = 1024 ** 3;
-    expectError(await client.post('/v1/uploads', { filename: 'v.mp4', content_type: 'video/mp4', size_bytes: 8 * GiB + 1 }), 400, 'validation_failed', 'size_bytes');
-    expectError(await client.post('/v1/uploads', { filename: 'a.wav', content_type: 'audio/wav', size_bytes: 2 * GiB + 1 }), 400, 'validation_failed', 'size_bytes');
+    expectError(
+      await client.post('/v1/uploads', { filename: 'v.mp4', content_type: 'video/mp4', size_bytes: 8 * GiB + 1 }),
+      400,
+      'validation_failed',
+      'size_bytes',
+    );
+    expectError(
+      await client.post('/v1/uploads', { filename: 'a.wav', content_type: 'audio/wav', size_bytes: 2 * GiB + 1 }),
+      400,
+      'validation_failed',
+      'size_bytes',
+    );
     // At the limit, and over the 5 GiB single-PUT limit, it is a multipart upload.
     const big = await create({ filename: 'v.mp4', content_type: 'video/mp4', size_bytes: 8 * GiB });
     expect(big).toMatchObject({ upload_method: null, upload_url: null, upload_headers: {} });
@@ -379,7 +421,10 @@ describe('events', () => {
     const ready = await uploadFile('audio.m4a', 'audio/x-m4a');
     const failed = await uploadFile('random.bin', 'audio/mpeg');
     const log = await eventsOf(ready.upload_id, failed.upload_id);
-    for (const [upload, type] of [[ready, 'upload.ready'], [failed, 'upload.failed']] as const) {
+    for (const [upload, type] of [
+      [ready, 'upload.ready'],
+      [failed, 'upload.failed'],
+    ] as const) {
       const line = log.find((l) => (l.event.data.object as Upload).upload_id === upload.upload_id);
       expect(line).toMatchObject({ account_id: accountId, event: { type, created_at: upload.updated_at } });
       expect(line?.event.id).toMatch(/^evt_[0-9a-f]{32}$/);

@@ -247,7 +247,9 @@ describe('event delivery switched off for the account (admin CLI)', () => {
     const api = clientFor(account.apiKey);
     const existing = await create(api);
     const toggle = async (flag: '--on' | '--off') =>
-      adminOutput<{ account_id: string; event_delivery_enabled: boolean }>(await runAdmin(['accounts', 'event-delivery', flag, '--account', account.accountId]));
+      adminOutput<{ account_id: string; event_delivery_enabled: boolean }>(
+        await runAdmin(['accounts', 'event-delivery', flag, '--account', account.accountId]),
+      );
 
     expect(await toggle('--off')).toMatchObject({ account_id: account.accountId, event_delivery_enabled: false });
     expect((await api.get<{ event_delivery: { available: boolean } }>('/v1/account')).body.event_delivery).toEqual({ available: false });

@@ -65,12 +65,18 @@ async function listDeliveries(client: Client, query: Record<string, string>): Pr
 }
 
 /** Polls the delivery log until `done` holds for the deliveries the query lists. */
-async function waitForDeliveries(client: Client, query: Record<string, string>, done: (deliveries: Delivery[]) => boolean, timeoutMs = 30_000): Promise<Delivery[]> {
+async function waitForDeliveries(
+  client: Client,
+  query: Record<string, string>,
+  done: (deliveries: Delivery[]) => boolean,
+  timeoutMs = 30_000,
+): Promise<Delivery[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { deliveries } = await listDeliveries(client, query);
     if (done(deliveries)) return deliveries;
-    if (Date.now() > deadline) throw new Error(`delivery log for ${JSON.stringify(query)} never matched: ${JSON.stringify(deliveries, null, 1).slice(0, 3000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`delivery log for ${JSON.stringify(query)} never matched: ${JSON.stringify(deliveries, null, 1).slice(0, 3000)}`);
     await sleep(100);
   }
 }
@@ -141,11 +147,18 @@ describe('webhook delivery', () => {
     const { deliveries, text } = await listDeliveries(client, { endpoint_id: allEndpoint.endpoint_id });
     expect(deliveries).toHaveLength(3);
     expect(new Set(deliveries.map((d) => d.event_id))).toEqual(new Set([readyEvent.id, failedEvent.id, runEvent.id]));
-    expect(deliveries.map((d) => d.created_at)).toEqual(deliveries.map((d) => d.created_at).sort().reverse());
+    expect(deliveries.map((d) => d.created_at)).toEqual(
+      deliveries
+        .map((d) => d.created_at)
+        .sort()
+        .reverse(),
+    );
     for (const delivery of deliveries) {
       expect(delivery).toMatchObject({ object: 'webhook_delivery', endpoint_id: allEndpoint.endpoint_id, status: 'succeeded', next_attempt_at: null });
       expect(delivery.delivery_id).toMatch(deliveryIdPattern);
-      expect(delivery.attempts).toEqual([{ at: expect.any(String) as string, status_code: 200, error: null, duration_ms: expect.any(Number) as number, response_body: 'answered 200' }]);
+      expect(delivery.attempts).toEqual([
+        { at: expect.any(String) as string, status_code: 200, error: null, duration_ms: expect.any(Number) as number, response_body: 'answered 200' },
+      ]);
     }
     // Secrets, the URL and the payload never appear in the log.
     for (const secret of [allEndpoint.secret, runsEndpoint.secret]) expect(text).not.toContain(secret.slice(6));

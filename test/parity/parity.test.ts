@@ -38,16 +38,19 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'mss-parity-'));
     server = await startMediaServer();
-    const host = await hosts.start({
-      // npm start's default: in the signals function it loads from node_modules, in the signals
-      // container from the image's speech folder (SPEECH_MODEL_DIR), which the sandbox shows it.
-      TRANSCRIBER: 'moonshine',
-      // Chunks of 15 s, each in a signals container: a 45 s source is a "long" one here.
-      CHUNK_SECONDS: '15',
-      SIGNALS_RUNNER: 'auto',
-      LOCAL_ALLOW_LOOPBACK_TARGETS: '1',
-      YT_DLP_PATH: fakeYtDlpPath,
-    }, 240_000);
+    const host = await hosts.start(
+      {
+        // npm start's default: in the signals function it loads from node_modules, in the signals
+        // container from the image's speech folder (SPEECH_MODEL_DIR), which the sandbox shows it.
+        TRANSCRIBER: 'moonshine',
+        // Chunks of 15 s, each in a signals container: a 45 s source is a "long" one here.
+        CHUNK_SECONDS: '15',
+        SIGNALS_RUNNER: 'auto',
+        LOCAL_ALLOW_LOOPBACK_TARGETS: '1',
+        YT_DLP_PATH: fakeYtDlpPath,
+      },
+      240_000,
+    );
     expect(host.output().stdout).toContain('Sandbox: every unit runs inside its AWS run-time contract');
     output = host.output;
     client = await trustedClient(host.baseUrl, hosts.dataDir(), 1000);
@@ -70,7 +73,23 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
     const path = join(workDir, name);
     await ffmpeg([
       ...['-f', 'lavfi', '-i', `testsrc=s=160x120:r=25:d=${seconds}`, ...audio],
-      ...['-vf', "hue=h='floor(t/5)*90'", '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-t', String(seconds), '-movflags', '+faststart', path],
+      ...[
+        '-vf',
+        "hue=h='floor(t/5)*90'",
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-t',
+        String(seconds),
+        '-movflags',
+        '+faststart',
+        path,
+      ],
     ]);
     return path;
   }
@@ -87,8 +106,15 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
     const source = await spokenClip('speech', 20, 3);
     const analysis = await analyseOnce(client, server.add(source), 20);
     expect(analysis.status, JSON.stringify(analysis.error)).toBe('completed');
-    const render = await renderFirstMoment(client, analysis.analysis_id, { output: { aspect_ratio: '9:16' }, captions: { enabled: true, preset_id: 'bold_pop' }, framing: { mode: 'auto' } });
-    expect(render.assets.map((a) => [a.status, a.captions]), JSON.stringify(render.assets)).toEqual([['completed', true]]);
+    const render = await renderFirstMoment(client, analysis.analysis_id, {
+      output: { aspect_ratio: '9:16' },
+      captions: { enabled: true, preset_id: 'bold_pop' },
+      framing: { mode: 'auto' },
+    });
+    expect(
+      render.assets.map((a) => [a.status, a.captions]),
+      JSON.stringify(render.assets),
+    ).toEqual([['completed', true]]);
   });
 
   test('a one-off source over 256 MiB of unknown length (chunked transfer) is acquired by the container', async () => {
@@ -109,7 +135,10 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
     const analysis = await analyseOnce(client, server.add(path, 'large.mp4', { length: false }), 10);
     expect(analysis.status, JSON.stringify(analysis.error)).toBe('completed');
     // The acquisition container's own report of the copy it stored: the whole source.
-    const acquired = (output?.().stdout ?? '').split('\n').filter((line) => line.includes('"Container task done"')).map((line) => (JSON.parse(line) as { result?: { sizeBytes?: number } }).result?.sizeBytes ?? 0);
+    const acquired = (output?.().stdout ?? '')
+      .split('\n')
+      .filter((line) => line.includes('"Container task done"'))
+      .map((line) => (JSON.parse(line) as { result?: { sizeBytes?: number } }).result?.sizeBytes ?? 0);
     expect(Math.max(...acquired)).toBeGreaterThan(padding);
   });
 
@@ -118,11 +147,15 @@ describe.runIf(sandboxed).concurrent('every unit sandboxed', () => {
     const preflight = await client.post('/v1/sources/preflight', { source_url: page });
     expect(preflight.status, JSON.stringify(preflight.body)).toBe(200);
     expect(preflight.body).toMatchObject({ provider: { id: 'youtube' }, media_kind: 'video' });
-    expect(await probeInUnit(units.container('analysis', 'AcquireSourceTaskDefinitionArn'), ['yt-dlp', page])).toMatchObject({ bytes: expect.any(Number) as unknown });
+    expect(await probeInUnit(units.container('analysis', 'AcquireSourceTaskDefinitionArn'), ['yt-dlp', page])).toMatchObject({
+      bytes: expect.any(Number) as unknown,
+    });
   });
 
   test('a chunked long source: each chunk in a signals container, its speech heard there', async () => {
-    const analysis = await analyseOnce(client, server.add(await spokenClip('long', 45, 6)), 45, undefined, { what_to_find: 'Find where they talk about the weather' });
+    const analysis = await analyseOnce(client, server.add(await spokenClip('long', 45, 6)), 45, undefined, {
+      what_to_find: 'Find where they talk about the weather',
+    });
     expect(analysis.status, JSON.stringify(analysis.error)).toBe('completed');
     const containers = (output?.().stdout ?? '').split('\n').filter((line) => line.includes('"Container task done"') && line.includes(analysis.analysis_id));
     expect(containers.length).toBeGreaterThanOrEqual(3);

@@ -8,7 +8,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../functions/local/aws-calls/recorder.js';
 import { iamRequestsOf } from '../../functions/local/aws-calls/iam-mapping.js';
-import { arns, CONTAINER_CLUSTER, CONTAINER_IMAGE_REPOSITORY, principals, ResourceNames, symbol, unitSymbols } from '../../functions/local/aws-calls/vocabulary.js';
+import {
+  arns,
+  CONTAINER_CLUSTER,
+  CONTAINER_IMAGE_REPOSITORY,
+  principals,
+  ResourceNames,
+  symbol,
+  unitSymbols,
+} from '../../functions/local/aws-calls/vocabulary.js';
 import { workflows } from '../../functions/workflows/registry.js';
 import { units } from '../../functions/runtime/contracts.js';
 import { checkPermissions, formatViolations, unitRoles, type PolicyStatement, type TemplateJson } from '../helpers/iam-policy.js';
@@ -29,7 +37,13 @@ const completeUpload = units.route('POST /v1/uploads/{upload_id}/complete');
 const planChunks = units.task('analysis', 'PlanChunksFunction');
 const analyzeChunk = units.task('analysis', 'AnalyzeChunkFunction');
 
-const call = (unit: string, action: string, resource: string, via: RecordedCall['via'] = 'sdk'): RecordedCall => ({ unit, action, resource, call: action, via });
+const call = (unit: string, action: string, resource: string, via: RecordedCall['via'] = 'sdk'): RecordedCall => ({
+  unit,
+  action,
+  resource,
+  call: action,
+  via,
+});
 const check = (calls: RecordedCall[], against: TemplateJson = template) => checkPermissions(against, calls);
 
 /** Names as the local host has them: its own table and bucket, and none for what only AWS has (`${VARIABLE}`). */
@@ -47,7 +61,11 @@ describe('the three mismatches of issue 10', () => {
   });
 
   it('PlanChunks and AnalyzeChunk update the table (recordChunkPlan, recordChunkDone): granted now, refused on read-only grants', () => {
-    const calls = [call(planChunks, 'dynamodb:UpdateItem', table), call(analyzeChunk, 'dynamodb:UpdateItem', table), call(planChunks, 'dynamodb:GetItem', table)];
+    const calls = [
+      call(planChunks, 'dynamodb:UpdateItem', table),
+      call(analyzeChunk, 'dynamodb:UpdateItem', table),
+      call(planChunks, 'dynamodb:GetItem', table),
+    ];
     expect(check(calls).violations).toEqual([]);
     const { violations } = check(calls, withoutAction([planChunks, analyzeChunk], 'dynamodb:UpdateItem'));
     expect(violations.map((v) => [v.unit, v.action, v.resource])).toEqual([
@@ -70,7 +88,9 @@ describe('the three mismatches of issue 10', () => {
   it('finds them from the SDK calls themselves, through the command mapping', () => {
     const calls = [
       ...asRecorded(completeUpload, 'S3Client', 'ListPartsCommand', { Bucket: 'local-bucket', Key: 'accounts/a/u/source', UploadId: 'x' }),
-      ...asRecorded(planChunks, 'DynamoDBClient', 'TransactWriteItemsCommand', { TransactItems: [{ ConditionCheck: { TableName: 'local-table' } }, { Update: { TableName: 'local-table' } }] }),
+      ...asRecorded(planChunks, 'DynamoDBClient', 'TransactWriteItemsCommand', {
+        TransactItems: [{ ConditionCheck: { TableName: 'local-table' } }, { Update: { TableName: 'local-table' } }],
+      }),
     ];
     const asShipped = withoutAction([planChunks], 'dynamodb:UpdateItem', withoutAction([completeUpload], 's3:ListMultipartUploadParts'));
     expect(check(calls, asShipped).violations.map((v) => `${v.unit} ${v.action} ${v.resource}`)).toEqual([
@@ -116,7 +136,10 @@ describe('the roles AWS services assume', () => {
   const render = units.container('render', 'RenderTaskDefinitionArn');
   const sender = units.webhookSender;
   const managedRule = { Name: 'StepFunctionsGetEventsForECSTaskRule' };
-  const passedToEcs = (role: string): RecordedCall => ({ ...call(principals.stateMachine('render'), 'iam:PassRole', arns.role(role), 'stand-in'), context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+  const passedToEcs = (role: string): RecordedCall => ({
+    ...call(principals.stateMachine('render'), 'iam:PassRole', arns.role(role), 'stand-in'),
+    context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' },
+  });
   const logStream = { logGroupName: unitSymbols.logGroup(render), logStreamName: 'render-moment/render-moment/<TaskId>' };
   /** What recorder.ts records for a render task, a task invocation and a webhook retry scheduled 30 minutes ahead. */
   const serviceCalls = (): RecordedCall[] => [
@@ -128,8 +151,12 @@ describe('the roles AWS services assume', () => {
     ...asRecorded(principals.stateMachine('render'), 'EventBridgeClient', 'PutTargetsCommand', { Rule: managedRule.Name }),
     ...asRecorded(principals.stateMachine('render'), 'ECSClient', 'DescribeTasksCommand', { cluster: CONTAINER_CLUSTER, tasks: ['<TaskId>'] }),
     ...asRecorded(principals.ecsExecution(render), 'ECRClient', 'GetAuthorizationTokenCommand', {}),
-    ...['BatchGetImageCommand', 'GetDownloadUrlForLayerCommand'].flatMap((command) => asRecorded(principals.ecsExecution(render), 'ECRClient', command, { repositoryName: CONTAINER_IMAGE_REPOSITORY })),
-    ...['CreateLogStreamCommand', 'PutLogEventsCommand'].flatMap((command) => asRecorded(principals.ecsExecution(render), 'CloudWatchLogsClient', command, logStream)),
+    ...['BatchGetImageCommand', 'GetDownloadUrlForLayerCommand'].flatMap((command) =>
+      asRecorded(principals.ecsExecution(render), 'ECRClient', command, { repositoryName: CONTAINER_IMAGE_REPOSITORY }),
+    ),
+    ...['CreateLogStreamCommand', 'PutLogEventsCommand'].flatMap((command) =>
+      asRecorded(principals.ecsExecution(render), 'CloudWatchLogsClient', command, logStream),
+    ),
     ...asRecorded(sender, 'SchedulerClient', 'CreateScheduleCommand', {
       Name: 'dlv_1-20260101T000000',
       GroupName: '${WEBHOOK_SCHEDULE_GROUP}',
@@ -141,7 +168,13 @@ describe('the roles AWS services assume', () => {
 
   it('finds the role of each: state machine, task execution role, the scheduler role the sender passes', () => {
     const roles = unitRoles(template);
-    for (const principal of [principals.stateMachine('analysis'), principals.stateMachine('batch'), principals.stateMachine('render'), principals.ecsExecution(render), principals.scheduler]) {
+    for (const principal of [
+      principals.stateMachine('analysis'),
+      principals.stateMachine('batch'),
+      principals.stateMachine('render'),
+      principals.ecsExecution(render),
+      principals.scheduler,
+    ]) {
       expect(roles.get(principal)?.roleId, principal).toMatch(/Role/);
     }
     expect(roles.get(principals.ecsExecution(render))!.roleId).not.toBe(roles.get(render)!.roleId);
@@ -152,7 +185,11 @@ describe('the roles AWS services assume', () => {
   });
 
   it('reports a missing grant: RunTask on the task definition family, the scheduler’s SendMessage, the image pull', () => {
-    const withoutGrants = withoutAction([principals.ecsExecution(render)], 'ecr:BatchGetImage', withoutAction([principals.scheduler], 'sqs:SendMessage', withoutAction([principals.stateMachine('render')], 'ecs:RunTask')));
+    const withoutGrants = withoutAction(
+      [principals.ecsExecution(render)],
+      'ecr:BatchGetImage',
+      withoutAction([principals.scheduler], 'sqs:SendMessage', withoutAction([principals.stateMachine('render')], 'ecs:RunTask')),
+    );
     expect(check(serviceCalls(), withoutGrants).violations.map((v) => [v.unit, v.action, v.resource, v.reason])).toEqual([
       [principals.stateMachine('render'), 'ecs:RunTask', arns.taskDefinition(`${unitSymbols.runner(render)}:<Revision>`), 'no statement of the role allows it'],
       [principals.ecsExecution(render), 'ecr:BatchGetImage', arns.repository(CONTAINER_IMAGE_REPOSITORY), 'no statement of the role allows it'],
@@ -162,7 +199,9 @@ describe('the roles AWS services assume', () => {
 
   it('reports RunTask granted on one revision only: naming the family runs whichever revision is latest', () => {
     const oneRevision = withStatementsOf(principals.stateMachine('render'), (statement) =>
-      statement.Action === 'ecs:RunTask' ? [{ ...statement, Resource: JSON.parse(JSON.stringify(statement.Resource).replace(':*"', ':1"')) as unknown }] : [statement],
+      statement.Action === 'ecs:RunTask'
+        ? [{ ...statement, Resource: JSON.parse(JSON.stringify(statement.Resource).replace(':*"', ':1"')) as unknown }]
+        : [statement],
     );
     expect(check(serviceCalls(), oneRevision).violations.map((v) => v.action)).toEqual(['ecs:RunTask']);
   });
@@ -220,17 +259,24 @@ describe('changed grants', () => {
 
   it('fails once an existing grant is taken out of the policy', () => {
     expect(check([presignedPut]).violations).toEqual([]);
-    expect(check([presignedPut], withoutAction([createUpload], 's3:PutObject')).violations).toEqual([expect.objectContaining({ unit: createUpload, action: 's3:PutObject', resource: uploadObject, reason: 'no statement of the role allows it' })]);
+    expect(check([presignedPut], withoutAction([createUpload], 's3:PutObject')).violations).toEqual([
+      expect.objectContaining({ unit: createUpload, action: 's3:PutObject', resource: uploadObject, reason: 'no statement of the role allows it' }),
+    ]);
   });
 
   it('honours an explicit Deny over the Allow', () => {
-    const denied = withStatementsOf(createUpload, (statement) => [statement, { Effect: 'Deny', Action: 's3:Put*', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/accounts/*']] } }]);
+    const denied = withStatementsOf(createUpload, (statement) => [
+      statement,
+      { Effect: 'Deny', Action: 's3:Put*', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/accounts/*']] } },
+    ]);
     expect(check([presignedPut], denied).violations[0]?.reason).toMatch(/^explicitly denied by /);
   });
 
   it('does not count an Allow whose condition it cannot evaluate, and says so', () => {
     const conditioned = withStatementsOf(createUpload, (statement) =>
-      ([] as string[]).concat(statement.Action ?? []).includes('s3:PutObject') ? [{ ...statement, Condition: { StringEquals: { 's3:x-amz-server-side-encryption': 'aws:kms' } } }] : [statement],
+      ([] as string[]).concat(statement.Action ?? []).includes('s3:PutObject')
+        ? [{ ...statement, Condition: { StringEquals: { 's3:x-amz-server-side-encryption': 'aws:kms' } } }]
+        : [statement],
     );
     expect(check([presignedPut], conditioned).violations[0]?.reason).toMatch(/under a condition the check cannot evaluate .*treated as not granting/);
   });
@@ -254,7 +300,9 @@ describe('Amazon Transcribe, which only AWS runs (the integration recording neve
   /** One chunk's calls as the adapter and AwaitTranscript make them (their inputs: test/unit/adapters/engines/aws-transcribe.test.ts). */
   const chunkCalls = (): RecordedCall[] => [
     ...stagers.flatMap((unit) => asRecorded(unit, 'S3Client', 'PutObjectCommand', { Bucket: 'local-bucket', Key: `${transcripts}.flac` })),
-    ...['GetTranscriptionJobCommand', 'DeleteTranscriptionJobCommand'].flatMap((command) => asRecorded(poller, 'TranscribeClient', command, { TranscriptionJobName: 'media-scanner-0123' })),
+    ...['GetTranscriptionJobCommand', 'DeleteTranscriptionJobCommand'].flatMap((command) =>
+      asRecorded(poller, 'TranscribeClient', command, { TranscriptionJobName: 'media-scanner-0123' }),
+    ),
     ...asRecorded(poller, 'TranscribeClient', 'StartTranscriptionJobCommand', {
       TranscriptionJobName: 'media-scanner-0123',
       Media: { MediaFileUri: `s3://local-bucket/${transcripts}.flac` },
@@ -262,18 +310,26 @@ describe('Amazon Transcribe, which only AWS runs (the integration recording neve
       OutputKey: `${transcripts}.json`,
     }),
     ...asRecorded(poller, 'S3Client', 'GetObjectCommand', { Bucket: 'local-bucket', Key: `${transcripts}.json` }),
-    ...['GetObjectCommand', 'PutObjectCommand'].flatMap((command) => asRecorded(poller, 'S3Client', command, { Bucket: 'local-bucket', Key: 'artifacts/acct_1/ana_1/chunks/0/signals.json' })),
+    ...['GetObjectCommand', 'PutObjectCommand'].flatMap((command) =>
+      asRecorded(poller, 'S3Client', command, { Bucket: 'local-bucket', Key: 'artifacts/acct_1/ana_1/chunks/0/signals.json' }),
+    ),
   ];
 
-  it('grants every call of a chunk’s job in a deployment configured for it, and none in the default one', () => {
-    const synthesized = synthesize({ bundle: false, cdkJson: { transcriber: 'aws-transcribe' } });
-    try {
-      expect(formatViolations(check(chunkCalls(), synthesized.template.toJSON() as TemplateJson).violations)).toBe(formatViolations([]));
-    } finally {
-      synthesized.dispose();
-    }
-    expect(new Set(check(chunkCalls()).violations.map((v) => v.action))).toEqual(new Set(['transcribe:GetTranscriptionJob', 'transcribe:DeleteTranscriptionJob', 'transcribe:StartTranscriptionJob']));
-  }, SHARED_ASSEMBLY_TIMEOUT_MS);
+  it(
+    'grants every call of a chunk’s job in a deployment configured for it, and none in the default one',
+    () => {
+      const synthesized = synthesize({ bundle: false, cdkJson: { transcriber: 'aws-transcribe' } });
+      try {
+        expect(formatViolations(check(chunkCalls(), synthesized.template.toJSON() as TemplateJson).violations)).toBe(formatViolations([]));
+      } finally {
+        synthesized.dispose();
+      }
+      expect(new Set(check(chunkCalls()).violations.map((v) => v.action))).toEqual(
+        new Set(['transcribe:GetTranscriptionJob', 'transcribe:DeleteTranscriptionJob', 'transcribe:StartTranscriptionJob']),
+      );
+    },
+    SHARED_ASSEMBLY_TIMEOUT_MS,
+  );
 });
 
 /** The media bucket's logical id, read from the template as the check does (MEDIA_BUCKET's Ref). */

@@ -24,7 +24,10 @@ export function templateForCheck(): Promise<TemplateForCheck> {
     }
     const synthesized = synthesize({ bundle: false });
     try {
-      return { template: synthesized.template.toJSON() as TemplateJson, source: 'a synthesis of its own, unbundled (the infra project is not part of this run)' };
+      return {
+        template: synthesized.template.toJSON() as TemplateJson,
+        source: 'a synthesis of its own, unbundled (the infra project is not part of this run)',
+      };
     } finally {
       synthesized.dispose();
     }

@@ -137,7 +137,11 @@ describe.concurrent('SIGKILL of the local host during a run, then a restart on t
     try {
       let host = await hosts.start();
       for (let round = 0; round < 4; round++) {
-        const created = await api(host.baseUrl, host.apiKey).post<{ scanner_id: string }>('/v1/scanners', { name: `kill ${round}`, type: 'summarizer', instructions: 'Summarize the recording' });
+        const created = await api(host.baseUrl, host.apiKey).post<{ scanner_id: string }>('/v1/scanners', {
+          name: `kill ${round}`,
+          type: 'summarizer',
+          instructions: 'Summarize the recording',
+        });
         host.child.kill('SIGKILL');
         expect(created.status, created.text).toBe(201);
         await host.exited;
@@ -156,19 +160,25 @@ describe.concurrent('SIGKILL of the local host during a run, then a restart on t
       const first = await hosts.start(moment.env);
       const dataDir = hosts.dataDir();
       const { instance } = readHostLock(dataDir);
-      const reaper = (JSON.parse(readFileSync(join(dataDir, 'host-children.json'), 'utf8')) as { children: { pid: number; what: string }[] }).children.find((c) => c.what === 'reaper')?.pid;
+      const reaper = (JSON.parse(readFileSync(join(dataDir, 'host-children.json'), 'utf8')) as { children: { pid: number; what: string }[] }).children.find(
+        (c) => c.what === 'reaper',
+      )?.pid;
       const client = api(first.baseUrl, first.apiKey);
       const upload = await uploadFile(client, await moment.source());
       const scanner = await createScanner(client, { name: 'crash', type: 'summarizer', instructions: 'Summarize the recording' });
       const opening = await balanceOf(client);
       const key = randomUUID();
       const body = { upload_id: upload.upload_id };
-      const { answer, lastSeen } = await moment.act({ host: first, client, submit: () => submitRun(client, scanner.scanner_id, body, { 'idempotency-key': key }) });
+      const { answer, lastSeen } = await moment.act({
+        host: first,
+        client,
+        submit: () => submitRun(client, scanner.scanner_id, body, { 'idempotency-key': key }),
+      });
 
       // Nothing the dead host started is left running.
       expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
       await untilGone([...processesMarked(instance), ...(reaper ? [reaper] : [])], 10_000);
-      expect(processesMarked(instance), 'processes carrying the dead host\'s mark').toEqual([]);
+      expect(processesMarked(instance), "processes carrying the dead host's mark").toEqual([]);
       expect(dynamoDbJvmsOn(dataDir), 'DynamoDB Local on the data directory').toEqual([]);
 
       const second = await hosts.start();
@@ -188,7 +198,10 @@ describe.concurrent('SIGKILL of the local host during a run, then a restart on t
       const runId = retried.body.run_id;
       const run = await waitForRun(again, runId, 120_000);
       if (lastSeen && isTerminal(lastSeen.status)) {
-        expect({ status: run.status, completed_at: run.completed_at }, 'a run that had ended ends once').toEqual({ status: lastSeen.status, completed_at: lastSeen.completed_at });
+        expect({ status: run.status, completed_at: run.completed_at }, 'a run that had ended ends once').toEqual({
+          status: lastSeen.status,
+          completed_at: lastSeen.completed_at,
+        });
       }
       // Exactly one run for the request.
       const analyses = await again.get<List<{ run_id: string | null }>>('/v1/analyses?kind=scanner_run');
@@ -205,12 +218,20 @@ describe.concurrent('SIGKILL of the local host during a run, then a restart on t
 
       // Its terminal events, each exactly once by id.
       const ended = run.status === 'completed' ? 'completed' : 'failed';
-      await until('the run\'s terminal events', async () => {
-        const byType = eventIdsByType(await eventLog(dataDir), 'run_id', runId);
-        return byType.has(`run.${ended}`) && byType.has(`analysis.${ended}`) ? byType : undefined;
-      }, 15_000, 200);
+      await until(
+        "the run's terminal events",
+        async () => {
+          const byType = eventIdsByType(await eventLog(dataDir), 'run_id', runId);
+          return byType.has(`run.${ended}`) && byType.has(`analysis.${ended}`) ? byType : undefined;
+        },
+        15_000,
+        200,
+      );
       await sleep(500);
-      expect(Object.fromEntries([...eventIdsByType(await eventLog(dataDir), 'run_id', runId)].map(([type, ids]) => [type, ids.size]))).toEqual({ [`run.${ended}`]: 1, [`analysis.${ended}`]: 1 });
+      expect(Object.fromEntries([...eventIdsByType(await eventLog(dataDir), 'run_id', runId)].map(([type, ids]) => [type, ids.size]))).toEqual({
+        [`run.${ended}`]: 1,
+        [`analysis.${ended}`]: 1,
+      });
 
       // Its slot is released: none in use, and the next run goes through.
       expect((await again.get<Account>('/v1/account')).body.concurrency).toMatchObject({ in_use: 0, queued: 0 });

@@ -40,11 +40,16 @@ function standing(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(standing);
   if (typeof value === 'string') return value.includes('X-Amz-Signature=') ? value.split('?')[0] : value;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !key.endsWith('_expires_at')).map(([key, item]) => [key, standing(item)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !key.endsWith('_expires_at'))
+      .map(([key, item]) => [key, standing(item)]),
+  );
 }
 
 /** The GET route that reads one resource of a kind: `GET /v1/runs/{run_id}`. */
-const getterOf = (name: string) => models.find((model) => model.route.method === 'GET' && model.pathParameters.length === 1 && model.route.path.endsWith(`{${name}}`));
+const getterOf = (name: string) =>
+  models.find((model) => model.route.method === 'GET' && model.pathParameters.length === 1 && model.route.path.endsWith(`{${name}}`));
 
 /** Ids of A's in `response` that the request did not carry itself (an echo of a sent id is no leak). */
 function leakedIds(response: ApiResponse<unknown>, sent: string): string[] {
@@ -53,7 +58,9 @@ function leakedIds(response: ApiResponse<unknown>, sent: string): string[] {
 
 async function call(resources: Resources, model: RouteModel, path: string, body?: unknown) {
   const headers = idempotencyHeader(model);
-  return body === undefined ? resources.tenant.client.send(model.route.method, path, { headers }) : resources.tenant.client.send(model.route.method, path, { json: body, headers });
+  return body === undefined
+    ? resources.tenant.client.send(model.route.method, path, { headers })
+    : resources.tenant.client.send(model.route.method, path, { json: body, headers });
 }
 
 /** B's body for a route: valid as far as B can make it, with B's own ids unless told otherwise. */
@@ -64,11 +71,15 @@ async function bodyFor(model: RouteModel, owner: Resources): Promise<Record<stri
 }
 
 test('every route parameter and id filter names a kind idFactories can make', () => {
-  const unknown = models.flatMap((model) => idParameters(model).filter((name) => !(name in idFactories)).map((name) => `${model.key}: {${name}}`));
+  const unknown = models.flatMap((model) =>
+    idParameters(model)
+      .filter((name) => !(name in idFactories))
+      .map((name) => `${model.key}: {${name}}`),
+  );
   expect(unknown, `add a factory for each to idFactories (test/reliability/resources.ts): ${unknown.join('; ')}`).toEqual([]);
 });
 
-describe('account B calling with account A\'s ids', () => {
+describe("account B calling with account A's ids", () => {
   beforeAll(async () => {
     [a, b] = (await Promise.all([newTenant(), newTenant()])).map((tenant) => new Resources(tenant)) as [Resources, Resources];
     const kinds = [...new Set(models.flatMap(idParameters))].filter((name) => name in idFactories);
@@ -86,7 +97,7 @@ describe('account B calling with account A\'s ids', () => {
     await Promise.all([a?.close(), b?.close()]);
   });
 
-  test.for(withPathIds.map((model) => [model.key, model] as const))('%s: 404 for another account\'s ids in the path', async ([, model]) => {
+  test.for(withPathIds.map((model) => [model.key, model] as const))("%s: 404 for another account's ids in the path", async ([, model]) => {
     const path = pathOf(model, aIds);
     const response = await call(b, model, path, await bodyFor(model, b));
     expect(response.status, `${model.key} as B with A's ids: ${response.text}`).toBe(404);
@@ -95,7 +106,7 @@ describe('account B calling with account A\'s ids', () => {
     expect(leakedIds(response, path), `${model.key} answered B with A's ids`).toEqual([]);
   });
 
-  test.for(withBodyIds.map((model) => [model.key, model] as const))('%s: refused for another account\'s ids in the body', async ([, model]) => {
+  test.for(withBodyIds.map((model) => [model.key, model] as const))("%s: refused for another account's ids in the body", async ([, model]) => {
     const path = pathOf(model, Object.fromEntries(await Promise.all(model.pathParameters.map(async (name) => [name, await b.id(name)] as const))));
     const body = await bodyFor(model, a);
     const response = await call(b, model, path, body);
@@ -110,7 +121,7 @@ describe('account B calling with account A\'s ids', () => {
     expect(leakedIds(response, JSON.stringify(body)), `${model.key} answered B with A's ids`).toEqual([]);
   });
 
-  test.for(lists.map((model) => [model.key, model] as const))('%s: another account\'s data never listed, its ids as filters find nothing', async ([, model]) => {
+  test.for(lists.map((model) => [model.key, model] as const))("%s: another account's data never listed, its ids as filters find nothing", async ([, model]) => {
     const plain = await b.tenant.client.get(model.route.path);
     expect(plain.status, plain.text).toBe(200);
     expect(leakedIds(plain, ''), `${model.key} listed A's resources to B`).toEqual([]);
@@ -118,7 +129,10 @@ describe('account B calling with account A\'s ids', () => {
       const path = `${model.route.path}?${name}=${encodeURIComponent(aIds[name] ?? '')}`;
       const own = await a.tenant.client.get<List<unknown>>(path);
       expect(own.status, `${path} as A: ${own.text}`).toBe(200);
-      expect(own.body.data.length, `${path} as A finds nothing, so B finding nothing would prove nothing: make idFactories.${name} produce what it lists`).toBeGreaterThan(0);
+      expect(
+        own.body.data.length,
+        `${path} as A finds nothing, so B finding nothing would prove nothing: make idFactories.${name} produce what it lists`,
+      ).toBeGreaterThan(0);
       const foreign = await b.tenant.client.get<List<unknown>>(path);
       expect(foreign.status, `${path} as B: ${foreign.text}`).toBe(200);
       expect(foreign.body.data, `${path} as B`).toEqual([]);
@@ -126,7 +140,7 @@ describe('account B calling with account A\'s ids', () => {
     }
   });
 
-  test('A\'s resources are unchanged by B\'s calls', async () => {
+  test("A's resources are unchanged by B's calls", async () => {
     for (const [name, snapshot] of before) {
       const getter = getterOf(name);
       if (!getter) continue;
@@ -144,6 +158,6 @@ describe('account B calling with account A\'s ids', () => {
       if (response.status === 404) notFound.push(`${model.key}: ${response.text.slice(0, 200)}`);
       expect(response.status, `${model.key} as A: ${response.text}`).toBeLessThan(500);
     }
-    expect(notFound, 'routes that do not find their own account\'s resource (the 404 for B proves nothing there)').toEqual([]);
+    expect(notFound, "routes that do not find their own account's resource (the 404 for B proves nothing there)").toEqual([]);
   });
 });

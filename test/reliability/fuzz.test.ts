@@ -93,7 +93,9 @@ function pathValue(name: string): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.constantFrom(...otherIds(), 'scn_0193a4b1c2d37e8f9a0b1c2d3e4f5a6b') },
     { weight: 1, arbitrary: fc.constantFrom(300, 5_000, 20_000).map((length) => 'x'.repeat(length)) },
   );
-  return fc.tuple(value, fc.constantFrom('encoded', 'encoded', 'encoded', 'raw')).map(([text, how]) => (how === 'encoded' ? safeComponent(text) : rawSafe(text)));
+  return fc
+    .tuple(value, fc.constantFrom('encoded', 'encoded', 'encoded', 'raw'))
+    .map(([text, how]) => (how === 'encoded' ? safeComponent(text) : rawSafe(text)));
 }
 
 const queryText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -118,7 +120,23 @@ function queryArbitrary(model: RouteModel): fc.Arbitrary<string> {
   });
 }
 
-const invalidJson = fc.constantFrom('{', '{"a":', '[', 'nul', '{"a":1,}', "{'a':1}", 'NaN', '\uFEFF{}', '{"a":1}{"b":2}', '"', '{"a":"\\x"}', '{"a":"\\ud800"}', '{"__proto__":{"polluted":1}}', ' ', '\u0000');
+const invalidJson = fc.constantFrom(
+  '{',
+  '{"a":',
+  '[',
+  'nul',
+  '{"a":1,}',
+  "{'a':1}",
+  'NaN',
+  '\uFEFF{}',
+  '{"a":1}{"b":2}',
+  '"',
+  '{"a":"\\x"}',
+  '{"a":"\\ud800"}',
+  '{"__proto__":{"polluted":1}}',
+  ' ',
+  '\u0000',
+);
 
 function bodyArbitrary(model: RouteModel): fc.Arbitrary<string | Buffer | undefined> {
   const schema: JsonSchema = model.body ?? { type: 'object', additionalProperties: false };
@@ -130,7 +148,12 @@ function bodyArbitrary(model: RouteModel): fc.Arbitrary<string | Buffer | undefi
     { weight: model.body ? 6 : 1, arbitrary: fc.tuple(mutatedValue(schema), fc.boolean()).map(([value, real]) => json(withRealIds(value, real))) },
     { weight: 1, arbitrary: invalidJson },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(1_000, 20_000, 200_000), fc.constantFrom('array' as const, 'object' as const, 'mixed' as const)).map(([depth, kind]) => deeplyNestedJson(depth, kind)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(1_000, 20_000, 200_000), fc.constantFrom('array' as const, 'object' as const, 'mixed' as const))
+        .map(([depth, kind]) => deeplyNestedJson(depth, kind)),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)) },
     // Over 512 KiB (a batch's limit) and over 10 MB (every route's): 413 before anything reads it.
     { weight: 1, arbitrary: fc.constantFrom(600 * 1024, 600 * 1024, 600 * 1024, 11 * 1024 * 1024).map((size) => JSON.stringify({ filler: 'x'.repeat(size) })) },
@@ -143,7 +166,17 @@ const contentType = fc.oneof(
   { weight: 1, arbitrary: fc.constant(undefined) },
   {
     weight: 2,
-    arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/xml', '', '*/*', 'application/json;;;', 'Ã¤'),
+    arbitrary: fc.constantFrom(
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-16',
+      'application/xml',
+      '',
+      '*/*',
+      'application/json;;;',
+      'Ã¤',
+    ),
   },
 );
 
@@ -154,7 +187,16 @@ function headersArbitrary(model: RouteModel): fc.Arbitrary<Record<string, string
     { weight: 1, arbitrary: fc.constant(undefined) },
     {
       weight: 2,
-      arbitrary: fc.constantFrom('Bearer ', 'Bearer sk_live_', `Bearer ${fuzzer.tenant.apiKey}x`, `Basic ${Buffer.from('a:b').toString('base64')}`, `bearer ${key.toUpperCase()}`, `Bearer ${'A'.repeat(10_000)}`, 'Bearer sk_live_ÿÿÿ', `Bearer  ${fuzzer.tenant.apiKey}`),
+      arbitrary: fc.constantFrom(
+        'Bearer ',
+        'Bearer sk_live_',
+        `Bearer ${fuzzer.tenant.apiKey}x`,
+        `Basic ${Buffer.from('a:b').toString('base64')}`,
+        `bearer ${key.toUpperCase()}`,
+        `Bearer ${'A'.repeat(10_000)}`,
+        'Bearer sk_live_ÿÿÿ',
+        `Bearer  ${fuzzer.tenant.apiKey}`,
+      ),
     },
   );
   const takesKey = model.route.idempotency === 'accepted' || model.route.idempotency === 'required';
@@ -164,7 +206,21 @@ function headersArbitrary(model: RouteModel): fc.Arbitrary<Record<string, string
     { weight: 2, arbitrary: fc.constantFrom('', ' ', 'x'.repeat(256), 'ÿkey', 'a b', '🔑', ...nastyStrings.slice(0, 10)) },
   );
   return fc
-    .record({ authorization, idempotencyKey, contentType, extra: fc.option(fc.constantFrom<[string, string]>(['accept', 'text/html'], ['content-encoding', 'gzip'], ['x-forwarded-for', '10.0.0.1'], ['x-request-id', 'spoofed'], ['expect', '100-continue']), { nil: undefined }) })
+    .record({
+      authorization,
+      idempotencyKey,
+      contentType,
+      extra: fc.option(
+        fc.constantFrom<[string, string]>(
+          ['accept', 'text/html'],
+          ['content-encoding', 'gzip'],
+          ['x-forwarded-for', '10.0.0.1'],
+          ['x-request-id', 'spoofed'],
+          ['expect', '100-continue'],
+        ),
+        { nil: undefined },
+      ),
+    })
     .map(({ authorization: auth, idempotencyKey: key, contentType: type, extra }) => {
       const headers: Record<string, string> = {};
       if (auth !== undefined) headers.authorization = headerSafe(auth);
@@ -181,12 +237,17 @@ function requestArbitrary(model: RouteModel): fc.Arbitrary<FuzzRequest> {
     return model.route.path.replace(/\{[a-z_]+\}/g, () => values[index++] ?? '');
   });
   // Mostly the route's own method; sometimes another (the catch-all's 404 with `allow`).
-  const method = fc.oneof({ weight: 12, arbitrary: fc.constant(model.route.method as string) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'FOO') });
-  return fc.record({ method, path, query: queryArbitrary(model), body: bodyArbitrary(model), headers: headersArbitrary(model) }).map(({ method: m, path: p, query, body, headers }) => {
-    const request: FuzzRequest = { method: m, target: `${p}${query}`, headers, ...(body !== undefined ? { body } : {}) };
-    // A counterexample is reported by this (truncated) description, not as a multi-megabyte dump.
-    return Object.assign(request, { [fc.toStringMethod]: () => describeRequest(request) });
-  });
+  const method = fc.oneof(
+    { weight: 12, arbitrary: fc.constant(model.route.method as string) },
+    { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'FOO') },
+  );
+  return fc
+    .record({ method, path, query: queryArbitrary(model), body: bodyArbitrary(model), headers: headersArbitrary(model) })
+    .map(({ method: m, path: p, query, body, headers }) => {
+      const request: FuzzRequest = { method: m, target: `${p}${query}`, headers, ...(body !== undefined ? { body } : {}) };
+      // A counterexample is reported by this (truncated) description, not as a multi-megabyte dump.
+      return Object.assign(request, { [fc.toStringMethod]: () => describeRequest(request) });
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -199,7 +260,12 @@ async function send(request: FuzzRequest): Promise<ApiResponse<unknown>> {
   try {
     // Framed by Content-Length: Node sends a GET's body unframed otherwise (no chunked encoding for GET).
     const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
-    return await rawRequest(inject('baseUrl'), request.method, request.target, { headers, ...(request.body !== undefined ? { body: request.body } : {}), agent, timeoutMs: 60_000 });
+    return await rawRequest(inject('baseUrl'), request.method, request.target, {
+      headers,
+      ...(request.body !== undefined ? { body: request.body } : {}),
+      agent,
+      timeoutMs: 60_000,
+    });
   } catch (error) {
     throw new Error(`no answer (${(error as Error).message}) to ${describeRequest(request)}`);
   }
@@ -224,7 +290,13 @@ function check(model: RouteModel, request: FuzzRequest, response: ApiResponse<un
   // listed per operation; they must be the envelope all the same (checked above).
   if (edgeStatuses.includes(response.status) || !knownMethods.includes(request.method)) return;
   try {
-    contract.check({ method: request.method, url: `http://host${request.target.split('?')[0]}`, status: response.status, headers: response.headers, text: response.text });
+    contract.check({
+      method: request.method,
+      url: `http://host${request.target.split('?')[0]}`,
+      status: response.status,
+      headers: response.headers,
+      text: response.text,
+    });
   } catch (error) {
     throw new Error(`${(error as Error).message}\nrequest: ${describeRequest(request)}`);
   }
@@ -264,7 +336,11 @@ describe('afterwards', () => {
     expect(account.status, account.text).toBe(200);
     const healthy = new Resources(await newTenant(5));
     const upload = await uploadFile(healthy.tenant.client, await toneWav(5));
-    const scanner = await createScanner(healthy.tenant.client, { name: 'after the fuzz', type: 'summarizer', instructions: 'Summarize the recording' }, { 'idempotency-key': randomUUID() });
+    const scanner = await createScanner(
+      healthy.tenant.client,
+      { name: 'after the fuzz', type: 'summarizer', instructions: 'Summarize the recording' },
+      { 'idempotency-key': randomUUID() },
+    );
     await waitForCompleted(healthy.tenant.client, (await startRun(healthy.tenant.client, scanner.scanner_id, { upload_id: upload.upload_id })).run_id);
     const log = readFileSync(inject('hostLog'), 'utf8');
     expect(log, 'the host log shows a crash').not.toMatch(/uncaught|unhandled|FATAL|heap out of memory|RangeError: Maximum call stack/i);

@@ -54,13 +54,33 @@ const corpus: Specimen[] = [
   { name: 'zero bytes, declared as one', filename: 'empty.mp4', content_type: 'video/mp4', bytes: () => Promise.resolve(Buffer.alloc(0)), declare: () => 1 },
   { name: 'random bytes as MP4', filename: 'noise.mp4', content_type: 'video/mp4', bytes: () => Promise.resolve(randomBytes(64 * 1024)) },
   { name: 'random bytes as MP3', filename: 'noise.mp3', content_type: 'audio/mpeg', bytes: bytesOf('random.bin') },
-  { name: 'random bytes behind an MP4 ftyp box', filename: 'fake.mp4', content_type: 'video/mp4', bytes: async () => Buffer.concat([(await readFile(await fixture('video.mp4'))).subarray(0, 32), randomBytes(32 * 1024)]) },
+  {
+    name: 'random bytes behind an MP4 ftyp box',
+    filename: 'fake.mp4',
+    content_type: 'video/mp4',
+    bytes: async () => Buffer.concat([(await readFile(await fixture('video.mp4'))).subarray(0, 32), randomBytes(32 * 1024)]),
+  },
   { name: 'MP4 cut, its index (moov) first', filename: 'cut.mp4', content_type: 'video/mp4', bytes: bytesOf('truncated-faststart.mp4') },
   { name: 'MP4 cut, its index (moov) never reached', filename: 'cut-no-moov.mp4', content_type: 'video/mp4', bytes: bytesOf('truncated-moov-missing.mp4') },
-  { name: 'MP4 index (ftyp + moov) without any sample', filename: 'index-only.mp4', content_type: 'video/mp4', bytes: async () => mp4HeaderOnly(await readFile(await fixture('video.mp4'))) },
-  { name: 'MP3 headers only (ID3 and one frame header)', filename: 'header.mp3', content_type: 'audio/mpeg', bytes: async () => mp3HeaderOnly(await readFile(await fixture('audio.mp3'))) },
+  {
+    name: 'MP4 index (ftyp + moov) without any sample',
+    filename: 'index-only.mp4',
+    content_type: 'video/mp4',
+    bytes: async () => mp4HeaderOnly(await readFile(await fixture('video.mp4'))),
+  },
+  {
+    name: 'MP3 headers only (ID3 and one frame header)',
+    filename: 'header.mp3',
+    content_type: 'audio/mpeg',
+    bytes: async () => mp3HeaderOnly(await readFile(await fixture('audio.mp3'))),
+  },
   { name: 'MP3 cut in half', filename: 'cut.mp3', content_type: 'audio/mpeg', bytes: bytesOf('truncated.mp3') },
-  { name: 'WAV header only (declares 3 s, holds none)', filename: 'header.wav', content_type: 'audio/wav', bytes: async () => (await readFile(await fixture('audio.wav'))).subarray(0, 44) },
+  {
+    name: 'WAV header only (declares 3 s, holds none)',
+    filename: 'header.wav',
+    content_type: 'audio/wav',
+    bytes: async () => (await readFile(await fixture('audio.wav'))).subarray(0, 44),
+  },
   { name: 'Matroska cut in half', filename: 'cut.mkv', content_type: 'video/x-matroska', bytes: bytesOf('truncated.mkv') },
   { name: 'video declared as audio (MP4)', filename: 'video.m4a', content_type: 'audio/mp4', bytes: bytesOf('video.mp4') },
   { name: 'video declared as audio (WebM)', filename: 'video.weba', content_type: 'audio/webm', bytes: bytesOf('video.webm') },
@@ -72,12 +92,31 @@ const corpus: Specimen[] = [
     name: 'subtitle-only Matroska',
     filename: 'subtitles.mkv',
     content_type: 'video/x-matroska',
-    bytes: async () => readFile(await generated('subtitles-only.mkv', (path) => ['-f', 'srt', '-i', `data:text/plain;base64,${srt}`, '-c:s', 'srt', '-f', 'matroska', path])),
+    bytes: async () =>
+      readFile(await generated('subtitles-only.mkv', (path) => ['-f', 'srt', '-i', `data:text/plain;base64,${srt}`, '-c:s', 'srt', '-f', 'matroska', path])),
   },
   { name: 'HLS playlist pointing at loopback, as MP4', filename: 'playlist.mp4', content_type: 'video/mp4', bytes: bytesOf('playlist.m3u8') },
-  { name: 'valid MP4, declared 1000 bytes larger', filename: 'larger.mp4', content_type: 'video/mp4', bytes: bytesOf('video.mp4'), declare: (actual) => actual + 1000 },
-  { name: 'valid MP4, declared 1000 bytes smaller', filename: 'smaller.mp4', content_type: 'video/mp4', bytes: bytesOf('video.mp4'), declare: (actual) => actual - 1000 },
-  { name: 'valid WAV, declared one byte smaller', filename: 'smaller.wav', content_type: 'audio/wav', bytes: bytesOf('audio.wav'), declare: (actual) => actual - 1 },
+  {
+    name: 'valid MP4, declared 1000 bytes larger',
+    filename: 'larger.mp4',
+    content_type: 'video/mp4',
+    bytes: bytesOf('video.mp4'),
+    declare: (actual) => actual + 1000,
+  },
+  {
+    name: 'valid MP4, declared 1000 bytes smaller',
+    filename: 'smaller.mp4',
+    content_type: 'video/mp4',
+    bytes: bytesOf('video.mp4'),
+    declare: (actual) => actual - 1000,
+  },
+  {
+    name: 'valid WAV, declared one byte smaller',
+    filename: 'smaller.wav',
+    content_type: 'audio/wav',
+    bytes: bytesOf('audio.wav'),
+    declare: (actual) => actual - 1,
+  },
 ];
 
 let resources: Resources;
@@ -112,7 +151,7 @@ describe('every malformed file fails closed', () => {
     const declared = specimen.declare ? specimen.declare(bytes.length) : bytes.length;
     const created = await client.post<Upload>('/v1/uploads', { filename: specimen.filename, content_type: specimen.content_type, size_bytes: declared });
     expect(created.status, created.text).toBe(201);
-    expect(await put(created.body, bytes), 'the store takes the bytes; the check is the service\'s').toBe(200);
+    expect(await put(created.body, bytes), "the store takes the bytes; the check is the service's").toBe(200);
 
     const completed = await client.post<Upload>(`/v1/uploads/${created.body.upload_id}/complete`);
     expect(completed.status, completed.text).toBe(200);
@@ -138,7 +177,10 @@ describe('every malformed file fails closed', () => {
   test('nothing was charged: the wallet and its ledger are as they were', async () => {
     expect(await balanceOf(client)).toBe(opening);
     const ledger = await ledgerOf(inject('dataDir'), resources.tenant.accountId);
-    expect(ledger.map((entry) => entry.reason), 'only the opening entry').toEqual(['account_opened']);
+    expect(
+      ledger.map((entry) => entry.reason),
+      'only the opening entry',
+    ).toEqual(['account_opened']);
     expect(ledgerProblems(ledger, opening)).toEqual([]);
   });
 });

@@ -29,7 +29,8 @@ const startsWork = models.filter((model) => (model.route.workflows ?? []).length
  * the local host: 100 at once on two cores take close to the 29 s route deadline, past which a
  * request answers 500 (docs/reliability.md: a finding). Those race 40 requests on 4 credits.
  */
-const raceOf = (model: RouteModel) => (model.route.ffprobe === true || model.route.outbound === true ? { requests: 40, credits: 4 } : { requests: 100, credits: 10 });
+const raceOf = (model: RouteModel) =>
+  model.route.ffprobe === true || model.route.outbound === true ? { requests: 40, credits: 4 } : { requests: 100, credits: 10 };
 
 const opened: Resources[] = [];
 afterAll(async () => {
@@ -44,7 +45,7 @@ async function account(credits: number): Promise<Resources> {
 
 /** The route's path with the account's own ids. */
 async function ownPath(model: RouteModel, resources: Resources): Promise<string> {
-  return pathOf(model, await resources.values(model.pathParameters) as Record<string, string>);
+  return pathOf(model, (await resources.values(model.pathParameters)) as Record<string, string>);
 }
 
 function send(resources: Resources, model: RouteModel, path: string, body: unknown, key: string | undefined): Promise<ApiResponse<unknown>> {
@@ -116,57 +117,66 @@ const reservationsOf = async (resources: Resources) =>
 describe('100 concurrent one-credit submissions on 10 credits (40 on 4 where each request probes its source)', () => {
   test('the route table has routes that start work to race', () => expect(startsWork.length).toBeGreaterThan(0));
 
-  test.for(startsWork.map((model) => [model.key, model] as const))('%s: exactly as many reserved as the wallet covers, never below zero, the ledger adds up', async ([, model]) => {
-    const { requests, credits } = raceOf(model);
-    /** The body of one submission: the required fields only (the example's extras, such as a run's window, suit other scanners). */
-    const bodyFor = async (resources: Resources) => {
-      const candidates = model.body ? candidateBodies(model, await resources.values(propertyNames(model.body))) : [undefined];
-      return candidates[candidates.length - 1];
-    };
+  test.for(startsWork.map((model) => [model.key, model] as const))(
+    '%s: exactly as many reserved as the wallet covers, never below zero, the ledger adds up',
+    async ([, model]) => {
+      const { requests, credits } = raceOf(model);
+      /** The body of one submission: the required fields only (the example's extras, such as a run's window, suit other scanners). */
+      const bodyFor = async (resources: Resources) => {
+        const candidates = model.body ? candidateBodies(model, await resources.values(propertyNames(model.body))) : [undefined];
+        return candidates[candidates.length - 1];
+      };
 
-    // Whether the work costs anything: one submission on an account of its own (once what it names
-    // exists, which may have cost something itself). Some work is free (renders, DESIGN §5): there
-    // is no wallet to race then.
-    const probe = await account(credits);
-    const probePath = await ownPath(model, probe);
-    const probeBody = await bodyFor(probe);
-    await settled(probe, models);
-    const [before, balanceBefore] = [await reservationsOf(probe), await balanceOf(probe.tenant.client)];
-    const probed = await send(probe, model, probePath, probeBody, takesKey(model) ? randomUUID() : undefined);
-    expect(probed.status, probed.text).toBeLessThan(300);
-    await settled(probe, models);
-    const cost = [...(await reservationsOf(probe))].filter(([id]) => !before.has(id)).map(([, work]) => work);
-    if (!cost.length) {
-      expect(await balanceOf(probe.tenant.client), `${model.key} reserved nothing, and must then charge nothing`).toBe(balanceBefore);
-      return;
-    }
-    expect(cost.every((work) => work.reserved === 1), `each piece of work this submission starts costs one credit: ${JSON.stringify(cost)}`).toBe(true);
-
-    const resources = await account(credits);
-    const path = await ownPath(model, resources);
-    const body = await bodyFor(resources);
-    await settled(resources, models);
-    const lowest = { balance: credits };
-    let racing = true;
-    const watcher = (async () => {
-      while (racing) {
-        lowest.balance = Math.min(lowest.balance, await balanceOf(resources.tenant.client));
-        await sleep(100);
+      // Whether the work costs anything: one submission on an account of its own (once what it names
+      // exists, which may have cost something itself). Some work is free (renders, DESIGN §5): there
+      // is no wallet to race then.
+      const probe = await account(credits);
+      const probePath = await ownPath(model, probe);
+      const probeBody = await bodyFor(probe);
+      await settled(probe, models);
+      const [before, balanceBefore] = [await reservationsOf(probe), await balanceOf(probe.tenant.client)];
+      const probed = await send(probe, model, probePath, probeBody, takesKey(model) ? randomUUID() : undefined);
+      expect(probed.status, probed.text).toBeLessThan(300);
+      await settled(probe, models);
+      const cost = [...(await reservationsOf(probe))].filter(([id]) => !before.has(id)).map(([, work]) => work);
+      if (!cost.length) {
+        expect(await balanceOf(probe.tenant.client), `${model.key} reserved nothing, and must then charge nothing`).toBe(balanceBefore);
+        return;
       }
-    })();
-    const answers = await Promise.all(Array.from({ length: requests }, () => send(resources, model, path, body, takesKey(model) ? randomUUID() : undefined)));
-    await settled(resources, models);
-    racing = false;
-    await watcher;
+      expect(
+        cost.every((work) => work.reserved === 1),
+        `each piece of work this submission starts costs one credit: ${JSON.stringify(cost)}`,
+      ).toBe(true);
 
-    const accepted = answers.filter((answer) => answer.status < 300);
-    for (const refused of answers.filter((answer) => answer.status >= 300)) expectError(refused, 402, 'insufficient_credits');
-    const reservations = [...(await reservationsOf(resources)).values()];
-    expect(reservations.every((work) => work.reserved === 1), `every piece of work costs one credit: ${JSON.stringify(reservations)}`).toBe(true);
-    expect(reservations, `accepted: ${accepted.length} of ${requests}`).toHaveLength(credits);
-    expect(lowest.balance, 'the balance went below zero').toBeGreaterThanOrEqual(0);
-    const balance = await balanceOf(resources.tenant.client);
-    expect(balance).toBeGreaterThanOrEqual(0);
-    expect(ledgerProblems(await ledgerOf(inject('dataDir'), resources.tenant.accountId), balance)).toEqual([]);
-  });
+      const resources = await account(credits);
+      const path = await ownPath(model, resources);
+      const body = await bodyFor(resources);
+      await settled(resources, models);
+      const lowest = { balance: credits };
+      let racing = true;
+      const watcher = (async () => {
+        while (racing) {
+          lowest.balance = Math.min(lowest.balance, await balanceOf(resources.tenant.client));
+          await sleep(100);
+        }
+      })();
+      const answers = await Promise.all(Array.from({ length: requests }, () => send(resources, model, path, body, takesKey(model) ? randomUUID() : undefined)));
+      await settled(resources, models);
+      racing = false;
+      await watcher;
+
+      const accepted = answers.filter((answer) => answer.status < 300);
+      for (const refused of answers.filter((answer) => answer.status >= 300)) expectError(refused, 402, 'insufficient_credits');
+      const reservations = [...(await reservationsOf(resources)).values()];
+      expect(
+        reservations.every((work) => work.reserved === 1),
+        `every piece of work costs one credit: ${JSON.stringify(reservations)}`,
+      ).toBe(true);
+      expect(reservations, `accepted: ${accepted.length} of ${requests}`).toHaveLength(credits);
+      expect(lowest.balance, 'the balance went below zero').toBeGreaterThanOrEqual(0);
+      const balance = await balanceOf(resources.tenant.client);
+      expect(balance).toBeGreaterThanOrEqual(0);
+      expect(ledgerProblems(await ledgerOf(inject('dataDir'), resources.tenant.accountId), balance)).toEqual([]);
+    },
+  );
 });

@@ -67,7 +67,8 @@ async function eventually<T>(what: string, read: () => Promise<T | undefined>, t
 export const idFactories: Record<string, Factory> = {
   upload_id: async ({ tenant }) => (await uploadFile(tenant.client, await longVideo(30))).upload_id,
   scanner_id: async ({ tenant }) =>
-    (await createScanner(tenant.client, { name: 'reliability', type: 'find_moments', instructions: 'Find the scene changes', min_seconds: 5, max_seconds: 9 })).scanner_id,
+    (await createScanner(tenant.client, { name: 'reliability', type: 'find_moments', instructions: 'Find the scene changes', min_seconds: 5, max_seconds: 9 }))
+      .scanner_id,
   // A completed run: it has observations, an analysis with moments, and billing settled.
   run_id: async (resources) => {
     const run = await startRun(resources.tenant.client, await resources.id('scanner_id'), { upload_id: await resources.id('upload_id') });
@@ -85,14 +86,20 @@ export const idFactories: Record<string, Factory> = {
     });
     expect(created.status, created.text).toBe(202);
     const renderId = created.body.render_id;
-    await eventually(`render ${renderId} to finish`, async () => {
-      const read = await resources.tenant.client.get<{ status: string }>(`/v1/renders/${renderId}`);
-      return underWay.has(read.body.status) ? undefined : true;
-    }, 120_000);
+    await eventually(
+      `render ${renderId} to finish`,
+      async () => {
+        const read = await resources.tenant.client.get<{ status: string }>(`/v1/renders/${renderId}`);
+        return underWay.has(read.body.status) ? undefined : true;
+      },
+      120_000,
+    );
     return renderId;
   },
   batch_id: async (resources) => {
-    const batch = await submitBatch(resources.tenant.client, [{ client_id: 'one', scanner_id: await resources.id('scanner_id'), upload_id: await resources.id('upload_id') }]);
+    const batch = await submitBatch(resources.tenant.client, [
+      { client_id: 'one', scanner_id: await resources.id('scanner_id'), upload_id: await resources.id('upload_id') },
+    ]);
     return (await waitForBatch(resources.tenant.client, batch.batch_id)).batch_id;
   },
   endpoint_id: async (resources) => {
@@ -161,7 +168,9 @@ export class Resources {
   /** Real values for the named body fields this module knows (ids and valueFactories); the rest are left out. */
   async values(names: readonly string[]): Promise<Record<string, unknown>> {
     const known = names.filter((name) => name in idFactories || name in valueFactories);
-    return Object.fromEntries(await Promise.all(known.map(async (name) => [name, name in idFactories ? await this.id(name) : await valueFactories[name]?.(this)] as const)));
+    return Object.fromEntries(
+      await Promise.all(known.map(async (name) => [name, name in idFactories ? await this.id(name) : await valueFactories[name]?.(this)] as const)),
+    );
   }
 
   receiver(): ReturnType<typeof startReceiver> {

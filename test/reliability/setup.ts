@@ -69,7 +69,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await hosts.cleanUp();
     // Reported here, after the files: a host that died or would not stop is a finding of its own.
     if (!alive) throw new Error('The shared reliability host was no longer running when the suite ended.');
-    if (JSON.stringify(exit) !== JSON.stringify({ code: 0, signal: null })) throw new Error(`The shared reliability host did not stop cleanly on SIGINT: ${JSON.stringify(exit)}`);
+    if (JSON.stringify(exit) !== JSON.stringify({ code: 0, signal: null }))
+      throw new Error(`The shared reliability host did not stop cleanly on SIGINT: ${JSON.stringify(exit)}`);
     if (jvms.length) throw new Error(`The shared reliability host left DynamoDB Local running after a clean stop: ${jvms.join(', ')}`);
   };
 }

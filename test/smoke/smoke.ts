@@ -24,7 +24,6 @@ import { shortSource } from '../helpers/ground-truth-media.js';
 import type { MomentList, Observation, Progress, Run, Upload } from '../helpers/runs.js';
 import { elapsed, STEPS, stepLine, type StepName } from './steps.js';
 
-
 const VIDEO_SECONDS = 12;
 const REQUEST_TIMEOUT_MS = 30_000;
 const USAGE = `usage: npm run smoke -- --base-url URL --api-key KEY [options]
@@ -138,7 +137,7 @@ function failureReason(error: unknown): string {
 }
 
 function noResponse(error: unknown, what: string): SmokeFailure {
-  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined)?.code ?? error.message : String(error);
+  const cause = error instanceof Error ? ((error.cause as { code?: string } | undefined)?.code ?? error.message) : String(error);
   const timedOut = error instanceof Error && error.name === 'TimeoutError';
   return new SmokeFailure(timedOut ? `${what}: no response within ${REQUEST_TIMEOUT_MS / 1000} s` : `${what}: no response (${cause})`);
 }
@@ -285,7 +284,11 @@ async function smoke(settings: Settings): Promise<boolean> {
         check(reply.status === 200, describeReply(reply), reply);
         const body = reply.body;
         check(body.status === 'ready', `upload ${body.upload_id} is ${body.status}: ${body.error?.code ?? ''} ${body.error?.message ?? ''}`.trim(), reply);
-        check(body.media_kind === 'video' && (body.duration_ms ?? 0) > 0, `upload ${body.upload_id} is ${body.media_kind}, duration_ms ${body.duration_ms}`, reply);
+        check(
+          body.media_kind === 'video' && (body.duration_ms ?? 0) > 0,
+          `upload ${body.upload_id} is ${body.media_kind}, duration_ms ${body.duration_ms}`,
+          reply,
+        );
         detail(`${body.upload_id} ready, ${body.media_kind}, ${((body.duration_ms ?? 0) / 1000).toFixed(2)} s`);
         return body;
       }
@@ -317,7 +320,11 @@ async function smoke(settings: Settings): Promise<boolean> {
         body: { upload_id: upload.upload_id, metadata: { smoke_test: true } },
       });
       const run = reply.body;
-      check(run.media_kind === 'video' && /^ana_[0-9a-f]{32}$/.test(run.analysis_id ?? ''), `run ${run.run_id}: media_kind ${run.media_kind}, analysis_id ${run.analysis_id}`, reply);
+      check(
+        run.media_kind === 'video' && /^ana_[0-9a-f]{32}$/.test(run.analysis_id ?? ''),
+        `run ${run.run_id}: media_kind ${run.media_kind}, analysis_id ${run.analysis_id}`,
+        reply,
+      );
       detail(`${run.run_id} ${run.status}, analysis ${run.analysis_id}, ${run.billing?.credits} credit(s) ${run.billing?.state}`);
       return run;
     });
@@ -362,9 +369,17 @@ async function smoke(settings: Settings): Promise<boolean> {
         const page: Reply<List<Observation>> = await api.get<List<Observation>>(`/v1/runs/${run.run_id}/observations${query}`);
         for (const o of page.body.data) {
           const where = `observation ${o.observation_id}`;
-          check(o.run_id === run.run_id && o.type === 'find_moments' && o.semantics === 'timestamped_moment', `${where}: run ${o.run_id}, ${o.type}/${o.semantics}`, page);
+          check(
+            o.run_id === run.run_id && o.type === 'find_moments' && o.semantics === 'timestamped_moment',
+            `${where}: run ${o.run_id}, ${o.type}/${o.semantics}`,
+            page,
+          );
           const { start_ms, end_ms } = o.evidence;
-          check(o.evidence.media_kind === 'video' && start_ms >= 0 && start_ms < end_ms && end_ms <= run.source.duration_ms, `${where}: evidence ${o.evidence.media_kind} ${start_ms}-${end_ms} ms`, page);
+          check(
+            o.evidence.media_kind === 'video' && start_ms >= 0 && start_ms < end_ms && end_ms <= run.source.duration_ms,
+            `${where}: evidence ${o.evidence.media_kind} ${start_ms}-${end_ms} ms`,
+            page,
+          );
           check(o.source_metadata.smoke_test === true, `${where}: source_metadata ${JSON.stringify(o.source_metadata)}`, page);
         }
         all.push(...page.body.data);
@@ -379,14 +394,20 @@ async function smoke(settings: Settings): Promise<boolean> {
     await step('read moments', async (detail) => {
       const reply = await api.get<MomentList>(`/v1/analyses/${run.analysis_id}/moments`);
       const { body } = reply;
-      check(body.analysis_id === run.analysis_id && body.count === body.moments.length, `moments of ${body.analysis_id}: count ${body.count}, ${body.moments.length} listed`, reply);
+      check(
+        body.analysis_id === run.analysis_id && body.count === body.moments.length,
+        `moments of ${body.analysis_id}: count ${body.count}, ${body.moments.length} listed`,
+        reply,
+      );
       check(body.count > 0 || settings.allowNoMoments, `no moments in a video with a scene cut and a loud burst (--allow-no-moments accepts that)`, reply);
       const ids = new Set(body.moments.map((m) => m.id));
       for (const o of observations) {
         const momentId = (o.value as { moment_id?: string } | null)?.moment_id;
         check(momentId !== undefined && ids.has(momentId), `observation ${o.observation_id} names moment ${momentId}, which the analysis does not list`, reply);
       }
-      detail(`${body.count} moment(s): ${body.moments.map((m) => `${m.event_type} ${(m.start_ms / 1000).toFixed(1)}-${(m.end_ms / 1000).toFixed(1)} s`).join(', ')}`);
+      detail(
+        `${body.count} moment(s): ${body.moments.map((m) => `${m.event_type} ${(m.start_ms / 1000).toFixed(1)}-${(m.end_ms / 1000).toFixed(1)} s`).join(', ')}`,
+      );
     });
 
     await step('check billing', async (detail) => {

@@ -103,8 +103,14 @@ describe('parseConfig: analyzer and transcriber', () => {
     expect(parseConfig({ ...minimal, ANALYZER: 'bedrock', BEDROCK_MODEL_ID: 'anthropic.claude-3-5-haiku-20241022-v1:0' }).ANALYZER).toBe('bedrock');
     expect(parseConfig({ ...minimal, ...openai, OPENAI_API_KEY: 'sk-test' })).toMatchObject({ ANALYZER: 'openai', OPENAI_MODEL: 'llama3.1' });
     expect(parseConfig({ ...minimal, ...openai, OPENAI_API_KEY_SECRET_ID: 'media-scanner/openai' }).OPENAI_API_KEY_SECRET_ID).toBe('media-scanner/openai');
-    expect(parseConfig({ ...minimal, TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' })).toMatchObject({ TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' });
-    expect(parseConfig({ ...minimal, TRANSCRIBER: 'moonshine', TRANSCRIBE_LANGUAGE_CODE: 'en-GB', SPEECH_MODEL_DIR: '/opt/speech' })).toMatchObject({ TRANSCRIBER: 'moonshine', SPEECH_MODEL_DIR: '/opt/speech' });
+    expect(parseConfig({ ...minimal, TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' })).toMatchObject({
+      TRANSCRIBER: 'aws-transcribe',
+      TRANSCRIBE_LANGUAGE_CODE: 'de-DE',
+    });
+    expect(parseConfig({ ...minimal, TRANSCRIBER: 'moonshine', TRANSCRIBE_LANGUAGE_CODE: 'en-GB', SPEECH_MODEL_DIR: '/opt/speech' })).toMatchObject({
+      TRANSCRIBER: 'moonshine',
+      SPEECH_MODEL_DIR: '/opt/speech',
+    });
   });
 
   it('uses whisper.cpp once its binary and model are set, unless told otherwise', () => {

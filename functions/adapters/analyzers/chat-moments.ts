@@ -20,10 +20,14 @@ const TURN_GAP_MS = 5_000;
 
 const QUESTION_OPENING =
   /^(?:(?:who|what|when|where|why|how|which)\s+(?:do|does|did|is|are|was|were|can|could|would|will|should|have|has)|(?:do|does|did|is|are|was|were|can|could|would|will|should|have|has)\s+(?:you|we|they|i|he|she|it|there|that|this))\b/;
-const STORY = /\b(?:when i was|when we were|remember when|i remember|back when|back in the day|one time|one day|once upon a time|once(?=,)|years ago|the other day|last (?:night|week|month|year|summer|winter)|this one time|so anyway)\b/g;
-const PAST_TENSE = /\b(?:was|were|had|went|said|told|got|came|saw|thought|took|made|knew|found|gave|left|felt|heard|ran|sat|stood|began|brought|bought|[a-z]{3,}ed)\b/g;
-const OPINION = /\b(?:i think|i believe|i feel like|i feel that|in my opinion|in my view|personally|to be honest|honestly|i'd say|i would say|my take|i'm convinced|i disagree|i agree|if you ask me|the way i see it)\b/g;
-const ADVICE = /\b(?:you should|you shouldn't|you need to|you have to|you've got to|my advice|tips?|make sure|don't forget|remember to|i recommend|i'd recommend|the key is|the trick is)\b/g;
+const STORY =
+  /\b(?:when i was|when we were|remember when|i remember|back when|back in the day|one time|one day|once upon a time|once(?=,)|years ago|the other day|last (?:night|week|month|year|summer|winter)|this one time|so anyway)\b/g;
+const PAST_TENSE =
+  /\b(?:was|were|had|went|said|told|got|came|saw|thought|took|made|knew|found|gave|left|felt|heard|ran|sat|stood|began|brought|bought|[a-z]{3,}ed)\b/g;
+const OPINION =
+  /\b(?:i think|i believe|i feel like|i feel that|in my opinion|in my view|personally|to be honest|honestly|i'd say|i would say|my take|i'm convinced|i disagree|i agree|if you ask me|the way i see it)\b/g;
+const ADVICE =
+  /\b(?:you should|you shouldn't|you need to|you have to|you've got to|my advice|tips?|make sure|don't forget|remember to|i recommend|i'd recommend|the key is|the trick is)\b/g;
 const LAUGHTER = /(?:\b(?:ha(?:ha)+h?|he(?:he)+|lol|lmao)\b|[[(](?:laughter|laughs|laughing|chuckles)[\])])/g;
 
 const lower = (segment: TranscriptSegment) => segment.text.toLowerCase().replaceAll('’', "'");
@@ -48,7 +52,10 @@ function turnMoments(segments: readonly TranscriptSegment[], opens: (text: strin
   for (let i = 0; i < segments.length; i += 1) {
     if (!opens(lower(segments[i]!))) continue;
     const end = turnEnd(segments, i);
-    const text = segments.slice(i, end + 1).map(lower).join(' ');
+    const text = segments
+      .slice(i, end + 1)
+      .map(lower)
+      .join(' ');
     moments.push({ startMs: segments[i]!.startMs, endMs: segments[end]!.endMs, strength: Math.min(1, strength(text)) });
     i = end;
   }
@@ -97,7 +104,12 @@ function laughterLikeBursts(peaks: readonly LevelSpan[], segments: readonly Tran
 }
 
 const sorted = <T extends Span>(spans: readonly T[]) => [...spans].sort((a, b) => a.startMs - b.startMs);
-const grounding = (label: string, signals: string[], occurrences: Occurrence[], fromTranscript = true): Grounding => ({ label, signals, occurrences, fromTranscript });
+const grounding = (label: string, signals: string[], occurrences: Occurrence[], fromTranscript = true): Grounding => ({
+  label,
+  signals,
+  occurrences,
+  fromTranscript,
+});
 
 /** The grounding of one chat moment type in this source's transcript (already cut to the window) and signals; null when it cannot be measured here. */
 function groundType(type: NamedChatMomentType, segments: TranscriptSegment[] | null, signals: SourceSignals): Grounding | null {
@@ -118,12 +130,42 @@ function groundType(type: NamedChatMomentType, segments: TranscriptSegment[] | n
     case 'story':
       return (
         segments &&
-        grounding(type, ['transcript'], turnMoments(segments, (t) => count(t, STORY) > 0 || count(t, PAST_TENSE) >= 3, (t) => 0.4 * count(t, STORY) + 0.1 * count(t, PAST_TENSE)))
+        grounding(
+          type,
+          ['transcript'],
+          turnMoments(
+            segments,
+            (t) => count(t, STORY) > 0 || count(t, PAST_TENSE) >= 3,
+            (t) => 0.4 * count(t, STORY) + 0.1 * count(t, PAST_TENSE),
+          ),
+        )
       );
     case 'opinion':
-      return segments && grounding(type, ['transcript'], turnMoments(segments, (t) => count(t, OPINION) > 0, (t) => 0.4 + 0.2 * count(t, OPINION)));
+      return (
+        segments &&
+        grounding(
+          type,
+          ['transcript'],
+          turnMoments(
+            segments,
+            (t) => count(t, OPINION) > 0,
+            (t) => 0.4 + 0.2 * count(t, OPINION),
+          ),
+        )
+      );
     case 'advice':
-      return segments && grounding(type, ['transcript'], turnMoments(segments, (t) => count(t, ADVICE) > 0, (t) => 0.4 + 0.2 * count(t, ADVICE)));
+      return (
+        segments &&
+        grounding(
+          type,
+          ['transcript'],
+          turnMoments(
+            segments,
+            (t) => count(t, ADVICE) > 0,
+            (t) => 0.4 + 0.2 * count(t, ADVICE),
+          ),
+        )
+      );
   }
 }
 

@@ -79,7 +79,9 @@ function pooled(points: readonly { atMs: number; value: number }[], window: Span
     const bucket = Math.floor((atMs - window.startMs) / bucketMs);
     maxima.set(bucket, Math.max(maxima.get(bucket) ?? -Infinity, value));
   }
-  const series = [...maxima].sort(([a], [b]) => a - b).map(([bucket, max]) => ({ start_ms: window.startMs + bucket * bucketMs, end_ms: window.startMs + (bucket + 1) * bucketMs, max }));
+  const series = [...maxima]
+    .sort(([a], [b]) => a - b)
+    .map(([bucket, max]) => ({ start_ms: window.startMs + bucket * bucketMs, end_ms: window.startMs + (bucket + 1) * bucketMs, max }));
   return { total: points.length, shown: series.length, bucket_ms: bucketMs, series };
 }
 
@@ -167,7 +169,9 @@ export function keepRequestedTypes(result: AnalyzerResult, brief: MomentBrief | 
     status: 'answered',
     findings: result.findings.flatMap((finding) => {
       if (!isRecord(finding)) return [];
-      const type = eventTypeOf(finding).toLowerCase().replace(/[\s-]+/g, '_');
+      const type = eventTypeOf(finding)
+        .toLowerCase()
+        .replace(/[\s-]+/g, '_');
       return named.includes(type) ? [{ ...finding, value: { event_type: type }, event_type: type }] : [];
     }),
   };
@@ -199,7 +203,9 @@ export function parseAnswer(reply: string): AnalyzerResult {
     throw new MalformedModelAnswer(`The reply's JSON is not the answer format (${problems.join('; ')})`);
   }
   const answer = parsed.data;
-  return answer.status === 'answered' ? { status: 'answered', findings: answer.findings.slice(0, MAX_FINDINGS) } : { status: 'unsupported', reason: answer.reason };
+  return answer.status === 'answered'
+    ? { status: 'answered', findings: answer.findings.slice(0, MAX_FINDINGS) }
+    : { status: 'unsupported', reason: answer.reason };
 }
 
 /**

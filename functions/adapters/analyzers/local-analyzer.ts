@@ -148,14 +148,26 @@ function answer(scanner: ScannerDefinition, signals: SourceSignals, brief: Momen
     case 'find_moments':
     case 'monitor': {
       // The brief's chat moment types are moments: a monitor has none to find.
-      const groundings = scanner.type === 'find_moments' ? momentGroundings(scanner.instructions, signals, brief, meaning) : ground(scanner.instructions, signals, meaning);
-      if (!groundings.length) return unsupported(brief ? 'Neither the instructions nor the requested chat moment types can be grounded in what was measured.' : 'The instructions name nothing the local analyzer can measure.');
+      const groundings =
+        scanner.type === 'find_moments' ? momentGroundings(scanner.instructions, signals, brief, meaning) : ground(scanner.instructions, signals, meaning);
+      if (!groundings.length)
+        return unsupported(
+          brief
+            ? 'Neither the instructions nor the requested chat moment types can be grounded in what was measured.'
+            : 'The instructions name nothing the local analyzer can measure.',
+        );
       const value = scanner.type === 'monitor' ? () => true : (g: Grounding) => ({ event_type: g.label });
       const findings = occurrenceFindings(groundings, signals, value);
       if (scanner.type === 'monitor' && !findings.length) {
         // Measurable but absent: say so, and cite what was measured.
         const names = groundings.map((g) => readable(g.label)).join(', ');
-        findings.push({ value: false, relevance_score: 0, title: 'No match', summary: `No ${names} was measured in the recording.`, signals: groundings.flatMap((g) => g.signals) });
+        findings.push({
+          value: false,
+          relevance_score: 0,
+          title: 'No match',
+          summary: `No ${names} was measured in the recording.`,
+          signals: groundings.flatMap((g) => g.signals),
+        });
       }
       return { status: 'answered', findings };
     }
@@ -179,7 +191,10 @@ function answer(scanner: ScannerDefinition, signals: SourceSignals, brief: Momen
     case 'classifier':
       return classify(scanner, signals, meaning);
     case 'summarizer':
-      return { status: 'answered', findings: [{ value: summarize(signals), relevance_score: 1, title: 'Summary of the recording', signals: signalsPresent(signals) }] };
+      return {
+        status: 'answered',
+        findings: [{ value: summarize(signals), relevance_score: 1, title: 'Summary of the recording', signals: signalsPresent(signals) }],
+      };
     case 'extractor':
       return extract(scanner, signals);
   }
@@ -190,7 +205,14 @@ function classify(scanner: ScannerDefinition, signals: SourceSignals, meaning: M
   const labels = scanner.output?.labels ?? [];
   const topics = asksForTopic(meaning.words(scanner.instructions));
   const scored = labels.flatMap((label) => {
-    const groundings = topics ? saidGrounding(meaning.words(label).filter((w) => w.content), false, signals, meaning) : ground(label, signals, meaning);
+    const groundings = topics
+      ? saidGrounding(
+          meaning.words(label).filter((w) => w.content),
+          false,
+          signals,
+          meaning,
+        )
+      : ground(label, signals, meaning);
     if (!groundings.length) return [];
     const best = groundings.map((g) => ({ g, share: presence(g, signals.window) })).sort((a, b) => b.share - a.share)[0]!;
     return [{ label, ...best }];
@@ -231,7 +253,14 @@ function summarize(signals: SourceSignals): string {
   const parts = [`${seconds(length)} of ${signals.mediaKind}`];
   if (video) {
     parts.push(`${video.width}x${video.height} at ${video.frameRate.toFixed(0)} fps`);
-    parts.push(video.sceneCuts.length ? `${video.sceneCuts.length} scene cut(s) at ${video.sceneCuts.slice(0, 10).map((c) => seconds(c.atMs)).join(', ')}` : 'no scene cuts');
+    parts.push(
+      video.sceneCuts.length
+        ? `${video.sceneCuts.length} scene cut(s) at ${video.sceneCuts
+            .slice(0, 10)
+            .map((c) => seconds(c.atMs))
+            .join(', ')}`
+        : 'no scene cuts',
+    );
     if (video.black.length) parts.push(`black picture for ${seconds(video.black.reduce((s, b) => s + b.endMs - b.startMs, 0))}`);
     if (video.frozen.length) parts.push(`frozen picture for ${seconds(video.frozen.reduce((s, b) => s + b.endMs - b.startMs, 0))}`);
     if (video.dominantColor) parts.push(`dominant colour ${video.dominantColor}`);
@@ -260,7 +289,13 @@ const measures: [RegExp, Measure][] = [
   [/^(scene_count|scenes|shot_count|shots)$/, (s) => (s.video ? s.video.sceneCuts.length + 1 : null)],
   [/^(cut_count|cuts|scene_cuts|scene_changes)$/, (s) => s.video?.sceneCuts.length],
   [/^(loudest_moment|loudest_moment_ms|peak_time_ms|loudest_time_ms)$/, (s) => loudestMoment(s)?.atMs],
-  [/^(loudest_moment_seconds|peak_time|peak_time_seconds|loudest_time)$/, (s) => { const l = loudestMoment(s); return l ? l.atMs / 1000 : null; }],
+  [
+    /^(loudest_moment_seconds|peak_time|peak_time_seconds|loudest_time)$/,
+    (s) => {
+      const l = loudestMoment(s);
+      return l ? l.atMs / 1000 : null;
+    },
+  ],
   [/^(speech_share|speech_ratio|speech_fraction)$/, (s) => (s.audio ? share(s.audio.speech, s.window.endMs - s.window.startMs) : null)],
   [/^(silence_share|silence_ratio|silence_fraction)$/, (s) => (s.audio ? share(s.audio.silence, s.window.endMs - s.window.startMs) : null)],
   [/^(music_share|music_ratio)$/, (s) => (s.audio ? share(s.audio.music, s.window.endMs - s.window.startMs) : null)],
@@ -281,7 +316,14 @@ function extract(scanner: ScannerDefinition, signals: SourceSignals): AnalyzerRe
   if (!measured) return unsupported('None of the requested fields is something the local analyzer can measure.');
   return {
     status: 'answered',
-    findings: [{ value, relevance_score: measured / fields.length, title: 'Measured fields', summary: `${measured} of ${fields.length} requested fields measured.`, signals: signalsPresent(signals) }],
+    findings: [
+      {
+        value,
+        relevance_score: measured / fields.length,
+        title: 'Measured fields',
+        summary: `${measured} of ${fields.length} requested fields measured.`,
+        signals: signalsPresent(signals),
+      },
+    ],
   };
 }
-

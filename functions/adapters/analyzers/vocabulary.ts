@@ -103,13 +103,32 @@ export const concepts: Concept[] = [
 export const conceptsIn = (text: string): Concept[] => concepts.filter((c) => c.words.test(text));
 
 /** Instruction filler that is never a topic, beyond the NLP model's own stop words. */
-const FILLER = new Set('find show moment clip video audio recording source part time where when someone anyone anybody everyone people person speaker they'.split(' '));
+const FILLER = new Set(
+  'find show moment clip video audio recording source part time where when someone anyone anybody everyone people person speaker they'.split(' '),
+);
 
 /**
  * Lemmas that ask about what is said (DESIGN §11: only such a question can be settled, either
  * way, by a transcript). The content words after one are its topic.
  */
-const SAYING = new Set(['say', 'mention', 'talk', 'speak', 'discuss', 'discussion', 'conversation', 'ask', 'tell', 'quote', 'word', 'phrase', 'topic', 'subject', 'refer', 'announce']);
+const SAYING = new Set([
+  'say',
+  'mention',
+  'talk',
+  'speak',
+  'discuss',
+  'discussion',
+  'conversation',
+  'ask',
+  'tell',
+  'quote',
+  'word',
+  'phrase',
+  'topic',
+  'subject',
+  'refer',
+  'announce',
+]);
 
 /** An instruction read for grounding: the part that names signal concepts, and the topic of what is said. */
 export interface Reading {

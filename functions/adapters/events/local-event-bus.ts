@@ -36,7 +36,11 @@ export function localEventBus(file: string): LocalEventBus {
   bus = {
     async publish(accountId, event) {
       // On AWS: PutEvents on the bus EVENT_BUS_NAME names (eventbridge-publisher.ts).
-      reportStandInCall(() => ({ clientName: 'EventBridgeClient', commandName: 'PutEventsCommand', input: { Entries: [{ EventBusName: '${EVENT_BUS_NAME}' }] } }));
+      reportStandInCall(() => ({
+        clientName: 'EventBridgeClient',
+        commandName: 'PutEventsCommand',
+        input: { Entries: [{ EventBusName: '${EVENT_BUS_NAME}' }] },
+      }));
       const line: EventLogLine = { account_id: accountId, event };
       const written = tail.then(() => appendFile(file, `${JSON.stringify(line)}\n`, 'utf8'));
       tail = written.catch(() => undefined);

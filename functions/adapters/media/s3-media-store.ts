@@ -19,8 +19,7 @@ import type { MediaStore, UploadedPart } from '../../domain/uploads/ports.js';
 /** SigV4 presigned URLs live at most 7 days. */
 const MAX_PRESIGN_SECONDS = 7 * 86_400;
 
-const secondsUntil = (deadline: Date): number =>
-  Math.min(MAX_PRESIGN_SECONDS, Math.max(1, Math.floor((deadline.getTime() - Date.now()) / 1000)));
+const secondsUntil = (deadline: Date): number => Math.min(MAX_PRESIGN_SECONDS, Math.max(1, Math.floor((deadline.getTime() - Date.now()) / 1000)));
 
 const isNoSuchUpload = (error: unknown): boolean =>
   error instanceof S3ServiceException && (error.name === 'NoSuchUpload' || error.$metadata.httpStatusCode === 404);
@@ -48,9 +47,7 @@ export function s3MediaStore(s3: S3Client, bucket: string): MediaStore {
     },
 
     async createMultipart(key, contentType, tags) {
-      const result = await s3.send(
-        new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType, Tagging: encodeTags(tags) }),
-      );
+      const result = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType, Tagging: encodeTags(tags) }));
       if (!result.UploadId) throw new Error('S3 started a multipart upload without an UploadId');
       return result.UploadId;
     },

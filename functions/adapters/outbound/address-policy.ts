@@ -25,9 +25,7 @@ export interface AddressPolicy {
   allowLoopback: boolean;
 }
 
-export type AddressVerdict =
-  | { allowed: true; loopback: boolean }
-  | { allowed: false; range: string };
+export type AddressVerdict = { allowed: true; loopback: boolean } | { allowed: false; range: string };
 
 const globalUnicast = ipaddr.IPv6.parseCIDR('2000::/3');
 const nat64WellKnown = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
@@ -35,9 +33,7 @@ const nat64WellKnown = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 export function classifyAddress(address: string, policy: AddressPolicy): AddressVerdict {
   if (isIP(address) === 0) return { allowed: false, range: 'not an IP address' };
   const parsed = ipaddr.parse(address);
-  return parsed.kind() === 'ipv4'
-    ? classifyIPv4(parsed as ipaddr.IPv4, policy)
-    : classifyIPv6(parsed as ipaddr.IPv6, policy);
+  return parsed.kind() === 'ipv4' ? classifyIPv4(parsed as ipaddr.IPv4, policy) : classifyIPv6(parsed as ipaddr.IPv6, policy);
 }
 
 function classifyIPv4(ip: ipaddr.IPv4, { allowLoopback }: AddressPolicy): AddressVerdict {

@@ -13,14 +13,7 @@
  */
 
 /** Why a target was refused before anything was sent to it. */
-export const refusalReasons = [
-  'invalid_url',
-  'scheme_not_allowed',
-  'credentials_in_url',
-  'port_not_allowed',
-  'host_not_allowed',
-  'forbidden_address',
-] as const;
+export const refusalReasons = ['invalid_url', 'scheme_not_allowed', 'credentials_in_url', 'port_not_allowed', 'host_not_allowed', 'forbidden_address'] as const;
 export type RefusalReason = (typeof refusalReasons)[number];
 
 /** Why an allowed exchange did not complete. */

@@ -232,10 +232,7 @@ function startExchange(request: OutboundRequest, { totalTimeoutMs: totalMs }: Bo
   const started = performance.now();
   const controller = new AbortController();
   const target = redactUrl(request.url);
-  const timer = setTimeout(
-    () => controller.abort(new OutboundRequestFailed('timeout', target, `the exchange took longer than ${totalMs} ms`)),
-    totalMs,
-  );
+  const timer = setTimeout(() => controller.abort(new OutboundRequestFailed('timeout', target, `the exchange took longer than ${totalMs} ms`)), totalMs);
   const onCallerAbort = () => controller.abort(new OutboundRequestFailed('aborted', target, 'the request was aborted'));
   if (request.signal?.aborted) onCallerAbort();
   else request.signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -257,7 +254,12 @@ interface Hop {
 }
 
 /** Sends the request, following redirects; resolves with the final response, its body unread. */
-async function open(request: OutboundRequest, bounds: Bounds, deps: Deps, signal: AbortSignal): Promise<{ response: IncomingMessage; head: OutboundResponseHead }> {
+async function open(
+  request: OutboundRequest,
+  bounds: Bounds,
+  deps: Deps,
+  signal: AbortSignal,
+): Promise<{ response: IncomingMessage; head: OutboundResponseHead }> {
   let hop = firstHop(request, deps);
   for (let redirects = 0; ; redirects += 1) {
     const response = await send(hop, bounds, deps, signal);
@@ -398,17 +400,10 @@ function refuseDeclaredLength(response: IncomingMessage, request: OutboundReques
  * The body, chunk by chunk, within maxBytes and the idle and total bounds. Ends early (the
  * consumer stops or fails): the connection is closed.
  */
-async function* bodyChunks(
-  response: IncomingMessage,
-  { idleTimeoutMs, maxBytes }: Bounds,
-  target: string,
-  signal: AbortSignal,
-): AsyncGenerator<Buffer> {
+async function* bodyChunks(response: IncomingMessage, { idleTimeoutMs, maxBytes }: Bounds, target: string, signal: AbortSignal): AsyncGenerator<Buffer> {
   const onAbort = () => response.destroy(signal.reason as Error);
   signal.addEventListener('abort', onAbort, { once: true });
-  response.socket.setTimeout(idleTimeoutMs, () =>
-    response.destroy(new OutboundRequestFailed('timeout', target, `no body bytes for ${idleTimeoutMs} ms`)),
-  );
+  response.socket.setTimeout(idleTimeoutMs, () => response.destroy(new OutboundRequestFailed('timeout', target, `no body bytes for ${idleTimeoutMs} ms`)));
   let received = 0;
   try {
     signal.throwIfAborted();

@@ -48,7 +48,8 @@ export interface CaptionBurnIn {
 }
 
 /** The `ass` filter that draws the script over the framed picture. */
-export const burnInFilter = (burnIn: CaptionBurnIn): string => `ass=filename=${filterGraphValue(burnIn.scriptPath)}:fontsdir=${filterGraphValue(burnIn.fontsDir)}`;
+export const burnInFilter = (burnIn: CaptionBurnIn): string =>
+  `ass=filename=${filterGraphValue(burnIn.scriptPath)}:fontsdir=${filterGraphValue(burnIn.fontsDir)}`;
 
 const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

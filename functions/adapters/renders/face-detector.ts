@@ -37,7 +37,10 @@ const require = createRequire(import.meta.url);
  * Where the model and the WASM binaries are: configured folders win (the container image copies
  * them to /opt/detector), else the installed packages' own folders.
  */
-export function resolveFaceDetectorFiles(configured: { modelDir?: string | undefined; wasmDir?: string | undefined } = {}): { modelDir: string; wasmDir: string } {
+export function resolveFaceDetectorFiles(configured: { modelDir?: string | undefined; wasmDir?: string | undefined } = {}): {
+  modelDir: string;
+  wasmDir: string;
+} {
   const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
   return {
     // The package exports no package.json; its entry is dist/<file>, the models sit beside dist/.
@@ -49,7 +52,10 @@ export function resolveFaceDetectorFiles(configured: { modelDir?: string | undef
 /** The files a deployment carries as its one detector directory (FACE_MODEL_DIR and TFJS_WASM_DIR), from the installed packages. */
 export function shippedFaceDetectorFiles(): { name: string; source: string }[] {
   const { modelDir, wasmDir } = resolveFaceDetectorFiles();
-  return [...FACE_DETECTOR_FILES.model.map((name) => ({ name, source: join(modelDir, name) })), ...FACE_DETECTOR_FILES.wasm.map((name) => ({ name, source: join(wasmDir, name) }))];
+  return [
+    ...FACE_DETECTOR_FILES.model.map((name) => ({ name, source: join(modelDir, name) })),
+    ...FACE_DETECTOR_FILES.wasm.map((name) => ({ name, source: join(wasmDir, name) })),
+  ];
 }
 
 type Tf = typeof TfModule;

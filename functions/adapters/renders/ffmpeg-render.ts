@@ -5,7 +5,16 @@ import { runTool } from '../signals/ffmpeg-process.js';
 import { bundledFontsDir, burnInFilter, prepareBurnIn, type CaptionBurnIn } from './caption-burn-in.js';
 import type { CropKey } from '../../domain/renders/crop-path.js';
 import type { FramePlan } from '../../domain/renders/framing.js';
-import type { FrameSampling, MomentCut, MomentRenderer, MomentRenderPlan, MomentSamples, RenderedFile, Segment, SourceLayout } from '../../domain/renders/plan.js';
+import type {
+  FrameSampling,
+  MomentCut,
+  MomentRenderer,
+  MomentRenderPlan,
+  MomentSamples,
+  RenderedFile,
+  Segment,
+  SourceLayout,
+} from '../../domain/renders/plan.js';
 import type { RgbFrame } from '../../domain/renders/subjects.js';
 import type { MediaFileWriter } from '../../domain/sources/ports.js';
 
@@ -103,18 +112,41 @@ export function pathExpression(keys: CropKey[], axis: 'x' | 'y'): string {
 export function sampleArgs(job: MomentCut, { fps, size, cutFps, cutSize }: FrameSampling): string[] {
   const first = job.segments[0]?.startMs ?? 0;
   const last = job.segments.at(-1)?.endMs ?? first;
-  const parts = job.segments.map((segment, i) => `[0:v]trim=start=${seconds(segment.startMs - first)}:end=${seconds(segment.endMs - first)},setpts=PTS-STARTPTS[v${i}]`);
+  const parts = job.segments.map(
+    (segment, i) => `[0:v]trim=start=${seconds(segment.startMs - first)}:end=${seconds(segment.endMs - first)},setpts=PTS-STARTPTS[v${i}]`,
+  );
   // round=up: sample k is the last frame at or before k/fps (the default rounding keeps one from up to half an interval later).
   parts.push(`${job.segments.map((_, i) => `[v${i}]`).join('')}concat=n=${job.segments.length}:v=1:a=0,split[forSamples][forCuts]`);
   parts.push(`[forSamples]fps=fps=${Number(fps.toFixed(4))}:round=up,scale=${size.width}:${size.height},format=rgb24[samples]`);
   parts.push(`[forCuts]fps=fps=${cutFps}:round=up,scale=${cutSize.width}:${cutSize.height},format=gray[cuts]`);
   return [
-    '-v', 'error', '-hide_banner', '-nostdin',
+    '-v',
+    'error',
+    '-hide_banner',
+    '-nostdin',
     ...NETWORK_INPUT,
-    '-ss', seconds(first), '-t', seconds(last - first), '-i', job.sourceUrl,
-    '-filter_complex', parts.join(';'),
-    '-map', '[samples]', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:3',
-    '-map', '[cuts]', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:4',
+    '-ss',
+    seconds(first),
+    '-t',
+    seconds(last - first),
+    '-i',
+    job.sourceUrl,
+    '-filter_complex',
+    parts.join(';'),
+    '-map',
+    '[samples]',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    'pipe:3',
+    '-map',
+    '[cuts]',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'gray',
+    'pipe:4',
   ];
 }
 
@@ -123,18 +155,48 @@ export function renderArgs(job: MomentCut, plan: FramePlan, hasAudio: boolean, o
   const first = job.segments[0]?.startMs ?? 0;
   const last = job.segments.at(-1)?.endMs ?? first;
   return [
-    '-v', 'error', '-hide_banner', '-nostdin', '-y',
+    '-v',
+    'error',
+    '-hide_banner',
+    '-nostdin',
+    '-y',
     ...NETWORK_INPUT,
     // Input seeking: only the moment's span is read and decoded, and its timestamps start at 0.
-    '-ss', seconds(first), '-t', seconds(last - first), '-i', job.sourceUrl,
+    '-ss',
+    seconds(first),
+    '-t',
+    seconds(last - first),
+    '-i',
+    job.sourceUrl,
     // Captions are drawn last, over the framed output, so their size and place are the output's.
-    '-filter_complex', renderFilterGraph(job.segments, plan, hasAudio) + (captions ? `;[vout]${burnInFilter(captions)}[vcaptioned]` : ''),
-    '-map', captions ? '[vcaptioned]' : '[vout]', '-map', '[aout]',
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '21', '-pix_fmt', 'yuv420p',
-    '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2',
+    '-filter_complex',
+    renderFilterGraph(job.segments, plan, hasAudio) + (captions ? `;[vout]${burnInFilter(captions)}[vcaptioned]` : ''),
+    '-map',
+    captions ? '[vcaptioned]' : '[vout]',
+    '-map',
+    '[aout]',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '21',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-ar',
+    '48000',
+    '-ac',
+    '2',
     // The moov atom before mdat: playback starts before the download ends.
-    '-movflags', '+faststart',
-    '-f', 'mp4', outputPath,
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    outputPath,
   ];
 }
 
@@ -146,7 +208,10 @@ export class FfmpegMomentRenderer implements MomentRenderer {
     this.timeoutMs = options.timeoutMs ?? 30 * 60_000;
   }
 
-  private async ffprobe(target: string, scrub: string): Promise<{ streams: { codec_type?: string; width?: number; height?: number }[]; format?: { duration?: string } }> {
+  private async ffprobe(
+    target: string,
+    scrub: string,
+  ): Promise<{ streams: { codec_type?: string; width?: number; height?: number }[]; format?: { duration?: string } }> {
     const args = ['-v', 'error', ...(target.startsWith('http') ? NETWORK_INPUT : []), '-show_streams', '-show_format', '-of', 'json', target];
     const run = await runTool(this.options.ffprobePath, args, { timeoutMs: 60_000, maxOutputBytes: MAX_LOG_BYTES });
     if (run.exitCode !== 0) throw new Error(`ffprobe could not read the media (${scrubbed(run.stderr, scrub) || `exit ${run.exitCode}`})`);

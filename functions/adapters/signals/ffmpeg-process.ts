@@ -34,7 +34,10 @@ export function runTool(binary: string, args: readonly string[], options: RunOpt
   const extraFds = Object.keys(pipes).map(Number);
   const extraSlots = Array.from({ length: Math.max(2, ...extraFds) - 2 }, (_, i) => (extraFds.includes(i + 3) ? 'pipe' : 'ignore'));
   return new Promise<RunResult>((resolve, reject) => {
-    const child = launch(binary, args, { stdio: ['ignore', 'pipe', 'pipe', ...extraSlots], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
+    const child = launch(binary, args, {
+      stdio: ['ignore', 'pipe', 'pipe', ...extraSlots],
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    });
     const [, childStdout, childStderr] = child.stdio;
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
@@ -66,10 +69,7 @@ export function runTool(binary: string, args: readonly string[], options: RunOpt
       });
     }
 
-    const timer = setTimeout(
-      () => fail(new SignalExtractionError(`${label(binary)} did not finish within ${options.timeoutMs} ms`)),
-      options.timeoutMs,
-    );
+    const timer = setTimeout(() => fail(new SignalExtractionError(`${label(binary)} did not finish within ${options.timeoutMs} ms`)), options.timeoutMs);
     const onAbort = () => fail(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
 

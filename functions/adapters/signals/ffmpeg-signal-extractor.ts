@@ -3,7 +3,17 @@ import type { AudioSignals, SignalExtractor, SourceSignals, VideoSignals } from 
 import { AudioFrameAnalyzer, type AudioFrames, speechSpans, toneSpans } from './audio-features.js';
 import { integratedOrNull, loudPeaks, loudnessBuckets } from './audio-signals.js';
 import { SignalExtractionError } from './errors.js';
-import { type FfmpegLog, logLines, parseBlackdetect, type RawSpan, type TimedValue, parseEbur128, parseFreezedetect, parseSceneScores, parseSilencedetect } from './ffmpeg-log.js';
+import {
+  type FfmpegLog,
+  logLines,
+  parseBlackdetect,
+  type RawSpan,
+  type TimedValue,
+  parseEbur128,
+  parseFreezedetect,
+  parseSceneScores,
+  parseSilencedetect,
+} from './ffmpeg-log.js';
 import { runTool, type RunResult } from './ffmpeg-process.js';
 import { ANALYSIS_FPS, PCM_FD, VIDEO_FD, ffmpegRuns, ffprobeArgs, type VideoPart, videoSplit } from './filter-graph.js';
 import { parseProbe, type ProbedStreams } from './probe.js';
@@ -136,7 +146,8 @@ export class FfmpegSignalExtractor implements SignalExtractor {
     try {
       const settled = await Promise.allSettled(runs.map(one));
       // The first failure is the abort reason the other runs were stopped with.
-      if (stop.signal.aborted) throw stop.signal.reason instanceof Error ? stop.signal.reason : new SignalExtractionError('aborted', { cause: stop.signal.reason });
+      if (stop.signal.aborted)
+        throw stop.signal.reason instanceof Error ? stop.signal.reason : new SignalExtractionError('aborted', { cause: stop.signal.reason });
       return settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -240,5 +251,8 @@ export function failureReason(stderr: string, url: string): string {
     .map((line) => line.trim())
     .filter((line) => line.length > 0 && !line.startsWith('[Parsed_'));
   const reason = lines.slice(-3).join(' | ') || 'no error message';
-  return reason.split(url).join('<source>').replace(/https?:\/\/\S+/gi, '<url>');
+  return reason
+    .split(url)
+    .join('<source>')
+    .replace(/https?:\/\/\S+/gi, '<url>');
 }

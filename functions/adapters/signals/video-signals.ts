@@ -102,5 +102,11 @@ export function meanColor(meanYuv: readonly [number, number, number] | null): st
   const cb = u - 128;
   const cr = v - 128;
   const channels = [luma + 1.596 * cr, luma - 0.392 * cb - 0.813 * cr, luma + 2.017 * cb];
-  return `#${channels.map((c) => Math.round(Math.min(255, Math.max(0, c))).toString(16).padStart(2, '0')).join('')}`;
+  return `#${channels
+    .map((c) =>
+      Math.round(Math.min(255, Math.max(0, c)))
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }

@@ -51,12 +51,14 @@ export async function preflightHttp(deps: HttpSourceDeps, url: URL): Promise<Sou
         if (fromIndex !== undefined) return { mediaKind: 'video' as const, durationMs: fromIndex, sizeBytes: sizeIfCut, title };
         read = await prefix.fillTo(deps.fallbackMaxBytes);
       }
-      const durationMs = await verifyVideo(deps.inspector, fileRangeSource(path, read.bytes), deps.maxDurationMs, { prefixOnly: !read.complete }).catch((error: unknown) => {
-        if (read.complete) throw error;
-        throw unreadable(
-          `The source serves no byte ranges, and its first ${read.bytes} bytes do not describe it: serve it with byte ranges, or as a streamable file (an MP4 with its index at the start, "faststart").`,
-        );
-      });
+      const durationMs = await verifyVideo(deps.inspector, fileRangeSource(path, read.bytes), deps.maxDurationMs, { prefixOnly: !read.complete }).catch(
+        (error: unknown) => {
+          if (read.complete) throw error;
+          throw unreadable(
+            `The source serves no byte ranges, and its first ${read.bytes} bytes do not describe it: serve it with byte ranges, or as a streamable file (an MP4 with its index at the start, "faststart").`,
+          );
+        },
+      );
       return { mediaKind: 'video' as const, durationMs, sizeBytes: read.complete ? read.bytes : sizeIfCut, title };
     } finally {
       await prefix.close();

@@ -81,7 +81,10 @@ export function createSourceGateway(options: SourceGatewayOptions): SourceGatewa
         inTempDir(tempRoot, async (dir) => {
           const tags = target.contentTagging ?? {};
           // A direct download of declared length is stored as it arrives; anything else once on disk.
-          const streamingCopy = { copy: (body: Readable, size: number, type: string) => store.putStream(target.objectKey, body, size, type, tags), maxBytes: store.singlePutMaxBytes };
+          const streamingCopy = {
+            copy: (body: Readable, size: number, type: string) => store.putStream(target.objectKey, body, size, type, tags),
+            maxBytes: store.singlePutMaxBytes,
+          };
           const file = viaYtDlp(origin)
             ? { ...(await ytDlp.download(url, dir, target.maxBytes)), streamed: false }
             : await downloadHttp(http, await directUrl(url, origin), dir, target.maxBytes, streamingCopy);
@@ -109,4 +112,3 @@ async function asSourceErrors<T>(work: () => Promise<T>): Promise<T> {
     throw sourceError(error);
   }
 }
-

@@ -33,7 +33,11 @@ export function directDownloadUrl(url: URL, provider: BuiltInProvider): URL {
 function googleDriveDownload(url: URL): URL {
   const id = /^\/file\/d\/([\w-]+)/.exec(url.pathname)?.[1] ?? (/^\/(open|uc)$/.test(url.pathname) ? url.searchParams.get('id') : null);
   if (!id || !/^[\w-]+$/.test(id)) {
-    throw new ApiError('source_unreadable', 'This Google Drive link does not name one file; share the file itself (drive.google.com/file/d/<id>/view).', 'source_url');
+    throw new ApiError(
+      'source_unreadable',
+      'This Google Drive link does not name one file; share the file itself (drive.google.com/file/d/<id>/view).',
+      'source_url',
+    );
   }
   const direct = new URL('https://drive.google.com/uc');
   direct.searchParams.set('export', 'download');

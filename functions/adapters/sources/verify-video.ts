@@ -18,7 +18,12 @@ const verdictMessages: Partial<Record<UploadFailureCode, string>> = {
  * throws ApiError source_unreadable for anything but decodable video, or the source's own read
  * failure (an outbound error, for the caller to map) when one voided the probe.
  */
-export async function verifyVideo(inspector: MediaInspector, source: RangeSource, maxDurationMs: number, options: { prefixOnly?: boolean } = {}): Promise<number> {
+export async function verifyVideo(
+  inspector: MediaInspector,
+  source: RangeSource,
+  maxDurationMs: number,
+  options: { prefixOnly?: boolean } = {},
+): Promise<number> {
   const bridge = await openRangeBridge(source);
   try {
     let inspection: Inspection;

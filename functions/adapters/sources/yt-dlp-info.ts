@@ -62,7 +62,11 @@ export const titleOf = (info: YtDlpInfo): string | null => (typeof info.title ==
 
 /** yt-dlp's last ERROR line without the `[extractor] id:` prefix (the id may be a share token) or any URL. */
 export function providerMessage(stderr: string): string {
-  const line = stderr.split('\n').filter((text) => text.startsWith('ERROR:')).at(-1) ?? '';
+  const line =
+    stderr
+      .split('\n')
+      .filter((text) => text.startsWith('ERROR:'))
+      .at(-1) ?? '';
   const reason = line
     .replace(/^ERROR:\s*/, '')
     .replace(/^\[[^\]]+\]\s+\S+:\s+/, '')

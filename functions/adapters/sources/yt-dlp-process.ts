@@ -11,7 +11,10 @@ import { launch } from '../child-process.js';
 
 /** No yt-dlp on this deployment: 503, naming what to install. */
 export const ytDlpUnavailable = () =>
-  new ApiError('provider_unavailable', 'Resolving provider pages needs yt-dlp, which this deployment lacks: install the Debian package yt-dlp or set YT_DLP_PATH.');
+  new ApiError(
+    'provider_unavailable',
+    'Resolving provider pages needs yt-dlp, which this deployment lacks: install the Debian package yt-dlp or set YT_DLP_PATH.',
+  );
 
 export interface YtDlpRun {
   exitCode: number | null;
@@ -79,10 +82,17 @@ export function runYtDlp(
       result.timedOut = true;
       stop();
     }, bounds.timeoutMs);
-    const watcher = bounds.dir === undefined ? undefined : setInterval(() => void watchBytes(bounds.dir ?? '', bounds.maxBytes ?? Infinity, () => {
-      result.overBytes = true;
-      stop();
-    }), 500);
+    const watcher =
+      bounds.dir === undefined
+        ? undefined
+        : setInterval(
+            () =>
+              void watchBytes(bounds.dir ?? '', bounds.maxBytes ?? Infinity, () => {
+                result.overBytes = true;
+                stop();
+              }),
+            500,
+          );
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       if (result.stdout.length + chunk.length > MAX_STDOUT_CHARS) stop();
       else result.stdout += chunk;
@@ -98,7 +108,9 @@ export function runYtDlp(
     child.once('error', (error: NodeJS.ErrnoException) => {
       finish();
       // Not the error itself: it carries the argv, and with it the URL.
-      reject(error.code === 'ENOENT' || error.code === 'EACCES' ? ytDlpUnavailable() : new Error(`yt-dlp could not be started (${error.code ?? 'unknown error'})`));
+      reject(
+        error.code === 'ENOENT' || error.code === 'EACCES' ? ytDlpUnavailable() : new Error(`yt-dlp could not be started (${error.code ?? 'unknown error'})`),
+      );
     });
     child.once('close', (exitCode) => {
       finish();
@@ -111,7 +123,14 @@ async function watchBytes(dir: string, maxBytes: number, over: () => void): Prom
   try {
     // A merge's output (source.temp.mp4) repeats its parts' bytes: only what was downloaded counts.
     const names = (await readdir(dir)).filter((name) => !name.includes('.temp.'));
-    const sizes = await Promise.all(names.map((name) => stat(join(dir, name)).then((s) => s.size, () => 0)));
+    const sizes = await Promise.all(
+      names.map((name) =>
+        stat(join(dir, name)).then(
+          (s) => s.size,
+          () => 0,
+        ),
+      ),
+    );
     if (sizes.reduce((sum, size) => sum + size, 0) > maxBytes) over();
   } catch {
     // The directory is being cleaned up.

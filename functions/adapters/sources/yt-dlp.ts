@@ -43,9 +43,26 @@ export interface YtDlp {
 }
 
 export const ytDlpDownloadArgs = (url: URL, dir: string, maxBytes: number, ffmpeg: string): string[] => [
-  ...shared.common, '--dump-single-json', '--no-simulate', '--no-mtime', '--match-filters', '!is_live',
-  '-f', shared.format, '-S', shared.formatSort, '--merge-output-format', 'mp4', '--ffmpeg-location', ffmpeg,
-  '--max-filesize', String(maxBytes), '-o', join(dir, 'source.%(ext)s'), '--', url.href,
+  ...shared.common,
+  '--dump-single-json',
+  '--no-simulate',
+  '--no-mtime',
+  '--match-filters',
+  '!is_live',
+  '-f',
+  shared.format,
+  '-S',
+  shared.formatSort,
+  '--merge-output-format',
+  'mp4',
+  '--ffmpeg-location',
+  ffmpeg,
+  '--max-filesize',
+  String(maxBytes),
+  '-o',
+  join(dir, 'source.%(ext)s'),
+  '--',
+  url.href,
 ];
 
 export function ytDlp(settings: YtDlpOptions): YtDlp {
@@ -83,7 +100,11 @@ const contentTypes: Record<string, string> = { mp4: 'video/mp4', webm: 'video/we
 
 /** The configured binary, or `yt-dlp` on the search path; provider_unavailable when there is none. */
 export async function locateYtDlp(options: Pick<YtDlpOptions, 'binaryPath' | 'searchPath'>): Promise<string> {
-  const executable = (path: string) => access(path, constants.X_OK).then(() => true, () => false);
+  const executable = (path: string) =>
+    access(path, constants.X_OK).then(
+      () => true,
+      () => false,
+    );
   if (options.binaryPath) {
     if (await executable(options.binaryPath)) return options.binaryPath;
     throw ytDlpUnavailable();

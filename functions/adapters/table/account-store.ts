@@ -112,7 +112,10 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
           UpdateExpression: `SET ${names.map((_, i) => `limitOverrides.#l${i} = :l${i}`).join(', ')}, updatedAt = :now`,
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#l${i}`, name])),
-          ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:l${i}`, overrides[name as keyof typeof overrides]])), ':now': new Date().toISOString() },
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(names.map((name, i) => [`:l${i}`, overrides[name as keyof typeof overrides]])),
+            ':now': new Date().toISOString(),
+          },
         }),
       );
     },

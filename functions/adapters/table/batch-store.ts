@@ -33,7 +33,7 @@ export function itemTransitionWrites(table: TableContext, ref: BatchItemRef, tra
         TableName: table.tableName,
         Key: batchEntity.key(ref),
         UpdateExpression: 'SET counters.#from = counters.#from - :one, counters.#to = counters.#to + :one, updatedAt = :now',
-        ...(transition === 'spawn' ? { ConditionExpression: 'cancelRequested = :no', } : {}),
+        ...(transition === 'spawn' ? { ConditionExpression: 'cancelRequested = :no' } : {}),
         ExpressionAttributeNames: { '#from': from, '#to': to },
         ExpressionAttributeValues: { ':one': 1, ':now': now, ...(transition === 'spawn' ? { ':no': false } : {}) },
       },
@@ -46,7 +46,10 @@ export function dynamoBatchStore(table: TableContext): BatchStore {
 
   return {
     async create(batch, items) {
-      await putAll(table, items.map((item) => batchItemEntity.item(item)));
+      await putAll(
+        table,
+        items.map((item) => batchItemEntity.item(item)),
+      );
       await doc.send(
         new PutCommand({
           TableName: tableName,

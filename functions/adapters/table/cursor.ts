@@ -47,5 +47,4 @@ function parseJson(text: string): unknown {
   }
 }
 
-const invalidCursor = (): ApiError =>
-  new ApiError('invalid_cursor', 'This cursor was not issued for this list; start again without it.', 'cursor');
+const invalidCursor = (): ApiError => new ApiError('invalid_cursor', 'This cursor was not issued for this list; start again without it.', 'cursor');

@@ -23,7 +23,9 @@ export interface KeyTemplates {
 }
 
 /** The fields a template's slots name. */
-type SlotsOf<T extends string> = T extends `${string}{${infer Slot}}${infer Rest}` ? (Slot extends `${infer Field}:${string}` ? Field : Slot) | SlotsOf<Rest> : never;
+type SlotsOf<T extends string> = T extends `${string}{${infer Slot}}${infer Rest}`
+  ? (Slot extends `${infer Field}:${string}` ? Field : Slot) | SlotsOf<Rest>
+  : never;
 type Value = string | number;
 
 export type KeyFields<K extends KeyTemplates> = Record<SlotsOf<K['PK'] | K['SK']>, Value>;

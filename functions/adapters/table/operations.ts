@@ -14,7 +14,11 @@ export async function getItem(table: TableContext, key: TableKey): Promise<Item 
 }
 
 /** One entity's record, read strongly consistent. */
-export async function getRecord<F, R>(table: TableContext, entity: { key: (fields: F) => TableKey; record: (item: Item) => R }, fields: F): Promise<R | undefined> {
+export async function getRecord<F, R>(
+  table: TableContext,
+  entity: { key: (fields: F) => TableKey; record: (item: Item) => R },
+  fields: F,
+): Promise<R | undefined> {
   const item = await getItem(table, entity.key(fields));
   return item && entity.record(item);
 }

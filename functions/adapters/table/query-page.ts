@@ -82,7 +82,11 @@ export async function queryPage<T>(
  * Every item of a small table-partition collection, oldest first, in as many Query rounds as it
  * takes (for internal readers that need them all and hold no cursor key, e.g. a webhook fan-out).
  */
-export async function queryAll<T>(table: Pick<TableContext, 'doc' | 'tableName'>, collection: Collection, map: (item: Record<string, unknown>) => T): Promise<T[]> {
+export async function queryAll<T>(
+  table: Pick<TableContext, 'doc' | 'tableName'>,
+  collection: Collection,
+  map: (item: Record<string, unknown>) => T,
+): Promise<T[]> {
   const all: T[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {

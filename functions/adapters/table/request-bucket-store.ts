@@ -34,6 +34,10 @@ export function dynamoRequestBucketStore(table: TableContext): RequestBucketStor
     advance: (accountId, interval, now, latest) =>
       move(accountId, 'SET tat = tat + :interval', 'tat BETWEEN :now AND :latest', { ':interval': interval, ':now': now, ':latest': latest }),
     restart: (accountId, tat, now) =>
-      move(accountId, 'SET tat = :tat, entity = :entity', 'attribute_not_exists(tat) OR tat < :now', { ':tat': tat, ':now': now, ':entity': requestBucketEntity.name }),
+      move(accountId, 'SET tat = :tat, entity = :entity', 'attribute_not_exists(tat) OR tat < :now', {
+        ':tat': tat,
+        ':now': now,
+        ':entity': requestBucketEntity.name,
+      }),
   };
 }

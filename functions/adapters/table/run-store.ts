@@ -64,7 +64,6 @@ export function dynamoRunStore(table: TableContext): RunStore {
     ...ledgerWrites(run, refund),
   ];
 
-
   type Condition = { expression: string; values: Record<string, string> };
 
   /**
@@ -238,7 +237,11 @@ export function dynamoRunStore(table: TableContext): RunStore {
     cancelQueued: (run, error, refund, now, announcements) =>
       endWithRefund(run, refund, now, {
         runCondition: { expression: '#status = :queued AND attribute_not_exists(slot)', values: { ':queued': 'queued' } },
-        analysis: { status: 'canceled', showsError: false, condition: { expression: 'billing = :reserved AND #status = :queued', values: { ':queued': 'queued' } } },
+        analysis: {
+          status: 'canceled',
+          showsError: false,
+          condition: { expression: 'billing = :reserved AND #status = :queued', values: { ':queued': 'queued' } },
+        },
         error,
         announcements,
       }),
@@ -278,4 +281,3 @@ export function dynamoRunStore(table: TableContext): RunStore {
     listMoments: (accountId, analysisId) => queryAll(table, momentEntity.collection({ accountId, analysisId }), momentEntity.record),
   };
 }
-

@@ -15,13 +15,20 @@ export function dynamoScannerStore(table: TableContext): ScannerStore {
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   });
-  const headPut = (accountId: string, scanner: ScannerRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }) => ({
+  const headPut = (
+    accountId: string,
+    scanner: ScannerRecord,
+    condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> },
+  ) => ({
     Put: { TableName: tableName, Item: scannerEntity.item(accountId, scanner), ...condition },
   });
 
   return {
     async create(accountId, scanner) {
-      const outcome = await transact(table, [headPut(accountId, scanner, { ConditionExpression: 'attribute_not_exists(PK)' }), snapshotPut(accountId, scanner)]);
+      const outcome = await transact(table, [
+        headPut(accountId, scanner, { ConditionExpression: 'attribute_not_exists(PK)' }),
+        snapshotPut(accountId, scanner),
+      ]);
       if (!outcome.ok) throw new Error(`Scanner ${scanner.scannerId} exists already`);
     },
 

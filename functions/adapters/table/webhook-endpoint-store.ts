@@ -22,7 +22,11 @@ export function dynamoWebhookEndpointStore(table: TableContext): WebhookEndpoint
             Key: webhookEndpointCountEntity.key(endpoint),
             UpdateExpression: 'SET entity = :entity ADD endpointCount :one',
             ...(maxPerAccount === undefined ? {} : { ConditionExpression: 'attribute_not_exists(endpointCount) OR endpointCount < :max' }),
-            ExpressionAttributeValues: { ':entity': webhookEndpointCountEntity.name, ':one': 1, ...(maxPerAccount === undefined ? {} : { ':max': maxPerAccount }) },
+            ExpressionAttributeValues: {
+              ':entity': webhookEndpointCountEntity.name,
+              ':one': 1,
+              ...(maxPerAccount === undefined ? {} : { ':max': maxPerAccount }),
+            },
           },
         },
         { Put: { TableName: tableName, Item: webhookEndpointEntity.item(endpoint), ConditionExpression: 'attribute_not_exists(PK)' } },

@@ -191,11 +191,16 @@ export function awsTranscribeJobs(options: AwsTranscribeOptions): TranscriptionJ
         window,
         async ({ wavPath, workDir, remaining }) => {
           const flacPath = join(workDir, 'window.flac');
-          const encode = await runTool(ffmpegPath, ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-i', wavPath, '-c:a', 'flac', '-y', flacPath], {
-            timeoutMs: remaining(),
-            maxOutputBytes: MAX_TOOL_OUTPUT_BYTES,
-          });
-          if (encode.exitCode !== 0) throw new TranscriptionFailed(`ffmpeg could not compress the window's audio: ${encode.stderr.trim() || `exit ${encode.exitCode}`}`);
+          const encode = await runTool(
+            ffmpegPath,
+            ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-i', wavPath, '-c:a', 'flac', '-y', flacPath],
+            {
+              timeoutMs: remaining(),
+              maxOutputBytes: MAX_TOOL_OUTPUT_BYTES,
+            },
+          );
+          if (encode.exitCode !== 0)
+            throw new TranscriptionFailed(`ffmpeg could not compress the window's audio: ${encode.stderr.trim() || `exit ${encode.exitCode}`}`);
           const name = transcriptionJobName(languageCode, objectKey, window);
           await s3.send(new PutObjectCommand({ Bucket: bucket, Key: audioKey(name), Body: await readFile(flacPath), ContentType: 'audio/flac' }));
           return true;

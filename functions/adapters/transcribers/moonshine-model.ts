@@ -99,7 +99,6 @@ export interface SpeechModels {
   recognise(audio: Float32Array): Promise<string>;
 }
 
-
 async function load(files: SpeechModelFiles): Promise<SpeechModels> {
   // Required, not imported: bundlers leave a createRequire call alone, so the native addon comes
   // from the deployment's copy (node_modules, or the signals image's speech folder), never a bundle.
@@ -133,7 +132,9 @@ async function load(files: SpeechModelFiles): Promise<SpeechModels> {
   const recognise = async (audio: Float32Array) => {
     const { last_hidden_state: encoded } = await encoder.run({ input_values: new ort.Tensor('float32', audio, [1, audio.length]) });
     const emptyCache = new ort.Tensor('float32', new Float32Array(0), [0, HEADS, 1, HEAD_DIM]);
-    const cacheNames = Array.from({ length: LAYERS }, (_, layer) => ['decoder', 'encoder'].flatMap((part) => ['key', 'value'].map((kind) => `past_key_values.${layer}.${part}.${kind}`))).flat();
+    const cacheNames = Array.from({ length: LAYERS }, (_, layer) =>
+      ['decoder', 'encoder'].flatMap((part) => ['key', 'value'].map((kind) => `past_key_values.${layer}.${part}.${kind}`)),
+    ).flat();
     let cache: Record<string, Tensor> = Object.fromEntries(cacheNames.map((name) => [name, emptyCache]));
     const tokens: number[] = [];
     const maxTokens = Math.trunc((audio.length / SAMPLE_RATE) * TOKENS_PER_SECOND);

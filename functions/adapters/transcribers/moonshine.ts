@@ -31,37 +31,52 @@ const BYTES_PER_MS = 32;
 export function moonshineTranscriber(options: MoonshineOptions): Transcriber {
   return {
     transcribe: ({ url, window }) =>
-      transcribeWindowWav({ ffmpegPath: options.ffmpegPath, timeoutMs: options.timeoutMs, scratchPrefix: 'moonshine-' }, url, window, async ({ wavPath, workDir, remaining }) => {
-        const models = await speechModels(options.models).catch((error: unknown) => {
-          throw new TranscriptionFailed(`the Moonshine or Silero VAD model did not load: ${(error as Error).message}`, { cause: error });
-        });
-        const pcm = (await readFile(wavPath)).subarray(WAV_HEADER_BYTES);
-        const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1);
-        const audio = Float32Array.from(samples, (s) => s / 32_768);
-        const segments: TranscriptSegment[] = [];
-        // Alignment (a child process) of one segment overlaps recognition of the next, one at a time.
-        let aligning = Promise.resolve();
-        for (const span of recognitionSegments(speechSpans(await models.speechProbabilities(audio)))) {
-          if (remaining() <= 1) throw new TranscriptionFailed('Moonshine ran out of time before the end of the window');
-          const text = await models.recognise(audio.subarray(span.startMs * 16, span.endMs * 16));
-          const words = text.split(/\s+/).map(bareWord).filter(Boolean);
-          if (!words.length) continue;
-          const durationMs = span.endMs - span.startMs;
-          const segment: TranscriptSegment = { startMs: window.startMs + span.startMs, endMs: Math.min(window.startMs + span.endMs, window.endMs), text, speaker: null, words: [] };
-          segments.push(segment);
-          const { aligner } = options;
-          aligning = aligning.then(async () => {
-            const bytes = pcm.subarray(span.startMs * BYTES_PER_MS, span.endMs * BYTES_PER_MS);
-            const timed = aligner
-              ? await aligner({ words, wav: Buffer.concat([wavHeader(bytes.length), bytes]), durationMs, workDir, timeoutMs: remaining() })
-              : spreadByLength(words, { startMs: 0, endMs: durationMs });
-            segment.words = timed.map((w) => ({ text: w.text, startMs: segment.startMs + w.startMs, endMs: Math.min(segment.startMs + w.endMs, segment.endMs) }));
+      transcribeWindowWav(
+        { ffmpegPath: options.ffmpegPath, timeoutMs: options.timeoutMs, scratchPrefix: 'moonshine-' },
+        url,
+        window,
+        async ({ wavPath, workDir, remaining }) => {
+          const models = await speechModels(options.models).catch((error: unknown) => {
+            throw new TranscriptionFailed(`the Moonshine or Silero VAD model did not load: ${(error as Error).message}`, { cause: error });
           });
-          // Awaited below; until then a failure must not count as an unhandled rejection.
-          aligning.catch(() => undefined);
-        }
-        await aligning;
-        return segments;
-      }),
+          const pcm = (await readFile(wavPath)).subarray(WAV_HEADER_BYTES);
+          const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1);
+          const audio = Float32Array.from(samples, (s) => s / 32_768);
+          const segments: TranscriptSegment[] = [];
+          // Alignment (a child process) of one segment overlaps recognition of the next, one at a time.
+          let aligning = Promise.resolve();
+          for (const span of recognitionSegments(speechSpans(await models.speechProbabilities(audio)))) {
+            if (remaining() <= 1) throw new TranscriptionFailed('Moonshine ran out of time before the end of the window');
+            const text = await models.recognise(audio.subarray(span.startMs * 16, span.endMs * 16));
+            const words = text.split(/\s+/).map(bareWord).filter(Boolean);
+            if (!words.length) continue;
+            const durationMs = span.endMs - span.startMs;
+            const segment: TranscriptSegment = {
+              startMs: window.startMs + span.startMs,
+              endMs: Math.min(window.startMs + span.endMs, window.endMs),
+              text,
+              speaker: null,
+              words: [],
+            };
+            segments.push(segment);
+            const { aligner } = options;
+            aligning = aligning.then(async () => {
+              const bytes = pcm.subarray(span.startMs * BYTES_PER_MS, span.endMs * BYTES_PER_MS);
+              const timed = aligner
+                ? await aligner({ words, wav: Buffer.concat([wavHeader(bytes.length), bytes]), durationMs, workDir, timeoutMs: remaining() })
+                : spreadByLength(words, { startMs: 0, endMs: durationMs });
+              segment.words = timed.map((w) => ({
+                text: w.text,
+                startMs: segment.startMs + w.startMs,
+                endMs: Math.min(segment.startMs + w.endMs, segment.endMs),
+              }));
+            });
+            // Awaited below; until then a failure must not count as an unhandled rejection.
+            aligning.catch(() => undefined);
+          }
+          await aligning;
+          return segments;
+        },
+      ),
   };
 }

@@ -151,8 +151,11 @@ export function int8Logits(model: Uint8Array): Uint8Array {
   if (!rewritten) return model;
   const importsMicrosoft = fields.some((f) => f.number === MODEL.opsetImport && strings(decode(f.value), OPSET.domain)[0] === MICROSOFT_DOMAIN);
   if (!importsMicrosoft) {
-    out.push({ number: MODEL.opsetImport, wireType: LENGTH_DELIMITED, value: encode([stringField(OPSET.domain, MICROSOFT_DOMAIN), { number: OPSET.version, wireType: 0, value: Uint8Array.from([1]) }]) });
+    out.push({
+      number: MODEL.opsetImport,
+      wireType: LENGTH_DELIMITED,
+      value: encode([stringField(OPSET.domain, MICROSOFT_DOMAIN), { number: OPSET.version, wireType: 0, value: Uint8Array.from([1]) }]),
+    });
   }
   return encode(out);
 }
-

@@ -73,21 +73,26 @@ export function pocketsphinxTranscriber(options: PocketsphinxOptions): Transcrib
   const model = pocketsphinxModelFiles(options.modelDir);
   return {
     transcribe: ({ url, window }) =>
-      transcribeWindowWav({ ffmpegPath: options.ffmpegPath, timeoutMs: options.timeoutMs, scratchPrefix: 'pocketsphinx-' }, url, window, async ({ wavPath, sampleRate, remaining }) => {
-        const args = [
-          ...['-infile', wavPath, '-time', 'yes', '-samprate', String(sampleRate)],
-          ...['-hmm', model.acousticModel, '-lm', model.languageModel, '-dict', model.dictionary],
-          // Its log goes to stderr otherwise: megabytes per minute of audio.
-          ...['-logfn', '/dev/null'],
-        ];
-        const run = await runTool(options.binaryPath, args, { timeoutMs: remaining(), maxOutputBytes: MAX_TOOL_OUTPUT_BYTES }).catch((error: unknown) => {
-          throw new TranscriptionFailed(`pocketsphinx did not run: ${(error as Error).message}`, { cause: error });
-        });
-        if (run.exitCode !== 0) {
-          const stderrTail = run.stderr.trim().split(/\r?\n/).slice(-3).join(' | ') || 'no error message (its log is off)';
-          throw new TranscriptionFailed(`pocketsphinx exited with ${run.exitCode}: ${stderrTail}`);
-        }
-        return parsePocketsphinxOutput(run.stdout, window);
-      }),
+      transcribeWindowWav(
+        { ffmpegPath: options.ffmpegPath, timeoutMs: options.timeoutMs, scratchPrefix: 'pocketsphinx-' },
+        url,
+        window,
+        async ({ wavPath, sampleRate, remaining }) => {
+          const args = [
+            ...['-infile', wavPath, '-time', 'yes', '-samprate', String(sampleRate)],
+            ...['-hmm', model.acousticModel, '-lm', model.languageModel, '-dict', model.dictionary],
+            // Its log goes to stderr otherwise: megabytes per minute of audio.
+            ...['-logfn', '/dev/null'],
+          ];
+          const run = await runTool(options.binaryPath, args, { timeoutMs: remaining(), maxOutputBytes: MAX_TOOL_OUTPUT_BYTES }).catch((error: unknown) => {
+            throw new TranscriptionFailed(`pocketsphinx did not run: ${(error as Error).message}`, { cause: error });
+          });
+          if (run.exitCode !== 0) {
+            const stderrTail = run.stderr.trim().split(/\r?\n/).slice(-3).join(' | ') || 'no error message (its log is off)';
+            throw new TranscriptionFailed(`pocketsphinx exited with ${run.exitCode}: ${stderrTail}`);
+          }
+          return parsePocketsphinxOutput(run.stdout, window);
+        },
+      ),
   };
 }

@@ -92,22 +92,27 @@ export function segmentsOf(whisperSegments: WhisperSegment[], window: Span): Tra
 export function whisperCppTranscriber(options: WhisperCppOptions): Transcriber {
   return {
     transcribe: ({ url, window }) =>
-      transcribeWindowWav({ ffmpegPath: options.ffmpegPath, timeoutMs: options.timeoutMs, scratchPrefix: 'whisper-cpp-' }, url, window, async ({ wavPath, workDir, remaining }) => {
-        const outputBase = join(workDir, 'transcript');
-        const args = ['-m', options.modelPath, '-f', wavPath, '-l', options.language, '-ojf', '-of', outputBase, '-np'];
-        const run = await runTool(options.whisperPath, args, { timeoutMs: remaining(), maxOutputBytes: MAX_TOOL_OUTPUT_BYTES }).catch((error: unknown) => {
-          throw new TranscriptionFailed(`whisper.cpp did not run: ${(error as Error).message}`, { cause: error });
-        });
-        const stderrTail = run.stderr.trim().split(/\r?\n/).slice(-3).join(' | ') || 'no error message';
-        if (run.exitCode !== 0) throw new TranscriptionFailed(`whisper.cpp exited with ${run.exitCode}: ${stderrTail}`);
-        // Some argument errors exit with 0 and write nothing.
-        const json = await readFile(`${outputBase}.json`).catch(() => null);
-        if (!json) throw new TranscriptionFailed(`whisper.cpp wrote no transcript: ${stderrTail}`);
-        try {
-          return segmentsOf(parseWhisperJson(json), window);
-        } catch (error) {
-          throw new TranscriptionFailed('whisper.cpp wrote a transcript that is not its --output-json-full format', { cause: error });
-        }
-      }),
+      transcribeWindowWav(
+        { ffmpegPath: options.ffmpegPath, timeoutMs: options.timeoutMs, scratchPrefix: 'whisper-cpp-' },
+        url,
+        window,
+        async ({ wavPath, workDir, remaining }) => {
+          const outputBase = join(workDir, 'transcript');
+          const args = ['-m', options.modelPath, '-f', wavPath, '-l', options.language, '-ojf', '-of', outputBase, '-np'];
+          const run = await runTool(options.whisperPath, args, { timeoutMs: remaining(), maxOutputBytes: MAX_TOOL_OUTPUT_BYTES }).catch((error: unknown) => {
+            throw new TranscriptionFailed(`whisper.cpp did not run: ${(error as Error).message}`, { cause: error });
+          });
+          const stderrTail = run.stderr.trim().split(/\r?\n/).slice(-3).join(' | ') || 'no error message';
+          if (run.exitCode !== 0) throw new TranscriptionFailed(`whisper.cpp exited with ${run.exitCode}: ${stderrTail}`);
+          // Some argument errors exit with 0 and write nothing.
+          const json = await readFile(`${outputBase}.json`).catch(() => null);
+          if (!json) throw new TranscriptionFailed(`whisper.cpp wrote no transcript: ${stderrTail}`);
+          try {
+            return segmentsOf(parseWhisperJson(json), window);
+          } catch (error) {
+            throw new TranscriptionFailed('whisper.cpp wrote a transcript that is not its --output-json-full format', { cause: error });
+          }
+        },
+      ),
   };
 }

@@ -12,7 +12,13 @@ import { MAX_TOOL_OUTPUT_BYTES } from './window-wav.js';
  * Word times for a recogniser that gives none (Moonshine): the recognised words of one segment
  * placed on its audio. Times are milliseconds from the start of the segment's audio.
  */
-export type WordAligner = (input: { words: readonly string[]; wav: Buffer; durationMs: number; workDir: string; timeoutMs: number }) => Promise<TranscriptWord[]>;
+export type WordAligner = (input: {
+  words: readonly string[];
+  wav: Buffer;
+  durationMs: number;
+  workDir: string;
+  timeoutMs: number;
+}) => Promise<TranscriptWord[]>;
 
 const EDGE_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 

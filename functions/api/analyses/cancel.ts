@@ -5,7 +5,12 @@ import { noQuerySchema } from '../../resources/common/fields.js';
 import { analysisIdParams } from '../../resources/analyses/request.js';
 import { analysisCancellation } from '../../composition/analysis-cancellation.js';
 
-export const handler = httpHandler('api/analyses/cancel', { params: analysisIdParams, query: noQuerySchema }, analysisCancellation, async ({ accountId, params }, deps) => {
-  const { analysis } = await cancelAnalysis(deps, accountId, params.analysis_id);
-  return { status: 202, body: presentAnalysis(analysis) };
-});
+export const handler = httpHandler(
+  'api/analyses/cancel',
+  { params: analysisIdParams, query: noQuerySchema },
+  analysisCancellation,
+  async ({ accountId, params }, deps) => {
+    const { analysis } = await cancelAnalysis(deps, accountId, params.analysis_id);
+    return { status: 202, body: presentAnalysis(analysis) };
+  },
+);

@@ -6,7 +6,12 @@ import { analysisCreateSchema } from '../../resources/analyses/request.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { sourceProbing } from '../../composition/source-probing.js';
 
-export const handler = httpHandler('api/analyses/quote', { query: noQuerySchema, body: analysisCreateSchema }, sourceProbing, async ({ accountId, body }, deps) => {
-  const account = await requireAccount(deps.accounts, accountId);
-  return { status: 200, body: presentQuote(await quoteAnalysis(deps, account, body)) };
-});
+export const handler = httpHandler(
+  'api/analyses/quote',
+  { query: noQuerySchema, body: analysisCreateSchema },
+  sourceProbing,
+  async ({ accountId, body }, deps) => {
+    const account = await requireAccount(deps.accounts, accountId);
+    return { status: 200, body: presentQuote(await quoteAnalysis(deps, account, body)) };
+  },
+);

@@ -8,7 +8,12 @@ import { accounts } from '../../composition/table.js';
 import { idempotent } from '../../composition/idempotency.js';
 import { batchSubmission } from '../../composition/batches.js';
 
-export const handler = httpHandler('api/batches/create', { query: noQuerySchema, body: batchCreateSchema }, () => ({ submission: batchSubmission(), accounts: accounts(), idempotent: idempotent() }), async ({ accountId, body, idempotencyKey }, deps) => ({
-  status: 202,
-  body: presentBatch(await submitBatch(deps.submission, await requireAccount(deps.accounts, accountId), body, MAX_ITEM_PAGE, idempotencyKey)),
-}));
+export const handler = httpHandler(
+  'api/batches/create',
+  { query: noQuerySchema, body: batchCreateSchema },
+  () => ({ submission: batchSubmission(), accounts: accounts(), idempotent: idempotent() }),
+  async ({ accountId, body, idempotencyKey }, deps) => ({
+    status: 202,
+    body: presentBatch(await submitBatch(deps.submission, await requireAccount(deps.accounts, accountId), body, MAX_ITEM_PAGE, idempotencyKey)),
+  }),
+);

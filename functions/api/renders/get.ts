@@ -7,7 +7,12 @@ import { renderIdParams } from '../../resources/renders/request.js';
 import { assetSigner } from '../../composition/render-links.js';
 import { renders } from '../../composition/renders.js';
 
-export const handler = httpHandler('api/renders/get', { params: renderIdParams, query: noQuerySchema }, () => ({ renders: renders() }), async ({ accountId, params }, deps) => {
-  const render = await getRender(deps.renders, accountId, params.render_id);
-  return { status: 200, body: presentRender(render, await assetLinks(assetSigner, render)) };
-});
+export const handler = httpHandler(
+  'api/renders/get',
+  { params: renderIdParams, query: noQuerySchema },
+  () => ({ renders: renders() }),
+  async ({ accountId, params }, deps) => {
+    const render = await getRender(deps.renders, accountId, params.render_id);
+    return { status: 200, body: presentRender(render, await assetLinks(assetSigner, render)) };
+  },
+);

@@ -7,8 +7,13 @@ import { rendersQuerySchema } from '../../resources/renders/request.js';
 import { assetSigner } from '../../composition/render-links.js';
 import { renders } from '../../composition/renders.js';
 
-export const handler = httpHandler('api/renders/list', { query: rendersQuerySchema }, () => ({ renders: renders() }), async ({ accountId, query }, deps) => {
-  const page = await listRenders(deps.renders, accountId, query);
-  const links = await Promise.all(page.items.map((render) => assetLinks(assetSigner, render)));
-  return { status: 200, body: presentList(page, (render, index) => presentRender(render, links[index])) };
-});
+export const handler = httpHandler(
+  'api/renders/list',
+  { query: rendersQuerySchema },
+  () => ({ renders: renders() }),
+  async ({ accountId, query }, deps) => {
+    const page = await listRenders(deps.renders, accountId, query);
+    const links = await Promise.all(page.items.map((render) => assetLinks(assetSigner, render)));
+    return { status: 200, body: presentList(page, (render, index) => presentRender(render, links[index])) };
+  },
+);

@@ -7,9 +7,12 @@ import { accounts } from '../../composition/table.js';
 import { idempotent } from '../../composition/idempotency.js';
 import { scanners } from '../../composition/scanners.js';
 
-export const handler = httpHandler('api/scanners/create', { body: scannerCreateSchema },
+export const handler = httpHandler(
+  'api/scanners/create',
+  { body: scannerCreateSchema },
   () => ({ ...scanners(), accounts: accounts(), idempotent: idempotent() }),
   async ({ accountId, body }, deps) => {
-  const account = await requireAccount(deps.accounts, accountId);
-  return { status: 201, body: presentScanner(await createScanner(deps, account, body)) };
-});
+    const account = await requireAccount(deps.accounts, accountId);
+    return { status: 201, body: presentScanner(await createScanner(deps, account, body)) };
+  },
+);

@@ -6,7 +6,12 @@ import { preflightSchema } from '../../resources/analyses/request.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { sourceProbing } from '../../composition/source-probing.js';
 
-export const handler = httpHandler('api/sources/preflight', { query: noQuerySchema, body: preflightSchema }, sourceProbing, async ({ accountId, body }, deps) => {
-  const account = await requireAccount(deps.accounts, accountId);
-  return { status: 200, body: presentPreflight(await preflightSource(deps, account, body)) };
-});
+export const handler = httpHandler(
+  'api/sources/preflight',
+  { query: noQuerySchema, body: preflightSchema },
+  sourceProbing,
+  async ({ accountId, body }, deps) => {
+    const account = await requireAccount(deps.accounts, accountId);
+    return { status: 200, body: presentPreflight(await preflightSource(deps, account, body)) };
+  },
+);

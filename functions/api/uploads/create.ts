@@ -7,11 +7,14 @@ import { accounts } from '../../composition/table.js';
 import { uploads } from '../../composition/uploads.js';
 
 /** POST /v1/uploads: the record with its signed target(s), returned this once (SPEC: persist it at once). */
-export const handler = httpHandler('api/uploads/create', { body: uploadCreateSchema },
+export const handler = httpHandler(
+  'api/uploads/create',
+  { body: uploadCreateSchema },
   () => ({ ...uploads(), accounts: accounts() }),
   async ({ accountId, body }, deps) => {
-  const account = await requireAccount(deps.accounts, accountId);
-  const now = new Date();
-  const { upload, targets } = await createUpload(deps, account, body, now);
-  return { status: 201, body: presentUpload(upload, now, targets) };
-});
+    const account = await requireAccount(deps.accounts, accountId);
+    const now = new Date();
+    const { upload, targets } = await createUpload(deps, account, body, now);
+    return { status: 201, body: presentUpload(upload, now, targets) };
+  },
+);

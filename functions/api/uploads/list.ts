@@ -6,9 +6,14 @@ import { uploadListQuerySchema } from '../../resources/uploads/request.js';
 import { uploadStore } from '../../composition/upload-records.js';
 
 /** GET /v1/uploads: newest first, optionally one status, to reconcile an ambiguous upload (SPEC Upload flow). */
-export const handler = httpHandler('api/uploads/list', { query: uploadListQuerySchema }, () => ({ uploads: uploadStore() }), async ({ accountId, query }, deps) => {
-  const now = new Date();
-  const { status, ...page } = query;
-  const uploads = await listUploads(deps, accountId, page, status, now);
-  return { status: 200, body: presentList(uploads, (upload) => presentUpload(upload, now)) };
-});
+export const handler = httpHandler(
+  'api/uploads/list',
+  { query: uploadListQuerySchema },
+  () => ({ uploads: uploadStore() }),
+  async ({ accountId, query }, deps) => {
+    const now = new Date();
+    const { status, ...page } = query;
+    const uploads = await listUploads(deps, accountId, page, status, now);
+    return { status: 200, body: presentList(uploads, (upload) => presentUpload(upload, now)) };
+  },
+);

@@ -5,7 +5,12 @@ import { presentWebhookEndpoint } from '../../resources/webhook-endpoints/presen
 import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
 
 /** GET /v1/webhook-endpoints: newest first, never a secret. */
-export const handler = httpHandler('api/webhook-endpoints/list', { query: listQuerySchema }, () => ({ endpoints: webhookEndpointStore() }), async ({ accountId, query }, deps) => ({
-  status: 200,
-  body: presentList(await listWebhookEndpoints(deps, accountId, query), presentWebhookEndpoint),
-}));
+export const handler = httpHandler(
+  'api/webhook-endpoints/list',
+  { query: listQuerySchema },
+  () => ({ endpoints: webhookEndpointStore() }),
+  async ({ accountId, query }, deps) => ({
+    status: 200,
+    body: presentList(await listWebhookEndpoints(deps, accountId, query), presentWebhookEndpoint),
+  }),
+);

@@ -9,8 +9,7 @@ import type { AccountStore } from './ports.js';
 export const limitsOf = (account: Account): PlanLimits => ({ ...plans[account.plan], ...account.limitOverrides });
 
 /** The lower of the deployment cap and the account's own cap (SPEC: accounts may set lower). */
-export const effectiveMaxObservations = (account: Account, deploymentCap: number): number =>
-  Math.min(deploymentCap, account.maxObservations ?? deploymentCap);
+export const effectiveMaxObservations = (account: Account, deploymentCap: number): number => Math.min(deploymentCap, account.maxObservations ?? deploymentCap);
 
 /** Resolves a Bearer header to an account id; every failure is the same 401. */
 export async function authenticate(store: Pick<AccountStore, 'findApiKey'>, authorization: string | undefined): Promise<string> {
@@ -23,8 +22,7 @@ export async function authenticate(store: Pick<AccountStore, 'findApiKey'>, auth
   return record.accountId;
 }
 
-const unauthorized = (): ApiError =>
-  new ApiError('unauthorized', 'Send a valid API key as "Authorization: Bearer <key>".');
+const unauthorized = (): ApiError => new ApiError('unauthorized', 'Send a valid API key as "Authorization: Bearer <key>".');
 
 export async function requireAccount(store: Pick<AccountStore, 'getAccount'>, accountId: string): Promise<Account> {
   const account = await store.getAccount(accountId);
@@ -46,7 +44,8 @@ export interface NewAccount {
 /** A request rate as the account item's overrides; whole numbers of at least 1. */
 function requestRateOverrides(rate: RequestRate): Partial<PlanLimits> {
   for (const [name, value] of Object.entries(rate)) {
-    if (!Number.isInteger(value) || value < 1) throw new ApiError('validation_failed', `The request rate's ${name} must be a whole number of at least 1.`, name);
+    if (!Number.isInteger(value) || value < 1)
+      throw new ApiError('validation_failed', `The request rate's ${name} must be a whole number of at least 1.`, name);
   }
   return { requestsPerSecond: rate.perSecond, requestBurst: rate.burst };
 }
@@ -101,7 +100,11 @@ export async function trustHost(store: AccountStore, accountId: string, hostname
   if (host === '::1') host = '[::1]';
   const loopback = loopbackHosts.has(host);
   if (loopback && !options.allowLoopback) {
-    throw new ApiError('validation_failed', `"${hostname}" is a loopback name: only a local host started with LOCAL_ALLOW_LOOPBACK_TARGETS=1 may trust it.`, 'hostname');
+    throw new ApiError(
+      'validation_failed',
+      `"${hostname}" is a loopback name: only a local host started with LOCAL_ALLOW_LOOPBACK_TARGETS=1 may trust it.`,
+      'hostname',
+    );
   }
   if (!loopback && (!hostnamePattern.test(host) || host === 'localhost' || host.endsWith('.localhost'))) {
     throw new ApiError('validation_failed', `"${hostname}" is not an exact public DNS hostname.`, 'hostname');

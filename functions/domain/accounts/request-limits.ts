@@ -77,7 +77,9 @@ export async function takeRequestToken(store: RequestBucketStore, accountId: str
     const stored = known?.stored;
     if (known && stored !== undefined && stored > latest) return refused(rate, stored, now);
     const result =
-      !known || stored === undefined || stored < now ? await store.restart(accountId, now + interval, now) : await store.advance(accountId, interval, now, latest);
+      !known || stored === undefined || stored < now
+        ? await store.restart(accountId, now + interval, now)
+        : await store.advance(accountId, interval, now, latest);
     if (result.moved) return admitted(rate, result.tat, now);
     known = { stored: result.stored };
   }

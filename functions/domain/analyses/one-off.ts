@@ -63,7 +63,10 @@ export const proofAvailable = (account: Account): boolean => !account.proofAnaly
 export function presentedSource({ url, origin, facts }: ProbedSource): AnalysisSource {
   return {
     kind: 'url',
-    provider: origin.kind === 'provider' ? { id: origin.provider.id, name: origin.provider.name, kind: origin.provider.kind } : { kind: 'trusted_host', host: origin.host },
+    provider:
+      origin.kind === 'provider'
+        ? { id: origin.provider.id, name: origin.provider.name, kind: origin.provider.kind }
+        : { kind: 'trusted_host', host: origin.host },
     host: url.hostname,
     media_kind: 'video',
     duration_ms: facts.durationMs,
@@ -105,7 +108,8 @@ type PricedInput = Pick<AnalysisCreate, 'analysis_start_seconds' | 'analysis_end
 /** SPEC: a required window inside the source; a proof window at most 7,200 s. */
 function windowOf(input: PricedInput, facts: SourceFacts): Span {
   const window = { startMs: Math.round(input.analysis_start_seconds * 1000), endMs: Math.round(input.analysis_end_seconds * 1000) };
-  if (window.endMs <= window.startMs) throw new ApiError('window_out_of_range', 'analysis_end_seconds must be after analysis_start_seconds.', 'analysis_end_seconds');
+  if (window.endMs <= window.startMs)
+    throw new ApiError('window_out_of_range', 'analysis_end_seconds must be after analysis_start_seconds.', 'analysis_end_seconds');
   if (window.endMs > facts.durationMs) {
     throw new ApiError('window_out_of_range', `analysis_end_seconds is past the end of the source (${facts.durationMs / 1000} s).`, 'analysis_end_seconds');
   }
@@ -232,20 +236,30 @@ export async function submitOneOff(deps: OneOffDeps, account: Account, input: An
     },
     now,
   );
-  const outcome = await deps.runs.createWithReservation(run, analysis, { entryId: newId('ledger'), credits: -quote.credits, reason: `analysis_reserved:${analysisId}`, createdAt: now });
+  const outcome = await deps.runs.createWithReservation(run, analysis, {
+    entryId: newId('ledger'),
+    credits: -quote.credits,
+    reason: `analysis_reserved:${analysisId}`,
+    createdAt: now,
+  });
   if (outcome !== 'created' && idempotencyKey !== undefined) {
     // A concurrent attempt under the same key may have won the reservation: its analysis is the answer.
     const raced = await alreadyCreated(deps, account.accountId, ids);
     if (raced) return raced;
   }
-  if (outcome === 'proof_allowance_exhausted') throw new ApiError('proof_allowance_exhausted', 'This account has used its proof analysis.', 'use_proof_allowance');
+  if (outcome === 'proof_allowance_exhausted')
+    throw new ApiError('proof_allowance_exhausted', 'This account has used its proof analysis.', 'use_proof_allowance');
   if (outcome !== 'created') throw new ApiError('insufficient_credits', `This analysis needs ${quote.credits} credit(s); the wallet cannot cover it.`);
   await startOrRefund(deps, run);
   return analysis;
 }
 
 /** The analysis an earlier attempt under the same key created, its workflow started if that attempt could not. */
-async function alreadyCreated(deps: Pick<OneOffDeps, 'runs' | 'workflows'>, accountId: string, ids: { runId: string; analysisId: string }): Promise<AnalysisRecord | undefined> {
+async function alreadyCreated(
+  deps: Pick<OneOffDeps, 'runs' | 'workflows'>,
+  accountId: string,
+  ids: { runId: string; analysisId: string },
+): Promise<AnalysisRecord | undefined> {
   const analysis = await deps.runs.getAnalysis(accountId, ids.analysisId);
   if (analysis) await restartIfUnstarted(analysis.status === 'queued', () => deps.workflows.startAnalysis({ accountId, ...ids }));
   return analysis;

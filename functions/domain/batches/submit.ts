@@ -41,7 +41,10 @@ export interface BatchCreate {
 
 export async function submitBatch(deps: BatchDeps, account: Account, input: BatchCreate, itemLimit: number, idempotencyKey?: string): Promise<BatchView> {
   if (!deps.batchesEnabled) {
-    throw new ApiError('scanner_batch_service_unavailable', 'Durable batch processing is not enabled on this deployment; do not resubmit this work under new keys.');
+    throw new ApiError(
+      'scanner_batch_service_unavailable',
+      'Durable batch processing is not enabled on this deployment; do not resubmit this work under new keys.',
+    );
   }
   const { accountId } = account;
   const { batchId } = await idsFor(deps.claims, accountId, 'batch', idempotencyKey, () => ({ batchId: newId('batch') }));
@@ -49,7 +52,12 @@ export async function submitBatch(deps: BatchDeps, account: Account, input: Batc
   if (earlier) return earlier;
   // Items often share scanners and uploads: each is read once, and its answer judged per item.
   const versions = onceEach((scannerId: string) => deps.scanners.get(accountId, scannerId).then((scanner) => scanner?.version ?? 0));
-  const sources = onceEach((uploadId: string) => deps.findSource(accountId, uploadId).then(() => null, (error: unknown) => (error instanceof Error ? error : new Error(String(error)))));
+  const sources = onceEach((uploadId: string) =>
+    deps.findSource(accountId, uploadId).then(
+      () => null,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    ),
+  );
   const checkItem = async (item: BatchCreate['items'][number], index: number): Promise<number> => {
     const [version, sourceError] = await Promise.all([versions(item.scanner_id), sources(item.upload_id)]);
     if (!version) throw new ApiError('validation_failed', `No such scanner: ${item.scanner_id}.`, `items[${index}].scanner_id`);

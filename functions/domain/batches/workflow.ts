@@ -113,7 +113,8 @@ export async function settleBatchItem(deps: Pick<BatchWorkflowDeps, 'batches' | 
 export async function finishBatch(deps: BatchWorkflowDeps, ref: BatchRef, fanOutFailed: boolean): Promise<BatchRecord> {
   const batch = fanOutFailed ? await rejectUnstarted(deps, ref) : await getBatch(deps.batches, ref.accountId, ref.batchId);
   const { counters } = batch;
-  if (counters.queued + counters.processing > 0) throw new BatchNotSettled(`Batch ${ref.batchId} still has unsettled items (${batchStatusOf(counters, batch.cancelRequested)})`);
+  if (counters.queued + counters.processing > 0)
+    throw new BatchNotSettled(`Batch ${ref.batchId} still has unsettled items (${batchStatusOf(counters, batch.cancelRequested)})`);
   return markBatchCompleted(deps.batches, ref);
 }
 
@@ -121,7 +122,13 @@ export async function finishBatch(deps: BatchWorkflowDeps, ref: BatchRef, fanOut
 async function rejectUnstarted(deps: BatchWorkflowDeps, ref: BatchRef): Promise<BatchRecord> {
   const batch = await getBatch(deps.batches, ref.accountId, ref.batchId);
   for (const item of await allItems(deps.batches, ref, batch.counters.total)) {
-    if (item.status === 'queued') await deps.batches.transition({ ...ref, index: item.index }, 'reject', { error: { code: 'batch_failed', message: 'The batch could not start this item.' } }, nowIso());
+    if (item.status === 'queued')
+      await deps.batches.transition(
+        { ...ref, index: item.index },
+        'reject',
+        { error: { code: 'batch_failed', message: 'The batch could not start this item.' } },
+        nowIso(),
+      );
   }
   return getBatch(deps.batches, ref.accountId, ref.batchId);
 }

@@ -95,7 +95,9 @@ function joinAcrossBoundaries(type: ScannerDefinition['type'], chunks: { chunk: 
     parent[second] = first;
   };
   const sidesIn = (chunkIndex: number, touches: (range: Span) => boolean) =>
-    entries.flatMap((entry, index) => (entry.chunkIndex === chunkIndex && entry.side && touches(entry.side.range) ? [{ index, identity: entry.side.identity }] : []));
+    entries.flatMap((entry, index) =>
+      entry.chunkIndex === chunkIndex && entry.side && touches(entry.side.range) ? [{ index, identity: entry.side.identity }] : [],
+    );
 
   for (let chunkIndex = 1; chunkIndex < chunks.length; chunkIndex += 1) {
     const boundary = chunks[chunkIndex]!.chunk.startMs;

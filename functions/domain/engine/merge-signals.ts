@@ -8,7 +8,12 @@ const joined = <T extends Span>(lists: T[][]): T[] => mergeSpans(lists.flat());
 const joinedLevels = (lists: LevelSpan[][]): LevelSpan[] =>
   joined(lists).map((span) => ({
     ...span,
-    level: Math.max(...lists.flat().filter((part) => part.startMs >= span.startMs && part.endMs <= span.endMs).map((part) => part.level)),
+    level: Math.max(
+      ...lists
+        .flat()
+        .filter((part) => part.startMs >= span.startMs && part.endMs <= span.endMs)
+        .map((part) => part.level),
+    ),
   }));
 
 /** Loudness is logarithmic: chunks combine by mean energy, weighted by their length. */

@@ -56,7 +56,8 @@ const subjectIdOf = (subject: EventSubject): string => {
 };
 
 /** `evt_` + 32 hex of sha256(type:subject id): consumers dedupe a repeated announcement by it. */
-export const eventIdOf = (type: EventType, subjectId: string): string => `evt_${createHash('sha256').update(`${type}:${subjectId}`).digest('hex').slice(0, 32)}`;
+export const eventIdOf = (type: EventType, subjectId: string): string =>
+  `evt_${createHash('sha256').update(`${type}:${subjectId}`).digest('hex').slice(0, 32)}`;
 
 export const announcement = (type: EventType, subject: EventSubject, createdAt: string): Announcement => ({
   eventId: eventIdOf(type, subjectIdOf(subject)),

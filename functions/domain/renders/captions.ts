@@ -150,7 +150,13 @@ export function captionScript(words: readonly CaptionWord[], presetId: CaptionPr
     assColour(preset.outline_color),
     '&H80000000',
     bold,
-    0, 0, 0, 100, 100, 0, 0,
+    0,
+    0,
+    0,
+    100,
+    100,
+    0,
+    0,
     // BorderStyle 1: outline (no box), no shadow.
     1,
     Math.max(1, Math.round(preset.outline_width * scale * 10) / 10),
@@ -167,7 +173,8 @@ export function captionScript(words: readonly CaptionWord[], presetId: CaptionPr
   // Events of one line follow each other without overlap (each word's lasts until the next
   // word starts), for the reason lines do; an event that would last no time is left out.
   const events = lines.flatMap((line) => {
-    if (!preset.word_highlight || !preset.highlight_color) return line.endMs > line.startMs ? [dialogue(line.startMs, line.endMs, line.words.map(shown).join(' '))] : [];
+    if (!preset.word_highlight || !preset.highlight_color)
+      return line.endMs > line.startMs ? [dialogue(line.startMs, line.endMs, line.words.map(shown).join(' '))] : [];
     const highlight = inlineColour(preset.highlight_color);
     return line.words.flatMap((word, i) => {
       const endMs = Math.min(line.words[i + 1]?.startMs ?? line.endMs, line.endMs);

@@ -105,7 +105,12 @@ export async function submitRender(deps: RenderDeps, accountId: string, input: R
   } catch (cause) {
     // Under a key, a retry with it starts the queued render again; without one nothing would: it fails now (it cost nothing).
     if (idempotencyKey === undefined) await settleRender(deps, { accountId, renderId });
-    throw new ApiError('queue_unavailable', 'The render could not be queued. Retry with backoff (under the same Idempotency-Key, if you sent one).', undefined, { cause });
+    throw new ApiError(
+      'queue_unavailable',
+      'The render could not be queued. Retry with backoff (under the same Idempotency-Key, if you sent one).',
+      undefined,
+      { cause },
+    );
   }
   return render;
 }

@@ -46,7 +46,11 @@ const prominence = (f: ObservedFace): number => f.width * f.height * f.score;
  * up by its mouth activity (the one talking), with hysteresis: the followed face stays until
  * another beats it clearly for a while, and a switch starts a new shot (`switched`).
  */
-export function followedFaces(samples: SubjectSample[], intervalMs: number, options: PathOptions = DEFAULT_PATH_OPTIONS): { face: ObservedFace | null; switched: boolean }[] {
+export function followedFaces(
+  samples: SubjectSample[],
+  intervalMs: number,
+  options: PathOptions = DEFAULT_PATH_OPTIONS,
+): { face: ObservedFace | null; switched: boolean }[] {
   const needed = Math.max(1, Math.ceil(options.switchAfterMs / Math.max(1, intervalMs)));
   let current: ObservedFace | null = null;
   let challenger = 0;
@@ -128,7 +132,16 @@ function smooth(points: Point[], window: number): Point[] {
     const js: number[] = [];
     for (let k = from; k <= to; k++) js.push(k - i);
     const around = points.slice(from, to + 1);
-    return { x: fitAtZero(js, around.map((p) => p.x)), y: fitAtZero(js, around.map((p) => p.y)) };
+    return {
+      x: fitAtZero(
+        js,
+        around.map((p) => p.x),
+      ),
+      y: fitAtZero(
+        js,
+        around.map((p) => p.y),
+      ),
+    };
   });
 }
 
@@ -217,7 +230,12 @@ export function pathFor(
       const sample = samples[start] as SubjectSample;
       // A new shot's window is there from the cut on (a followed speaker's, from this sample).
       const jumpAt = Math.max((keys.at(-1)?.timeMs ?? 0) + 1, sample.cutAtMs ?? sample.timeMs);
-      keys.push({ timeMs: i === 0 && start > 0 ? jumpAt : timeMs, x: Math.round(at.x - crop.width / 2), y: Math.round(at.y - crop.height / 2), ...(i === 0 && start > 0 ? { jump: true } : {}) });
+      keys.push({
+        timeMs: i === 0 && start > 0 ? jumpAt : timeMs,
+        x: Math.round(at.x - crop.width / 2),
+        y: Math.round(at.y - crop.height / 2),
+        ...(i === 0 && start > 0 ? { jump: true } : {}),
+      });
     });
     start = end;
   }
@@ -251,7 +269,22 @@ export function stackedPaths(track: SubjectTrack, panel: Size, options: PathOpti
   if (pairs.filter(Boolean).length * 2 < Math.max(1, pairs.length)) return null;
   const breaks = track.samples.map((s) => s.cut);
   const headroom = (p: Point | undefined) => (p ? { x: p.x, y: p.y + 0.1 * panel.height } : null);
-  return [pathFor(track, panel, pairs.map((p) => headroom(p?.[0])), breaks, options), pathFor(track, panel, pairs.map((p) => headroom(p?.[1])), breaks, options)];
+  return [
+    pathFor(
+      track,
+      panel,
+      pairs.map((p) => headroom(p?.[0])),
+      breaks,
+      options,
+    ),
+    pathFor(
+      track,
+      panel,
+      pairs.map((p) => headroom(p?.[1])),
+      breaks,
+      options,
+    ),
+  ];
 }
 
 /** Where the window's top-left corner is at `timeMs` on a path: what the ffmpeg expression renders (tests and figures). */

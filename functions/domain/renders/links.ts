@@ -10,7 +10,9 @@ export type ObjectSigner = (objectKey: string, expiresInSeconds: number) => Prom
 export async function assetLinks(sign: ObjectSigner, render: RenderRecord, now = new Date()): Promise<Record<string, { url: string; expiresAt: string }>> {
   const expiresAt = new Date(now.getTime() + ASSET_URL_TTL_SECONDS * 1000).toISOString();
   const entries = await Promise.all(
-    Object.values(render.assets).flatMap((asset) => (asset.status === 'completed' ? [sign(asset.objectKey, ASSET_URL_TTL_SECONDS).then((url) => [asset.momentId, { url, expiresAt }] as const)] : [])),
+    Object.values(render.assets).flatMap((asset) =>
+      asset.status === 'completed' ? [sign(asset.objectKey, ASSET_URL_TTL_SECONDS).then((url) => [asset.momentId, { url, expiresAt }] as const)] : [],
+    ),
   );
   return Object.fromEntries(entries);
 }

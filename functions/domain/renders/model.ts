@@ -81,7 +81,11 @@ export function renderedMsOf(moment: { start_ms: number; end_ms: number; edit: {
 }
 
 /** The spans of the source a moment's render is cut from, in order. */
-export function segmentsOf(moment: { start_ms: number; end_ms: number; edit: { mode: string; subclips: { start_ms: number; end_ms: number }[] } }): { startMs: number; endMs: number }[] {
+export function segmentsOf(moment: {
+  start_ms: number;
+  end_ms: number;
+  edit: { mode: string; subclips: { start_ms: number; end_ms: number }[] };
+}): { startMs: number; endMs: number }[] {
   if (moment.edit.mode === 'subclips' && moment.edit.subclips.length > 0) return moment.edit.subclips.map((s) => ({ startMs: s.start_ms, endMs: s.end_ms }));
   return [{ startMs: moment.start_ms, endMs: moment.end_ms }];
 }

@@ -152,7 +152,10 @@ async function subjectsOf(deps: RenderPlanningDeps, cut: MomentCut, source: Size
  * then is the moment sampled and the crop planned around what it shows. The captions are sized to
  * the planned output. `subjects` is what framing saw (null when it did not look), for measuring.
  */
-export async function planMomentRender(deps: RenderPlanningDeps, request: MomentRenderRequest): Promise<{ plan: MomentRenderPlan; subjects: SubjectTrack | null }> {
+export async function planMomentRender(
+  deps: RenderPlanningDeps,
+  request: MomentRenderRequest,
+): Promise<{ plan: MomentRenderPlan; subjects: SubjectTrack | null }> {
   const { output, mode, captions, ...rest } = request;
   const layout = await deps.renderer.probe(request.sourceUrl);
   const source = { width: layout.width, height: layout.height };

@@ -43,7 +43,10 @@ export const FONTS = [
 ] as const;
 export type FontId = (typeof FONTS)[number]['id'];
 /** DejaVu's licence: the Bitstream Vera licence with public-domain changes (free to embed and redistribute). */
-export const FONT_LICENSE = { name: 'Bitstream Vera Fonts License (DejaVu changes: public domain)', url: 'https://dejavu-fonts.github.io/License.html' } as const;
+export const FONT_LICENSE = {
+  name: 'Bitstream Vera Fonts License (DejaVu changes: public domain)',
+  url: 'https://dejavu-fonts.github.io/License.html',
+} as const;
 export const FONT_PACKAGE = 'dejavu-fonts-ttf';
 
 /** Caption looks; sizes are in pixels of a 1080-wide output and scale with the output width. */
@@ -131,7 +134,9 @@ export const FRAMING_MODES = ['auto', 'stacked'] as const;
 export type FramingMode = (typeof FRAMING_MODES)[number];
 
 /** Effects a render applies; listed so clients can discover them, none is optional yet. */
-export const EFFECTS = [{ id: 'faststart', description: 'The MP4 index (moov) precedes the media data, so playback starts before the download ends.' }] as const;
+export const EFFECTS = [
+  { id: 'faststart', description: 'The MP4 index (moov) precedes the media data, so playback starts before the download ends.' },
+] as const;
 
 export const RENDER_LIMITS = {
   /** SPEC Limits: 1 to 20 moment ids per render. */

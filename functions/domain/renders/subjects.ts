@@ -154,7 +154,8 @@ export function salientRegion(frame: RgbFrame, previousLuma: Uint8Array | null, 
   const integral = new Float64Array((cols + 1) * (rows + 1));
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      integral[(r + 1) * (cols + 1) + c + 1] = (map[r * cols + c] ?? 0) + (integral[r * (cols + 1) + c + 1] ?? 0) + (integral[(r + 1) * (cols + 1) + c] ?? 0) - (integral[r * (cols + 1) + c] ?? 0);
+      integral[(r + 1) * (cols + 1) + c + 1] =
+        (map[r * cols + c] ?? 0) + (integral[r * (cols + 1) + c + 1] ?? 0) + (integral[(r + 1) * (cols + 1) + c] ?? 0) - (integral[r * (cols + 1) + c] ?? 0);
     }
   }
   const total = integral[rows * (cols + 1) + cols] ?? 0;
@@ -177,7 +178,15 @@ export function salientRegion(frame: RgbFrame, previousLuma: Uint8Array | null, 
 }
 
 /** Best offset of a rectangle of `from` within `to` (same size planes) over a square of offsets; mean |difference| there. */
-function bestOffset(from: ArrayLike<number>, to: ArrayLike<number>, width: number, height: number, rect: Rect, centre: { dx: number; dy: number }, radius: number): { dx: number; dy: number; error: number } {
+function bestOffset(
+  from: ArrayLike<number>,
+  to: ArrayLike<number>,
+  width: number,
+  height: number,
+  rect: Rect,
+  centre: { dx: number; dy: number },
+  radius: number,
+): { dx: number; dy: number; error: number } {
   const x0 = Math.max(0, Math.round(rect.x));
   const y0 = Math.max(0, Math.round(rect.y));
   const x1 = Math.min(width, Math.round(rect.x + rect.width));
@@ -244,7 +253,15 @@ export function cutsIn(frames: Uint8Array[], size: Size, frameMs: number): numbe
  */
 export async function observeSubjects(
   frames: Iterable<RgbFrame> | AsyncIterable<RgbFrame>,
-  options: { detector: SubjectDetector | null; source: Size; intervalMs: number; joinsMs?: number[]; cutsMs?: number[]; detectEvery?: number; trackRadius?: number },
+  options: {
+    detector: SubjectDetector | null;
+    source: Size;
+    intervalMs: number;
+    joinsMs?: number[];
+    cutsMs?: number[];
+    detectEvery?: number;
+    trackRadius?: number;
+  },
 ): Promise<SubjectTrack> {
   const samples: SubjectSample[] = [];
   const detectEvery = options.detectEvery ?? 1;

@@ -62,7 +62,12 @@ export async function createRun(runs: RunStore, spec: NewRun): Promise<{ outcome
     },
     now,
   );
-  const outcome = await runs.createWithReservation(run, analysis, { entryId: newId('ledger'), credits: -credits, reason: `run_reserved:${run.runId}`, createdAt: now });
+  const outcome = await runs.createWithReservation(run, analysis, {
+    entryId: newId('ledger'),
+    credits: -credits,
+    reason: `run_reserved:${run.runId}`,
+    createdAt: now,
+  });
   return { outcome, run };
 }
 
@@ -75,7 +80,13 @@ export async function startOrRefund(deps: { runs: RunStore; workflows: WorkflowS
     await deps.workflows.startAnalysis({ accountId: run.accountId, runId: run.runId, analysisId: run.analysisId });
   } catch (cause) {
     const now = nowIso();
-    await deps.runs.failAndRefund(run, { code: 'queue_unavailable', message: 'The analysis could not be queued.' }, refundEntry(run), now, endAnnouncements(run, 'failed', now));
+    await deps.runs.failAndRefund(
+      run,
+      { code: 'queue_unavailable', message: 'The analysis could not be queued.' },
+      refundEntry(run),
+      now,
+      endAnnouncements(run, 'failed', now),
+    );
     throw new ApiError('queue_unavailable', 'The analysis could not be queued; its credits were refunded. Retry with backoff.', undefined, { cause });
   }
 }

@@ -171,7 +171,12 @@ export async function extractChunkSignals(deps: PipelineDeps, ref: AnalysisRef, 
  * them. `waitingSince` is what the previous poll answered; signals that already have a
  * transcript (merged by an earlier attempt, or a window without audio) are ready as they are.
  */
-export async function awaitChunkTranscript(deps: PipelineDeps, ref: AnalysisRef, chunk: Chunk, waitingSince: string | undefined): Promise<{ ready: boolean; waitingSince: string }> {
+export async function awaitChunkTranscript(
+  deps: PipelineDeps,
+  ref: AnalysisRef,
+  chunk: Chunk,
+  waitingSince: string | undefined,
+): Promise<{ ready: boolean; waitingSince: string }> {
   const speech = deps.transcriber;
   if (!transcribesByJob(speech)) throw new Error('AwaitTranscript runs only for chunks planned with transcription jobs');
   const since = waitingSince ?? nowIso();
@@ -185,7 +190,9 @@ export async function awaitChunkTranscript(deps: PipelineDeps, ref: AnalysisRef,
     return { ready: true, waitingSince: since };
   }
   if (Date.now() - Date.parse(since) > TRANSCRIPT_WAIT_LIMIT_MS) {
-    throw new TranscriptionNotReady(`The transcription job of chunk ${chunk.index} of run ${ref.runId} is not done after ${TRANSCRIPT_WAIT_LIMIT_MS / 60_000} minutes`);
+    throw new TranscriptionNotReady(
+      `The transcription job of chunk ${chunk.index} of run ${ref.runId} is not done after ${TRANSCRIPT_WAIT_LIMIT_MS / 60_000} minutes`,
+    );
   }
   return { ready: false, waitingSince: since };
 }
@@ -329,8 +336,10 @@ async function settled(deps: PipelineDeps, ref: AnalysisRef): Promise<RunRecord>
 
 /** Stable, sanitised failure for the run record: internal causes never reach a response. */
 function failureOf(error: { Error?: string; Cause?: string } | undefined): { code: string; message: string } {
-  if (error?.Error === 'SignalExtractionError' || error?.Error === 'SourceUnreadable') return { code: 'source_unreadable', message: 'The source could not be decoded for analysis.' };
-  if (error?.Error === 'SourceChanged') return { code: 'source_changed', message: 'The source changed since it was quoted: it is now shorter than the analysed window.' };
+  if (error?.Error === 'SignalExtractionError' || error?.Error === 'SourceUnreadable')
+    return { code: 'source_unreadable', message: 'The source could not be decoded for analysis.' };
+  if (error?.Error === 'SourceChanged')
+    return { code: 'source_changed', message: 'The source changed since it was quoted: it is now shorter than the analysed window.' };
   if (error?.Error === 'TranscriptionFailed' || error?.Error === 'TranscriptionNotReady') {
     return { code: 'transcription_failed', message: 'The speech in the source could not be transcribed.' };
   }

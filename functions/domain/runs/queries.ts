@@ -32,7 +32,11 @@ export async function listRunObservations(runs: RunStore, accountId: string, run
 }
 
 /** The ranked moments of a completed analysis (zero moments is a valid answer). */
-export async function listAnalysisMoments(runs: RunStore, accountId: string, analysisId: string): Promise<{ analysis: AnalysisRecord; moments: MomentRecord[] }> {
+export async function listAnalysisMoments(
+  runs: RunStore,
+  accountId: string,
+  analysisId: string,
+): Promise<{ analysis: AnalysisRecord; moments: MomentRecord[] }> {
   const analysis = await runs.getAnalysis(accountId, analysisId);
   if (!analysis) throw notFound('analysis');
   if (analysis.status !== 'completed') throw new ApiError('analysis_not_completed', `The analysis is ${analysis.status}; moments exist once it is completed.`);

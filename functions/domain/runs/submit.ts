@@ -29,14 +29,19 @@ function windowOf(input: RunCreate, type: string, source: RunnableSource): Span 
   const { analysis_start_seconds: start, analysis_end_seconds: end } = input;
   if (start === undefined && end === undefined) return null;
   if (type !== 'find_moments' || source.mediaKind !== 'video') {
-    throw new ApiError('window_not_supported', 'A window applies only to find_moments runs on video uploads.', start !== undefined ? 'analysis_start_seconds' : 'analysis_end_seconds');
+    throw new ApiError(
+      'window_not_supported',
+      'A window applies only to find_moments runs on video uploads.',
+      start !== undefined ? 'analysis_start_seconds' : 'analysis_end_seconds',
+    );
   }
   if (start === undefined || end === undefined) {
     const missing = start === undefined ? 'analysis_start_seconds' : 'analysis_end_seconds';
     throw new ApiError('validation_failed', 'Send both analysis_start_seconds and analysis_end_seconds, or neither.', missing);
   }
   const window = { startMs: Math.round(start * 1000), endMs: Math.round(end * 1000) };
-  if (window.startMs >= window.endMs) throw new ApiError('validation_failed', 'analysis_start_seconds must be before analysis_end_seconds.', 'analysis_start_seconds');
+  if (window.startMs >= window.endMs)
+    throw new ApiError('validation_failed', 'analysis_start_seconds must be before analysis_end_seconds.', 'analysis_start_seconds');
   if (window.endMs > source.durationMs) {
     throw new ApiError('validation_failed', `analysis_end_seconds is past the end of the upload (${source.durationMs / 1000} s).`, 'analysis_end_seconds');
   }

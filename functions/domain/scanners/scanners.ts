@@ -7,7 +7,6 @@ import type { Account } from '../accounts/model.js';
 import type { Page, PageRequest } from '../pages.js';
 import type { ScannerStore } from './ports.js';
 
-
 /**
  * Cross-field rules of a whole scanner definition. They run on the merged definition of a
  * PATCH too, so a version can never be created that a POST would have refused.
@@ -66,7 +65,15 @@ export function applyPatch(current: ScannerDefinition, patch: ScannerPatch): Sca
 }
 
 const definitionKeys = [
-  'name', 'instructions', 'type', 'profile', 'max_observations', 'min_seconds', 'max_seconds', 'output', 'metadata',
+  'name',
+  'instructions',
+  'type',
+  'profile',
+  'max_observations',
+  'min_seconds',
+  'max_seconds',
+  'output',
+  'metadata',
 ] as const satisfies readonly (keyof ScannerDefinition)[];
 
 /** The definition part of a record, without identity or timestamps. */
@@ -114,15 +121,9 @@ export async function updateScanner(deps: ScannerDeps, account: Account, scanner
   throw new ApiError('rate_limited', 'This scanner is being changed concurrently; retry shortly.');
 }
 
-export const listScanners = (deps: ScannerDeps, accountId: string, page: PageRequest): Promise<Page<ScannerRecord>> =>
-  deps.scanners.list(accountId, page);
+export const listScanners = (deps: ScannerDeps, accountId: string, page: PageRequest): Promise<Page<ScannerRecord>> => deps.scanners.list(accountId, page);
 
-export async function listScannerVersions(
-  deps: ScannerDeps,
-  accountId: string,
-  scannerId: string,
-  page: PageRequest,
-): Promise<Page<ScannerRecord>> {
+export async function listScannerVersions(deps: ScannerDeps, accountId: string, scannerId: string, page: PageRequest): Promise<Page<ScannerRecord>> {
   await getScanner(deps, accountId, scannerId);
   return deps.scanners.listVersions(accountId, scannerId, page);
 }

@@ -56,9 +56,12 @@ function parseSourceUrl(raw: string): URL {
 
 /** Lower case, without IPv6 brackets or a trailing dot: how hosts are compared. */
 const normalizeHost = (host: string): string =>
-  host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 
-const isLoopbackHost = (host: string): boolean =>
-  host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+const isLoopbackHost = (host: string): boolean => host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 
 const untrusted = (message: string): ApiError => new ApiError('untrusted_source_url', message, 'source_url');

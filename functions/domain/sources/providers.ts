@@ -23,9 +23,27 @@ export const builtInProviders: readonly BuiltInProvider[] = [
   { id: 'vimeo', name: 'Vimeo', kind: 'recorded_video', resolver: 'yt-dlp', hostnames: ['vimeo.com', 'www.vimeo.com', 'player.vimeo.com'] },
   { id: 'twitch', name: 'Twitch', kind: 'recorded_video', resolver: 'yt-dlp', hostnames: ['twitch.tv', 'www.twitch.tv', 'm.twitch.tv', 'clips.twitch.tv'] },
   { id: 'dailymotion', name: 'Dailymotion', kind: 'recorded_video', resolver: 'yt-dlp', hostnames: ['dailymotion.com', 'www.dailymotion.com', 'dai.ly'] },
-  { id: 'tiktok', name: 'TikTok', kind: 'social', resolver: 'yt-dlp', hostnames: ['tiktok.com', 'www.tiktok.com', 'm.tiktok.com', 'vm.tiktok.com', 'vt.tiktok.com'] },
-  { id: 'x', name: 'X (Twitter)', kind: 'social', resolver: 'yt-dlp', hostnames: ['x.com', 'www.x.com', 'mobile.x.com', 'twitter.com', 'www.twitter.com', 'mobile.twitter.com'] },
-  { id: 'facebook', name: 'Facebook', kind: 'social', resolver: 'yt-dlp', hostnames: ['facebook.com', 'www.facebook.com', 'm.facebook.com', 'web.facebook.com', 'fb.watch'] },
+  {
+    id: 'tiktok',
+    name: 'TikTok',
+    kind: 'social',
+    resolver: 'yt-dlp',
+    hostnames: ['tiktok.com', 'www.tiktok.com', 'm.tiktok.com', 'vm.tiktok.com', 'vt.tiktok.com'],
+  },
+  {
+    id: 'x',
+    name: 'X (Twitter)',
+    kind: 'social',
+    resolver: 'yt-dlp',
+    hostnames: ['x.com', 'www.x.com', 'mobile.x.com', 'twitter.com', 'www.twitter.com', 'mobile.twitter.com'],
+  },
+  {
+    id: 'facebook',
+    name: 'Facebook',
+    kind: 'social',
+    resolver: 'yt-dlp',
+    hostnames: ['facebook.com', 'www.facebook.com', 'm.facebook.com', 'web.facebook.com', 'fb.watch'],
+  },
   { id: 'instagram', name: 'Instagram', kind: 'social', resolver: 'yt-dlp', hostnames: ['instagram.com', 'www.instagram.com'] },
   // Recording links live on the account's vanity or data-centre host: us06web.zoom.us, acme.zoom.us.
   { id: 'zoom', name: 'Zoom recordings', kind: 'meeting', resolver: 'yt-dlp', hostnames: ['zoom.us'], hostPattern: anchored(`(?:${label}\\.)?zoom\\.us`) },
@@ -33,9 +51,30 @@ export const builtInProviders: readonly BuiltInProvider[] = [
   { id: 'google_drive', name: 'Google Drive', kind: 'storage', resolver: 'storage-link', hostnames: ['drive.google.com'] },
   { id: 'dropbox', name: 'Dropbox', kind: 'storage', resolver: 'storage-link', hostnames: ['dropbox.com', 'www.dropbox.com', 'dl.dropboxusercontent.com'] },
   // SharePoint (OneDrive for Business) hosts are the tenant's: contoso.sharepoint.com, contoso-my.sharepoint.com.
-  { id: 'onedrive', name: 'OneDrive and SharePoint', kind: 'storage', resolver: 'storage-link', hostnames: ['onedrive.live.com', '1drv.ms'], hostPattern: anchored(`${label}\\.sharepoint\\.com`) },
-  { id: 's3', name: 'Amazon S3 (presigned URL)', kind: 'storage', resolver: 'storage-link', hostnames: ['s3.amazonaws.com'], hostPattern: anchored(`(?:${s3Bucket}\\.)?${s3Endpoint}\\.amazonaws\\.com`) },
-  { id: 'gcs', name: 'Google Cloud Storage (signed URL)', kind: 'storage', resolver: 'storage-link', hostnames: ['storage.googleapis.com'], hostPattern: anchored(`${label}(?:\\.${label})*\\.storage\\.googleapis\\.com`) },
+  {
+    id: 'onedrive',
+    name: 'OneDrive and SharePoint',
+    kind: 'storage',
+    resolver: 'storage-link',
+    hostnames: ['onedrive.live.com', '1drv.ms'],
+    hostPattern: anchored(`${label}\\.sharepoint\\.com`),
+  },
+  {
+    id: 's3',
+    name: 'Amazon S3 (presigned URL)',
+    kind: 'storage',
+    resolver: 'storage-link',
+    hostnames: ['s3.amazonaws.com'],
+    hostPattern: anchored(`(?:${s3Bucket}\\.)?${s3Endpoint}\\.amazonaws\\.com`),
+  },
+  {
+    id: 'gcs',
+    name: 'Google Cloud Storage (signed URL)',
+    kind: 'storage',
+    resolver: 'storage-link',
+    hostnames: ['storage.googleapis.com'],
+    hostPattern: anchored(`${label}(?:\\.${label})*\\.storage\\.googleapis\\.com`),
+  },
 ];
 
 /** The provider serving `hostname` (lower case, no trailing dot), if any. */

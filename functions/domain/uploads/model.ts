@@ -20,8 +20,7 @@ export type UploadContentType = (typeof uploadContentTypes)[number];
 export const mediaKinds = ['video', 'audio'] as const;
 export type MediaKind = (typeof mediaKinds)[number];
 
-export const mediaKindOf = (contentType: UploadContentType): MediaKind =>
-  (videoContentTypes as readonly string[]).includes(contentType) ? 'video' : 'audio';
+export const mediaKindOf = (contentType: UploadContentType): MediaKind => ((videoContentTypes as readonly string[]).includes(contentType) ? 'video' : 'audio');
 
 /** What a reader sees: `expired` and `deleted` are derived from the stored state and the clock. */
 export const uploadStatuses = ['pending', 'ready', 'failed', 'expired', 'deleted'] as const;

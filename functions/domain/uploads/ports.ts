@@ -59,9 +59,7 @@ export interface MediaStore {
   remove(key: string): Promise<void>;
 }
 
-export type Inspection =
-  | { ok: true; durationMs: number; streams: StreamSummary[] }
-  | { ok: false; error: UploadFailure };
+export type Inspection = { ok: true; durationMs: number; streams: StreamSummary[] } | { ok: false; error: UploadFailure };
 
 /**
  * Probes the real stream layout of stored media through a signed URL (no full download).

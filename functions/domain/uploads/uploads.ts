@@ -10,7 +10,15 @@ import { announcement } from '../events/model.js';
 import { retentionTags, UPLOAD_RECORD_GRACE_DAYS } from './retention.js';
 import type { Account } from '../accounts/model.js';
 import type { MediaInspector, MediaStore, PartPlan, SignedPart, SignedTarget, UploadStore } from './ports.js';
-import { mediaKindOf, type MultipartState, type StoredUploadStatus, type UploadContentType, type UploadFailure, type UploadRecord, type UploadStatus } from './model.js';
+import {
+  mediaKindOf,
+  type MultipartState,
+  type StoredUploadStatus,
+  type UploadContentType,
+  type UploadFailure,
+  type UploadRecord,
+  type UploadStatus,
+} from './model.js';
 import type { Page, PageRequest } from '../pages.js';
 
 /** A single signed PUT must be started within this window (SPEC: time-limited signed target). */
@@ -37,9 +45,7 @@ export interface UploadDeps {
 }
 
 /** The signed targets of a new upload; returned once by POST /v1/uploads and never stored. */
-export type UploadTargets =
-  | { kind: 'single'; target: SignedTarget }
-  | { kind: 'multipart'; parts: SignedPart[] };
+export type UploadTargets = { kind: 'single'; target: SignedTarget } | { kind: 'multipart'; parts: SignedPart[] };
 
 /** Account-scoped, never derived from the filename. */
 export const mediaObjectKey = (accountId: string, uploadId: string): string => `accounts/${accountId}/uploads/${uploadId}`;
@@ -211,13 +217,19 @@ export async function completeUpload(deps: UploadDeps, account: Account, uploadI
   const stored = await deps.media.head(upload.objectKey);
   if (!stored) throw objectMissing(upload, now, 'The upload has no bytes yet.');
   if (stored.sizeBytes !== upload.sizeBytes) {
-    return settle(deps, accountId, upload, {
-      ok: false,
-      error: {
-        code: 'size_mismatch',
-        message: `The stored object has ${stored.sizeBytes} bytes but the upload declared size_bytes ${upload.sizeBytes}.`,
+    return settle(
+      deps,
+      accountId,
+      upload,
+      {
+        ok: false,
+        error: {
+          code: 'size_mismatch',
+          message: `The stored object has ${stored.sizeBytes} bytes but the upload declared size_bytes ${upload.sizeBytes}.`,
+        },
       },
-    }, now);
+      now,
+    );
   }
 
   const limits = limitsOf(account);
@@ -228,13 +240,19 @@ export async function completeUpload(deps: UploadDeps, account: Account, uploadI
   // Tag before the state change (idempotent): a ready object is always under a lifecycle rule,
   // also where the signed x-amz-tagging header of the PUT is not honoured (s3rver).
   await deps.media.tag(upload.objectKey, retentionTags(upload.retentionDays));
-  return settle(deps, accountId, upload, {
-    ok: true,
-    durationMs: inspection.durationMs,
-    streams: inspection.streams,
-    // S3 lifecycle counts from object creation, so retention does too.
-    retentionExpiresAt: new Date(stored.lastModified.getTime() + upload.retentionDays * DAY_MS).toISOString(),
-  }, now);
+  return settle(
+    deps,
+    accountId,
+    upload,
+    {
+      ok: true,
+      durationMs: inspection.durationMs,
+      streams: inspection.streams,
+      // S3 lifecycle counts from object creation, so retention does too.
+      retentionExpiresAt: new Date(stored.lastModified.getTime() + upload.retentionDays * DAY_MS).toISOString(),
+    },
+    now,
+  );
 }
 
 /** Checks the parts and completes the multipart upload; a failure to record, or undefined. */
@@ -261,13 +279,15 @@ async function finishMultipart(deps: UploadDeps, upload: UploadRecord, multipart
           : `Part ${wrong.partNumber} has ${wrong.sizeBytes} bytes but should have ${expected} (see upload_parts[].size_bytes).`,
     };
   }
-  await deps.media.completeMultipart(upload.objectKey, multipart.id, parts.sort((a, b) => a.partNumber - b.partNumber));
+  await deps.media.completeMultipart(
+    upload.objectKey,
+    multipart.id,
+    parts.sort((a, b) => a.partNumber - b.partNumber),
+  );
   return undefined;
 }
 
-type Outcome =
-  | { ok: true; durationMs: number; streams: UploadRecord['streams']; retentionExpiresAt: string }
-  | { ok: false; error: UploadFailure };
+type Outcome = { ok: true; durationMs: number; streams: UploadRecord['streams']; retentionExpiresAt: string } | { ok: false; error: UploadFailure };
 
 /** The one conditional pending -> ready|failed write, then its side effects, by the winner only. */
 async function settle(deps: UploadDeps, accountId: string, upload: UploadRecord, outcome: Outcome, now: Date): Promise<UploadRecord> {

@@ -149,7 +149,12 @@ interface AttemptContext {
 }
 
 /** One POST of the stored payload, or why none was sent (which ends the delivery). */
-async function send(deps: DeliveryDeps, delivery: WebhookDeliveryRecord, { on, endpoint }: AttemptContext, now: Date): Promise<{ result: Omit<DeliveryAttempt, 'at'>; final: boolean }> {
+async function send(
+  deps: DeliveryDeps,
+  delivery: WebhookDeliveryRecord,
+  { on, endpoint }: AttemptContext,
+  now: Date,
+): Promise<{ result: Omit<DeliveryAttempt, 'at'>; final: boolean }> {
   const refused = (error: string) => ({ result: { error, durationMs: 0 }, final: true });
   if (!on) return refused(attemptErrors.deliveryOff);
   if (!endpoint) return refused(attemptErrors.endpointDeleted);
@@ -253,5 +258,9 @@ export async function retryDelivery(
 }
 
 /** GET /v1/webhook-deliveries: newest first, filtered. */
-export const listDeliveries = (deps: Pick<DeliveryDeps, 'deliveries'>, accountId: string, filter: DeliveryFilter, page: PageRequest): Promise<Page<WebhookDeliveryRecord>> =>
-  deps.deliveries.list(accountId, filter, page);
+export const listDeliveries = (
+  deps: Pick<DeliveryDeps, 'deliveries'>,
+  accountId: string,
+  filter: DeliveryFilter,
+  page: PageRequest,
+): Promise<Page<WebhookDeliveryRecord>> => deps.deliveries.list(accountId, filter, page);

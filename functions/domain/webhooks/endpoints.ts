@@ -117,8 +117,11 @@ export async function getWebhookEndpoint(deps: Pick<WebhookEndpointDeps, 'endpoi
   return endpoint;
 }
 
-export const listWebhookEndpoints = (deps: Pick<WebhookEndpointDeps, 'endpoints'>, accountId: string, page: PageRequest): Promise<Page<WebhookEndpointRecord>> =>
-  deps.endpoints.list(accountId, page);
+export const listWebhookEndpoints = (
+  deps: Pick<WebhookEndpointDeps, 'endpoints'>,
+  accountId: string,
+  page: PageRequest,
+): Promise<Page<WebhookEndpointRecord>> => deps.endpoints.list(accountId, page);
 
 /**
  * Reads the endpoint, applies `change` and writes it back only if nobody changed it meanwhile;
@@ -177,10 +180,10 @@ export async function rotateWebhookSecret(
   const secret = newSigningSecret();
   const expiresAt = new Date(now.getTime() + ROTATED_SECRET_TTL_MS).toISOString();
   const endpoint = await changeEndpoint(deps, accountId, endpointId, now, (current) => ({
-    secrets: [{ secret }, ...liveSecrets(current.secrets, now).map((previous) => ({ secret: previous.secret, expiresAt: previous.expiresAt ?? expiresAt }))].slice(
-      0,
-      MAX_SIGNING_SECRETS,
-    ),
+    secrets: [
+      { secret },
+      ...liveSecrets(current.secrets, now).map((previous) => ({ secret: previous.secret, expiresAt: previous.expiresAt ?? expiresAt })),
+    ].slice(0, MAX_SIGNING_SECRETS),
   }));
   return { endpoint, secret };
 }

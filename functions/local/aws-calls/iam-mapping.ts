@@ -46,13 +46,29 @@ const tableArn = (names: ResourceNames, table: string): string => (table.startsW
 
 /** Operations authorised as themselves on the table named by TableName (Query and Scan: on the index when one is named). */
 const dynamoDbTableOperations = new Set([
-  'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan',
-  'DescribeTable', 'DescribeTimeToLive', 'UpdateTimeToLive', 'CreateTable', 'DeleteTable', 'UpdateTable',
-  'DescribeContinuousBackups', 'UpdateContinuousBackups',
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'DescribeTable',
+  'DescribeTimeToLive',
+  'UpdateTimeToLive',
+  'CreateTable',
+  'DeleteTable',
+  'UpdateTable',
+  'DescribeContinuousBackups',
+  'UpdateContinuousBackups',
 ]);
 
 /** TransactWriteItems entries: each is authorised as its own item action. */
-const transactWriteActions: Readonly<Record<string, string>> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
+const transactWriteActions: Readonly<Record<string, string>> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+};
 
 const dynamoDb: Mapper = (operation, input, names) => {
   if (dynamoDbTableOperations.has(operation)) {
@@ -139,7 +155,10 @@ const s3: Mapper = (operation, input, names) => {
   if (bucketAction) return [{ action: bucketAction, resource: bucketArn(names, input.Bucket) }];
   if (operation === 'DeleteObjects') {
     const objects = records((input.Delete as Input | undefined)?.Objects);
-    return objects.map((object) => ({ action: object.VersionId ? 's3:DeleteObjectVersion' : 's3:DeleteObject', resource: objectArn(names, input.Bucket, object.Key) }));
+    return objects.map((object) => ({
+      action: object.VersionId ? 's3:DeleteObjectVersion' : 's3:DeleteObject',
+      resource: objectArn(names, input.Bucket, object.Key),
+    }));
   }
   const objectActions = s3ObjectActions[operation];
   if (!objectActions) return undefined;
@@ -180,7 +199,8 @@ function eventBusArn(names: ResourceNames, bus: string): string {
 }
 
 const eventBridge: Mapper = (operation, input, names) => {
-  if (operation === 'PutEvents') return records(input.Entries).map((entry) => ({ action: 'events:PutEvents', resource: eventBusArn(names, text(entry.EventBusName)) }));
+  if (operation === 'PutEvents')
+    return records(input.Entries).map((entry) => ({ action: 'events:PutEvents', resource: eventBusArn(names, text(entry.EventBusName)) }));
   // Rules, on the bus they belong to: PutTargets names its rule `Rule`, the others `Name`.
   if (!['PutRule', 'PutTargets', 'DescribeRule', 'DeleteRule', 'RemoveTargets'].includes(operation)) return undefined;
   const bus = text(input.EventBusName);
@@ -221,7 +241,12 @@ function modelArns(modelId: string): string[] {
 }
 
 const bedrock: Mapper = (operation, input) => {
-  const action = { Converse: 'bedrock:InvokeModel', InvokeModel: 'bedrock:InvokeModel', ConverseStream: 'bedrock:InvokeModelWithResponseStream', InvokeModelWithResponseStream: 'bedrock:InvokeModelWithResponseStream' }[operation];
+  const action = {
+    Converse: 'bedrock:InvokeModel',
+    InvokeModel: 'bedrock:InvokeModel',
+    ConverseStream: 'bedrock:InvokeModelWithResponseStream',
+    InvokeModelWithResponseStream: 'bedrock:InvokeModelWithResponseStream',
+  }[operation];
   if (!action) return undefined;
   return modelArns(text(input.modelId)).map((resource) => ({ action, resource }));
 };
@@ -239,7 +264,11 @@ const transcribe: Mapper = (operation, input, names) => {
     // Transcribe reads the media and writes its output with the caller's permissions.
     const media = s3UriArn(names, text((input.Media as Input | undefined)?.MediaFileUri));
     if (media) requests.push({ action: 's3:GetObject', resource: media });
-    if (input.OutputBucketName) requests.push({ action: 's3:PutObject', resource: objectArn(names, input.OutputBucketName, input.OutputKey ?? `${text(input.TranscriptionJobName)}.json`) });
+    if (input.OutputBucketName)
+      requests.push({
+        action: 's3:PutObject',
+        resource: objectArn(names, input.OutputBucketName, input.OutputKey ?? `${text(input.TranscriptionJobName)}.json`),
+      });
   }
   return requests;
 };
@@ -329,11 +358,17 @@ const ecs: Mapper = (operation, input, names) => {
     // whoever records a RunTask records those too (recorder.ts). Overrides name roles here.
     const overrides = (input.overrides as Input | undefined) ?? {};
     const roles = [overrides.taskRoleArn, overrides.executionRoleArn].map(text).filter(Boolean);
-    return [{ action: 'ecs:RunTask', resource: taskDefinitionArn(names, text(input.taskDefinition)) }, ...roles.map((role) => passRole(names, role, 'ecs-tasks.amazonaws.com'))];
+    return [
+      { action: 'ecs:RunTask', resource: taskDefinitionArn(names, text(input.taskDefinition)) },
+      ...roles.map((role) => passRole(names, role, 'ecs-tasks.amazonaws.com')),
+    ];
   }
   if (operation === 'StopTask') return [{ action: 'ecs:StopTask', resource: ecsTaskArn(names, text(input.cluster), text(input.task)) }];
   if (operation === 'DescribeTasks') {
-    return (Array.isArray(input.tasks) ? input.tasks.map(text) : []).map((task) => ({ action: 'ecs:DescribeTasks', resource: ecsTaskArn(names, text(input.cluster), task) }));
+    return (Array.isArray(input.tasks) ? input.tasks.map(text) : []).map((task) => ({
+      action: 'ecs:DescribeTasks',
+      resource: ecsTaskArn(names, text(input.cluster), task),
+    }));
   }
   return undefined;
 };

@@ -53,7 +53,14 @@ let recording: Recording | undefined;
 
 function write(request: IamRequest, call: string, via: RecordedCall['via']): void {
   if (!recording) return;
-  const line: RecordedCall = { unit: currentUnit(), action: request.action, resource: request.resource, call, via, ...(request.context ? { context: request.context } : {}) };
+  const line: RecordedCall = {
+    unit: currentUnit(),
+    action: request.action,
+    resource: request.resource,
+    call,
+    via,
+    ...(request.context ? { context: request.context } : {}),
+  };
   const key = JSON.stringify(line);
   if (recording.seen.has(key)) return;
   recording.seen.add(key);
@@ -100,7 +107,11 @@ function recordAs(principal: string, calls: readonly StandInCall[]): void {
 
 /** A Task state's function, invoked as its state machine invokes it on AWS: with the state machine's role. */
 export function invokedBy<A extends unknown[], R>(workflow: string, placeholder: string, handler: (...args: A) => R): (...args: A) => R {
-  const invoke: StandInCall = { clientName: 'LambdaClient', commandName: 'InvokeCommand', input: { FunctionName: unitSymbols.runner(units.task(workflow, placeholder)) } };
+  const invoke: StandInCall = {
+    clientName: 'LambdaClient',
+    commandName: 'InvokeCommand',
+    input: { FunctionName: unitSymbols.runner(units.task(workflow, placeholder)) },
+  };
   return (...args) => {
     recordAs(principals.stateMachine(workflow), [invoke]);
     return handler(...args);
@@ -134,7 +145,11 @@ export function runBy<P, R>(workflow: string, containerUnit: string, run: (param
       // RunTask passes the roles the task definition names, which its input does not show.
       inUnit(stateMachine, () => {
         for (const role of [unitSymbols.taskRole(containerUnit), unitSymbols.executionRole(containerUnit)]) {
-          write({ action: 'iam:PassRole', resource: arns.role(role), context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } }, 'ECS.RunTask', 'stand-in');
+          write(
+            { action: 'iam:PassRole', resource: arns.role(role), context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+            'ECS.RunTask',
+            'stand-in',
+          );
         }
       });
       const { containerName } = containerContractOf(containerUnit);
@@ -181,7 +196,11 @@ export async function recordDeliveryWakeUp(accountId: string, deliveryId: string
       },
     } as unknown as T);
   const now = new Date();
-  const scheduler = awsDeliveryScheduler({ sqs: () => recordingClient<SQSClient>('SQSClient'), scheduler: () => recordingClient<SchedulerClient>('SchedulerClient') }, deliverySettings, () => now);
+  const scheduler = awsDeliveryScheduler(
+    { sqs: () => recordingClient<SQSClient>('SQSClient'), scheduler: () => recordingClient<SchedulerClient>('SchedulerClient') },
+    deliverySettings,
+    () => now,
+  );
   await scheduler.schedule(accountId, deliveryId, new Date(now.getTime() + delayMs));
   return scheduled;
 }
@@ -195,7 +214,10 @@ export function recordScheduledWakeUp(): void {
 interface SdkClient {
   readonly middlewareStack: {
     add(
-      middleware: (next: (args: { input: unknown }) => Promise<unknown>, context: { clientName?: string; commandName?: string }) => (args: { input: unknown }) => Promise<unknown>,
+      middleware: (
+        next: (args: { input: unknown }) => Promise<unknown>,
+        context: { clientName?: string; commandName?: string },
+      ) => (args: { input: unknown }) => Promise<unknown>,
       options: { step: 'initialize'; name: string },
     ): void;
   };
@@ -208,7 +230,14 @@ function instrument(client: object): void {
   instrumented.add(client);
   (client as SdkClient).middlewareStack.add(
     (next, context) => (args) => {
-      record({ clientName: context.clientName ?? 'UnknownClient', commandName: context.commandName ?? 'UnknownCommand', input: (args.input ?? {}) as Record<string, unknown> }, 'sdk');
+      record(
+        {
+          clientName: context.clientName ?? 'UnknownClient',
+          commandName: context.commandName ?? 'UnknownCommand',
+          input: (args.input ?? {}) as Record<string, unknown>,
+        },
+        'sdk',
+      );
       return next(args);
     },
     { step: 'initialize', name: 'recordAwsCalls' },
@@ -239,7 +268,16 @@ function preloadBundle(): Promise<string> {
     // Loaded here only: the child processes that import this module never bundle.
     const { build } = await import('esbuild');
     const outfile = join(bundleDir, `aws-call-recorder-${process.pid}.mjs`);
-    await build({ entryPoints: [join(import.meta.dirname, 'child-preload.ts')], bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node24', outfile, logLevel: 'silent' });
+    await build({
+      entryPoints: [join(import.meta.dirname, 'child-preload.ts')],
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node24',
+      outfile,
+      logLevel: 'silent',
+    });
     process.once('exit', () => rmSync(outfile, { force: true }));
     return outfile;
   })();

@@ -67,8 +67,7 @@ export const CONTAINER_IMAGE_REPOSITORY = '<ContainerImageRepository>';
 export const LATEST_REVISION = '<Revision>';
 
 /** `analysis` -> `ANALYSIS_STATE_MACHINE_ARN` (as infra/stack.ts names it; test/unit checks they agree). */
-export const stateMachineVariable = (workflow: string): string =>
-  `${workflow.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_STATE_MACHINE_ARN`;
+export const stateMachineVariable = (workflow: string): string => `${workflow.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_STATE_MACHINE_ARN`;
 
 /** `<Table>`; a workflow's state machine is `<analysis>`. */
 export const symbol = (name: string): string => `<${name}>`;

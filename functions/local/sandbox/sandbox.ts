@@ -83,7 +83,9 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
     ...(existsSync(aligner) ? { pocketsphinx: aligner } : {}),
   };
   const interpreters = Object.fromEntries(Object.entries(binaries).map(([binary, path]) => [binary, interpreterOf(path)]));
-  const candidates = [...STANDARD_EXECUTABLE_DIRS, ...(env.PATH ?? '').split(delimiter)].filter((dir) => dir.startsWith('/') && isDirectory(dir)).map((dir) => realpathSync(dir));
+  const candidates = [...STANDARD_EXECUTABLE_DIRS, ...(env.PATH ?? '').split(delimiter)]
+    .filter((dir) => dir.startsWith('/') && isDirectory(dir))
+    .map((dir) => realpathSync(dir));
   // Never the repository or a directory holding it: its code and node_modules stay readable.
   const executableDirs = [...new Set(candidates)].filter((dir) => dir !== '/' && !`${repoRoot}/`.startsWith(`${dir}/`));
   // The call recorder's log: every unit appends its AWS calls to it (aws-calls/recorder.ts).
@@ -117,7 +119,14 @@ const TRANSCRIBING_MODULES: readonly string[] = ['workflows/analysis/extract-chu
  * The local transcriber's settings, told only to the units that run it: the configuration checks
  * its binary exists (functions/config.ts), and only their views show it.
  */
-const LOCAL_TRANSCRIBER_VARIABLES = ['TRANSCRIBER', 'POCKETSPHINX_BIN', 'POCKETSPHINX_MODEL_DIR', 'WHISPER_CPP_BIN', 'WHISPER_MODEL', 'SPEECH_MODEL_DIR'] as const;
+const LOCAL_TRANSCRIBER_VARIABLES = [
+  'TRANSCRIBER',
+  'POCKETSPHINX_BIN',
+  'POCKETSPHINX_MODEL_DIR',
+  'WHISPER_CPP_BIN',
+  'WHISPER_MODEL',
+  'SPEECH_MODEL_DIR',
+] as const;
 
 function localTranscriber(contract: RuntimeContract): string[] {
   const cfg = config();

@@ -56,7 +56,9 @@ export function unitView(contract: RuntimeContract, facts: HostFacts, extra: rea
     const source = facts.binaries[binary];
     return source ? [{ source, path }, ...(facts.interpreters[binary] ?? [])] : [];
   });
-  const fileBinds = (Object.entries(contract.files) as [ShippedFiles, string][]).flatMap(([kind, dir]) => facts.files[kind].map(({ name, source }) => ({ source, path: join(dir, name) })));
+  const fileBinds = (Object.entries(contract.files) as [ShippedFiles, string][]).flatMap(([kind, dir]) =>
+    facts.files[kind].map(({ name, source }) => ({ source, path: join(dir, name) })),
+  );
   // The unit's runtime: Node, or Python for a Python function, which the local host starts as a command (Lambda starts it on AWS).
   const python = contract.kind === 'lambda' && contract.runtime === 'python3.12';
   const runtime = python ? facts.python : facts.node;
@@ -70,7 +72,10 @@ export function unitView(contract: RuntimeContract, facts: HostFacts, extra: rea
     writable: contract.writable,
     binds: dedupe([...binaryBinds, ...fileBinds, ...localBinds]),
     writableBinds: facts.addedWritable,
-    commands: new Map([...shipped.flatMap(([binary, path]) => [[facts.binaries[binary] ?? path, path] as const, [path, path] as const]), ...(python ? [[runtime, runtime] as const] : [])]),
+    commands: new Map([
+      ...shipped.flatMap(([binary, path]) => [[facts.binaries[binary] ?? path, path] as const, [path, path] as const]),
+      ...(python ? [[runtime, runtime] as const] : []),
+    ]),
     environment: contract.environment,
   };
 }

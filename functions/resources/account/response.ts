@@ -27,9 +27,7 @@ export const accountSchema = z.object({
   trusted_hosts: z.array(z.string()).check(z.describe('Exact hostnames whose HTTPS media URLs one-off analyses accept.')),
   event_delivery: z
     .object({ available: z.boolean() })
-    .check(
-      z.describe('Whether webhook endpoints can be created and events are delivered to them; when not (off for the deployment or the account), poll.'),
-    ),
+    .check(z.describe('Whether webhook endpoints can be created and events are delivered to them; when not (off for the deployment or the account), poll.')),
   created_at: timestamp,
   updated_at: timestamp,
 });

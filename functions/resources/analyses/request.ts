@@ -31,34 +31,34 @@ export const analysisCreateSchema = z
     what_to_find: z.optional(z.pipe(z.string().check(z.trim(), z.minLength(1)), maxChars(600))),
     profile: z.optional(z.enum(profiles)),
     chat_moment_types: z.optional(
-      z
-        .array(z.enum(chatMomentTypes))
-        .check(
-          z.minLength(1),
-          z.maxLength(chatMomentTypes.length),
-          z.refine((types) => new Set(types).size === types.length, { message: 'Each chat moment type may appear once.' }),
-          z.refine((types) => !types.includes('auto') || types.length === 1, { message: 'auto cannot be combined with another value.' }),
-        ),
+      z.array(z.enum(chatMomentTypes)).check(
+        z.minLength(1),
+        z.maxLength(chatMomentTypes.length),
+        z.refine((types) => new Set(types).size === types.length, { message: 'Each chat moment type may appear once.' }),
+        z.refine((types) => !types.includes('auto') || types.length === 1, { message: 'auto cannot be combined with another value.' }),
+      ),
     ),
     speech_cleanup: z.optional(z.enum(speechCleanups)),
     max_moments: z.optional(z.int().check(z.minimum(1), z.maximum(SPEC_MAX_OBSERVATIONS))),
     min_seconds: z.optional(momentSeconds),
     max_seconds: z.optional(momentSeconds),
   })
-  .check(z.superRefine((input, ctx) => {
-    // SPEC: chat moment types and speech cleanup are conversation settings.
-    if (input.profile === 'gameplay') {
-      for (const field of ['chat_moment_types', 'speech_cleanup'] as const) {
-        if (input[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} applies only to the conversation profile.` });
+  .check(
+    z.superRefine((input, ctx) => {
+      // SPEC: chat moment types and speech cleanup are conversation settings.
+      if (input.profile === 'gameplay') {
+        for (const field of ['chat_moment_types', 'speech_cleanup'] as const) {
+          if (input[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} applies only to the conversation profile.` });
+        }
       }
-    }
-    const min = input.min_seconds ?? ONE_OFF_DEFAULTS.min_seconds;
-    const max = input.max_seconds ?? ONE_OFF_DEFAULTS.max_seconds;
-    if (min > max) {
-      const path = input.min_seconds !== undefined ? 'min_seconds' : 'max_seconds';
-      ctx.addIssue({ code: 'custom', path: [path], message: `min_seconds (${min}) must not exceed max_seconds (${max}).` });
-    }
-  }));
+      const min = input.min_seconds ?? ONE_OFF_DEFAULTS.min_seconds;
+      const max = input.max_seconds ?? ONE_OFF_DEFAULTS.max_seconds;
+      if (min > max) {
+        const path = input.min_seconds !== undefined ? 'min_seconds' : 'max_seconds';
+        ctx.addIssue({ code: 'custom', path: [path], message: `min_seconds (${min}) must not exceed max_seconds (${max}).` });
+      }
+    }),
+  );
 
 /** GET /v1/analyses: every filter optional, combined with AND. */
 export const analysesQuerySchema = z.extend(listQuerySchema, {

@@ -36,7 +36,7 @@ export const analysisProgressSchema = z.object({
   analysis_id: id('analysis'),
   run_id: z.nullable(id('run')).check(z.describe('Null for one-off analyses.')),
   status: z.enum(runStatuses),
-  queue_position: z.nullable(z.int().check(z.minimum(1))).check(z.describe('1 for the next of the account\'s runs to be dispatched; null unless queued.')),
+  queue_position: z.nullable(z.int().check(z.minimum(1))).check(z.describe("1 for the next of the account's runs to be dispatched; null unless queued.")),
   chunks_total: z.nullable(count),
   chunks_done: count,
   fraction: z.number().check(z.minimum(0), z.maximum(1), z.describe('Never goes down; 1 only when completed.')),

@@ -23,7 +23,12 @@ export const batchCreateSchema = z.strictObject({
     z.superRefine((items, ctx) => {
       const seen = new Set<string>();
       items.forEach((item, index) => {
-        if (seen.has(item.client_id)) ctx.addIssue({ code: 'custom', path: [index, 'client_id'], message: `client_id "${item.client_id}" is used by an earlier item; it must be unique within the batch.` });
+        if (seen.has(item.client_id))
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'client_id'],
+            message: `client_id "${item.client_id}" is used by an earlier item; it must be unique within the batch.`,
+          });
         seen.add(item.client_id);
       });
     }),

@@ -3,7 +3,6 @@ import { metadataSchema } from '../../domain/metadata.js';
 import { batchStatuses, itemStatuses } from '../../domain/batches/model.js';
 import { count, id, nullableTimestamp, terminalErrorSchema, timestamp } from '../common/response.js';
 
-
 export const batchSummarySchema = z.object({
   object: z.literal('scanner_batch'),
   batch_id: id('batch'),

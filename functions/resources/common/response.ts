@@ -16,9 +16,7 @@ export const milliseconds = z.int().check(z.minimum(0));
 export const mediaKind = z.enum(mediaKinds);
 
 /** Why terminal work failed (runs, analyses, batch items, render assets). */
-export const terminalErrorSchema = z
-  .object({ code: z.string(), message: z.string() })
-  .check(z.describe('Why the work ended in failure; null unless it did.'));
+export const terminalErrorSchema = z.object({ code: z.string(), message: z.string() }).check(z.describe('Why the work ended in failure; null unless it did.'));
 
 /** A window of a source, in seconds (runs of video find_moments scanners, one-off analyses). */
 export const windowSchema = z.object({

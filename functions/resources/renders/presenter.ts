@@ -35,7 +35,21 @@ export function presentRender(render: RenderRecord, links: Readonly<Record<strin
       const asset = render.assets[momentId];
       if (!asset) return [];
       if (asset.status === 'failed') {
-        return [{ moment_id: momentId, status: 'failed', url: null, url_expires_at: null, content_type: 'video/mp4', width: null, height: null, duration_ms: null, size_bytes: null, captions: false, error: asset.error }];
+        return [
+          {
+            moment_id: momentId,
+            status: 'failed',
+            url: null,
+            url_expires_at: null,
+            content_type: 'video/mp4',
+            width: null,
+            height: null,
+            duration_ms: null,
+            size_bytes: null,
+            captions: false,
+            error: asset.error,
+          },
+        ];
       }
       const link = links[momentId];
       return [

@@ -27,14 +27,18 @@ export const renderPresetsSchema = z.object({
   ),
   fonts: z.array(z.object({ id: z.string(), family: z.string(), style: z.string(), license: z.string(), license_url: z.string() })),
   effects: z.array(z.object({ id: z.string(), description: z.string() })),
-  framing_modes: z.array(z.enum(FRAMING_MODES)).check(z.describe('`auto` (default) keeps the subject in frame; `stacked`: left and right halves stacked, portrait outputs only.')),
+  framing_modes: z
+    .array(z.enum(FRAMING_MODES))
+    .check(z.describe('`auto` (default) keeps the subject in frame; `stacked`: left and right halves stacked, portrait outputs only.')),
 });
 export type RenderPresetsResource = z.infer<typeof renderPresetsSchema>;
 
 const renderAssetSchema = z.object({
   moment_id: id('moment'),
   status: z.enum(['completed', 'failed']),
-  url: z.nullable(z.string()).check(z.describe('Signed, time-limited download URL (GET). Null for a failed asset and in event payloads: GET the render for a fresh one.')),
+  url: z
+    .nullable(z.string())
+    .check(z.describe('Signed, time-limited download URL (GET). Null for a failed asset and in event payloads: GET the render for a fresh one.')),
   url_expires_at: nullableTimestamp,
   content_type: z.literal('video/mp4'),
   width: z.nullable(z.int()),

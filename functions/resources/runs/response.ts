@@ -4,14 +4,13 @@ import { billingStates, runStatuses } from '../../domain/runs/model.js';
 import { count, id, mediaKind, milliseconds, nullableTimestamp, terminalErrorSchema, timestamp, windowSchema } from '../common/response.js';
 import { scannerCreateSchema } from '../scanners/request.js';
 
-
 export const runSchema = z.object({
   object: z.literal('run'),
   run_id: id('run'),
   status: z.enum(runStatuses),
   source_kind: z.literal('upload'),
   media_kind: mediaKind,
-  analysis_id: id('analysis').check(z.describe('The analysis that carries the run\'s lifecycle, progress and billing.')),
+  analysis_id: id('analysis').check(z.describe("The analysis that carries the run's lifecycle, progress and billing.")),
   scanner_id: id('scanner'),
   scanner_version: z.int().check(z.minimum(1)),
   upload_id: id('upload'),

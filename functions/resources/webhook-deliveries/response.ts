@@ -4,15 +4,19 @@ import { id, milliseconds, nullableTimestamp, timestamp } from '../common/respon
 
 export const deliveryAttemptSchema = z.object({
   at: timestamp.check(z.describe('When the attempt started.')),
-  status_code: z.nullable(z.int().check(z.minimum(100), z.maximum(599))).check(z.describe('The receiver\'s HTTP status; a 2xx within 15 s is success, a 3xx is never followed. Null when there was no answer.')),
-  error: z.nullable(z.string()).check(
-    z.describe(
-      'Why there was no answer: target_refused (the URL now breaks the outbound rules), dns_failed (the hostname did not resolve at that attempt), connect_failed, tls_failed, timeout, network_error; ' +
-        'or why nothing was sent: endpoint_disabled, endpoint_deleted, event_delivery_unavailable. Null when the receiver answered.',
+  status_code: z
+    .nullable(z.int().check(z.minimum(100), z.maximum(599)))
+    .check(z.describe("The receiver's HTTP status; a 2xx within 15 s is success, a 3xx is never followed. Null when there was no answer.")),
+  error: z
+    .nullable(z.string())
+    .check(
+      z.describe(
+        'Why there was no answer: target_refused (the URL now breaks the outbound rules), dns_failed (the hostname did not resolve at that attempt), connect_failed, tls_failed, timeout, network_error; ' +
+          'or why nothing was sent: endpoint_disabled, endpoint_deleted, event_delivery_unavailable. Null when the receiver answered.',
+      ),
     ),
-  ),
   duration_ms: milliseconds,
-  response_body: z.nullable(z.string()).check(z.describe('The first 1 KiB of the receiver\'s answer, as text.')),
+  response_body: z.nullable(z.string()).check(z.describe("The first 1 KiB of the receiver's answer, as text.")),
 });
 export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptSchema>;
 

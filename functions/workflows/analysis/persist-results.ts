@@ -5,9 +5,9 @@ import { pipeline } from '../../composition/pipeline.js';
 import { traced } from '../../composition/tracing.js';
 
 const input = z.extend(analysisRefSchema, {
-  chunkResults: z.array(z.object({ chunk: chunkSchema, signalsKey: z.string().check(z.minLength(1)), findingsKey: z.nullable(z.string().check(z.minLength(1))) })),
+  chunkResults: z.array(
+    z.object({ chunk: chunkSchema, signalsKey: z.string().check(z.minLength(1)), findingsKey: z.nullable(z.string().check(z.minLength(1))) }),
+  ),
 });
 
-export const handler = traced(
-  taskHandler(input, pipeline, ({ chunkResults, ...ref }, deps) => persistResults(deps, ref, chunkResults)),
-);
+export const handler = traced(taskHandler(input, pipeline, ({ chunkResults, ...ref }, deps) => persistResults(deps, ref, chunkResults)));

@@ -70,16 +70,22 @@ export function batchItemsFromCsv(text: string, file: string): BatchItemInput[] 
   const [header, ...rows] = parseCsv(text);
   const columns = header ?? [];
   const expected = `client_id,scanner_id,upload_id[,${optional}]`;
-  const known = columns.length >= 3 && columns.length <= 4 && required.every((name, i) => columns[i] === name) && (columns.length === 3 || columns[3] === optional);
+  const known =
+    columns.length >= 3 && columns.length <= 4 && required.every((name, i) => columns[i] === name) && (columns.length === 3 || columns[3] === optional);
   if (!known) throw new UsageError(`${file}: the header must be ${expected}, not "${columns.join(',')}".`);
   if (rows.length === 0) throw new UsageError(`${file}: no items; a batch holds 1 to ${maxBatchItems}.`);
   if (rows.length > maxBatchItems) throw new UsageError(`${file}: ${rows.length} items; a batch holds at most ${maxBatchItems}. Split the file.`);
   const seen = new Map<string, number>();
   return rows.map((cells, i) => {
     const line = `${file}: item ${i + 1}`;
-    if (cells.length > columns.length) throw new UsageError(`${line}: ${cells.length} fields for ${columns.length} columns (quote a metadata_json that holds commas: "{""a"":1}").`);
+    if (cells.length > columns.length)
+      throw new UsageError(`${line}: ${cells.length} fields for ${columns.length} columns (quote a metadata_json that holds commas: "{""a"":1}").`);
     const [clientId = '', scannerId = '', uploadId = '', metadataJson = ''] = cells;
-    for (const [name, value] of [['client_id', clientId], ['scanner_id', scannerId], ['upload_id', uploadId]] as const) {
+    for (const [name, value] of [
+      ['client_id', clientId],
+      ['scanner_id', scannerId],
+      ['upload_id', uploadId],
+    ] as const) {
       if (!value) throw new UsageError(`${line}: ${name} is empty.`);
     }
     const first = seen.get(clientId);
@@ -100,7 +106,8 @@ function metadataOf(json: string, line: string): Metadata {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${line}: metadata_json must be a JSON object, not ${json}`);
   for (const [key, value] of Object.entries(parsed)) {
-    if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) throw new UsageError(`${line}: metadata_json values are strings, numbers, booleans or null ("${key}" is not).`);
+    if (value !== null && !['string', 'number', 'boolean'].includes(typeof value))
+      throw new UsageError(`${line}: metadata_json values are strings, numbers, booleans or null ("${key}" is not).`);
   }
   return parsed as Metadata;
 }

@@ -34,7 +34,11 @@ export function table(rows: readonly Record<string, unknown>[], columns: readonl
   const cut = (text: string) => (text.length > 60 ? `${text.slice(0, 59)}…` : text);
   const cells = rows.map((row) => columns.map((column) => cut(cell(row[column]))));
   const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => row[i]?.length ?? 0)));
-  const line = (values: readonly string[]) => values.map((value, i) => value.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (values: readonly string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((column) => column.toUpperCase())), ...cells.map(line)].join('\n');
 }
 

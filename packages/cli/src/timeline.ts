@@ -10,7 +10,10 @@ import type { Observation, Run } from '../../client/src/index.js';
 /** What the timeline reads of a run. */
 export type TimelineRun = Pick<Run, 'run_id' | 'scanner_id' | 'scanner_version' | 'source' | 'window'>;
 /** What the timeline reads of an observation (every Observation is one). */
-export type TimelineObservation = Pick<Observation, 'type' | 'title' | 'relevance_score'> & { value: unknown; evidence: Pick<Observation['evidence'], 'start_ms' | 'end_ms'> };
+export type TimelineObservation = Pick<Observation, 'type' | 'title' | 'relevance_score'> & {
+  value: unknown;
+  evidence: Pick<Observation['evidence'], 'start_ms' | 'end_ms'>;
+};
 
 /** Geometry of the drawing, in SVG user units. */
 export const layout = { width: 960, left: 140, right: 20, top: 30, laneHeight: 64, laneGap: 8, axisHeight: 30 } as const;
@@ -84,7 +87,8 @@ export function renderTimeline(run: TimelineRun, observations: readonly Timeline
       '</g>',
     );
   });
-  if (!observations.length) parts.push(`<text x="${layout.left + plotWidth / 2}" y="${layout.top + layout.laneHeight / 2}" text-anchor="middle" fill="#666">No observations</text>`);
+  if (!observations.length)
+    parts.push(`<text x="${layout.left + plotWidth / 2}" y="${layout.top + layout.laneHeight / 2}" text-anchor="middle" fill="#666">No observations</text>`);
 
   for (const observation of observations) {
     const lane = laneIndex.get(laneOf(observation)) ?? 0;
@@ -108,7 +112,10 @@ export function renderTimeline(run: TimelineRun, observations: readonly Timeline
   const step = tickStepSeconds(duration) * 1000;
   for (let ms = 0; ms <= duration; ms += step) {
     const x = xOf(ms, duration);
-    parts.push(`<line class="tick" x1="${x}" y1="${axisY}" x2="${x}" y2="${axisY + 5}" stroke="#333"/>`, `<text x="${x}" y="${axisY + 18}" text-anchor="middle">${mmss(ms)}</text>`);
+    parts.push(
+      `<line class="tick" x1="${x}" y1="${axisY}" x2="${x}" y2="${axisY + 5}" stroke="#333"/>`,
+      `<text x="${x}" y="${axisY + 18}" text-anchor="middle">${mmss(ms)}</text>`,
+    );
   }
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;

@@ -25,7 +25,12 @@ export class MediaScannerError extends Error {
       );
     }
     const text = typeof body === 'string' ? body.slice(0, 200) : '';
-    return new MediaScannerError(response.status, `http_${response.status}`, text || `HTTP ${response.status}`, response.headers.get('x-request-id') ?? undefined);
+    return new MediaScannerError(
+      response.status,
+      `http_${response.status}`,
+      text || `HTTP ${response.status}`,
+      response.headers.get('x-request-id') ?? undefined,
+    );
   }
 }
 

@@ -69,7 +69,11 @@ export async function withRetries(
  * Idempotency-Key (a UUID) unless the caller set one: the retries of one call then share a key,
  * so the server does the work once however many attempts reach it.
  */
-export function retryingFetch(fetchImpl: (request: Request) => Promise<Response>, clock: Clock, options: RetryOptions = {}): (request: Request) => Promise<Response> {
+export function retryingFetch(
+  fetchImpl: (request: Request) => Promise<Response>,
+  clock: Clock,
+  options: RetryOptions = {},
+): (request: Request) => Promise<Response> {
   return (input) => {
     let request = input;
     if ((request.method === 'POST' || request.method === 'PATCH') && !request.headers.has('idempotency-key')) {

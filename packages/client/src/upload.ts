@@ -81,7 +81,10 @@ async function bytesOf(source: UploadSource): Promise<Bytes> {
     name: basename(source.path),
     // An empty range has no bytes to read (createReadStream's `end` is inclusive).
     range: (start, end, counted) =>
-      counting(end > start ? (Readable.toWeb(createReadStream(source.path, { start, end: end - 1 })) as ReadableStream<Uint8Array>) : new Blob([]).stream(), counted),
+      counting(
+        end > start ? (Readable.toWeb(createReadStream(source.path, { start, end: end - 1 })) as ReadableStream<Uint8Array>) : new Blob([]).stream(),
+        counted,
+      ),
   };
 }
 
@@ -122,7 +125,13 @@ export async function uploadFile(transport: UploadTransport, source: UploadSourc
           progress(n);
         });
         // A streamed body: fetch sends it as it is read (duplex), with the length S3 requires.
-        const request = new Request(url, { method, headers: { ...headers, 'content-length': String(end - start) }, body, duplex: 'half', signal: options.signal ?? null });
+        const request = new Request(url, {
+          method,
+          headers: { ...headers, 'content-length': String(end - start) },
+          body,
+          duplex: 'half',
+          signal: options.signal ?? null,
+        });
         return transport.fetch(request);
       },
       true,

@@ -20,7 +20,8 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (record: T) => 
     if (done(record)) return record;
     options.onUpdate?.(record);
     const wait = min + clock.random() * (max - min);
-    if (clock.now() + wait > deadline) throw new WaitTimeoutError(`Still not finished after ${Math.round((options.timeoutMs ?? 3 * 3600_000) / 1000)} s; it goes on.`);
+    if (clock.now() + wait > deadline)
+      throw new WaitTimeoutError(`Still not finished after ${Math.round((options.timeoutMs ?? 3 * 3600_000) / 1000)} s; it goes on.`);
     await clock.sleep(wait, options.signal);
   }
 }

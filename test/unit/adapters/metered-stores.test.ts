@@ -8,7 +8,9 @@ import type { BusinessMetric, MetricsSink } from '../../../functions/shared/metr
 
 function recordingSink() {
   const counted: [BusinessMetric, number, string?][] = [];
-  const sink: MetricsSink = { count: (name, value, dimension) => void counted.push(dimension ? [name, value, `${dimension.name}=${dimension.value}`] : [name, value]) };
+  const sink: MetricsSink = {
+    count: (name, value, dimension) => void counted.push(dimension ? [name, value, `${dimension.name}=${dimension.value}`] : [name, value]),
+  };
   return { sink, counted };
 }
 

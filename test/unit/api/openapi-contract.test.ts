@@ -17,7 +17,13 @@ const account = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '.
 };
 const accountExample = account.components.schemas.Account.examples[0];
 
-function response(method: string, path: string, status: number, body: unknown, headers: Record<string, string> = { 'x-request-id': 'r1', 'content-type': 'application/json' }) {
+function response(
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = { 'x-request-id': 'r1', 'content-type': 'application/json' },
+) {
   return { method, url: `${base}${path}`, status, headers: new Headers(headers), text: body === undefined ? '' : JSON.stringify(body) };
 }
 
@@ -32,7 +38,9 @@ describe('OpenApiContract.check', () => {
   });
 
   it('refuses a body that breaks the schema, naming the field', () => {
-    expect(() => contract.check(response('GET', '/v1/account', 200, { ...(accountExample as object), plan: 'platinum' }))).toThrow(/body\/plan must be equal to one of the allowed values/);
+    expect(() => contract.check(response('GET', '/v1/account', 200, { ...(accountExample as object), plan: 'platinum' }))).toThrow(
+      /body\/plan must be equal to one of the allowed values/,
+    );
   });
 
   it('refuses a status the operation does not document', () => {
@@ -45,7 +53,9 @@ describe('OpenApiContract.check', () => {
 
   it('refuses an answer without the x-request-id header or as another content type', () => {
     expect(() => contract.check(response('GET', '/v1/account', 200, accountExample, { 'content-type': 'application/json' }))).toThrow(/x-request-id/);
-    expect(() => contract.check(response('GET', '/v1/account', 200, accountExample, { 'x-request-id': 'r1', 'content-type': 'text/html' }))).toThrow(/content-type/);
+    expect(() => contract.check(response('GET', '/v1/account', 200, accountExample, { 'x-request-id': 'r1', 'content-type': 'text/html' }))).toThrow(
+      /content-type/,
+    );
   });
 
   it('lets unknown routes answer only the 404 not_found envelope', () => {

@@ -23,7 +23,10 @@ import { OpenApiContract } from '../../helpers/openapi-contract.js';
 import { testAccount, uploadRecord } from '../../helpers/unit-fixtures.js';
 
 type Json = Record<string, unknown>;
-type Document = Json & { paths: Record<string, Record<string, Json & { parameters?: Json[]; requestBody?: Json; responses: Record<string, Json> }>>; components: Json };
+type Document = Json & {
+  paths: Record<string, Record<string, Json & { parameters?: Json[]; requestBody?: Json; responses: Record<string, Json> }>>;
+  components: Json;
+};
 
 let generated: { document: string; clientTypes: string };
 let document: Document;
@@ -51,7 +54,12 @@ describe('openapi.json', () => {
   it('states the Idempotency-Key header as the route table does', () => {
     for (const route of routes) {
       const refs = (document.paths[route.path]?.[route.method.toLowerCase()]?.parameters ?? []).map((parameter) => parameter.$ref);
-      const expected = { accepted: ['#/components/parameters/IdempotencyKey'], required: ['#/components/parameters/IdempotencyKeyRequired'], ignored: [], none: [] }[route.idempotency];
+      const expected = {
+        accepted: ['#/components/parameters/IdempotencyKey'],
+        required: ['#/components/parameters/IdempotencyKeyRequired'],
+        ignored: [],
+        none: [],
+      }[route.idempotency];
       expect(refs.filter(Boolean), routeKey(route)).toEqual(expected);
     }
   });
@@ -75,7 +83,9 @@ describe('openapi.json', () => {
   it('takes query strings as strings, with the defaults a client would send', () => {
     const parameters = document.paths['/v1/scanner-batches/{batch_id}']?.get?.parameters ?? [];
     expect(parameters).toContainEqual(expect.objectContaining({ name: 'batch_id', in: 'path', required: true }));
-    expect(parameters).toContainEqual(expect.objectContaining({ name: 'item_cursor', in: 'query', required: false, schema: { type: 'string', pattern: '^\\d{1,6}$', default: '0' } }));
+    expect(parameters).toContainEqual(
+      expect.objectContaining({ name: 'item_cursor', in: 'query', required: false, schema: { type: 'string', pattern: '^\\d{1,6}$', default: '0' } }),
+    );
   });
 
   it('shows only valid examples', () => {
@@ -101,7 +111,16 @@ describe('openapi.json', () => {
 
 const at = '2026-03-01T10:00:00.000Z';
 const hex = (n: number) => n.toString(16).padStart(32, '0');
-const scanner: ScannerRecord = { scannerId: `scn_${hex(1)}`, version: 2, name: 'Cuts', instructions: 'Find cuts', type: 'classifier', output: { labels: ['a', 'b'] }, createdAt: at, updatedAt: at };
+const scanner: ScannerRecord = {
+  scannerId: `scn_${hex(1)}`,
+  version: 2,
+  name: 'Cuts',
+  instructions: 'Find cuts',
+  type: 'classifier',
+  output: { labels: ['a', 'b'] },
+  createdAt: at,
+  updatedAt: at,
+};
 const run: RunRecord = {
   runId: `run_${hex(2)}`,
   accountId: testAccount().accountId,
@@ -156,7 +175,15 @@ const oneOff: AnalysisRecord = {
   billing: 'reserved',
   source: urlSource,
   window: { startMs: 0, endMs: 60_000 },
-  request: { what_to_find: null, profile: 'conversation', chat_moment_types: ['auto'], speech_cleanup: 'tight', max_moments: 10, min_seconds: 15, max_seconds: 60 },
+  request: {
+    what_to_find: null,
+    profile: 'conversation',
+    chat_moment_types: ['auto'],
+    speech_cleanup: 'tight',
+    max_moments: 10,
+    min_seconds: 15,
+    max_seconds: 60,
+  },
   proof: true,
   chunksTotal: null,
   chunksDone: 0,
@@ -191,7 +218,16 @@ const observationOf = (type: ObservationRecord['type'], value_type: string, sema
   title: 'T',
   summary: 'S',
   relevance_score: 0.4,
-  evidence: { media_kind: 'audio', evidence_kind: 'audio_and_transcript', start_ms: 0, end_ms: 1000, duration_ms: 1000, transcript_excerpt: 'hi', speaker: 'spk_0', signals: [] },
+  evidence: {
+    media_kind: 'audio',
+    evidence_kind: 'audio_and_transcript',
+    start_ms: 0,
+    end_ms: 1000,
+    duration_ms: 1000,
+    transcript_excerpt: 'hi',
+    speaker: 'spk_0',
+    signals: [],
+  },
   source_metadata: {},
   created_at: at,
 });
@@ -228,7 +264,10 @@ describe('the presenters', () => {
     ['Account', presentAccount(testAccount({ accountId: `acct_${hex(8)}`, proofAnalysisId: oneOff.analysisId }), 50, 2, true)],
     ['Scanner', presentScanner(scanner)],
     ['ScannerList', presentList({ items: [scanner], nextCursor: 'opaque' }, presentScanner)],
-    ['Upload', presentUpload(upload, now, { kind: 'single', target: { method: 'PUT', url: 'https://s3.example/put', headers: { 'content-type': 'audio/mpeg' } } })],
+    [
+      'Upload',
+      presentUpload(upload, now, { kind: 'single', target: { method: 'PUT', url: 'https://s3.example/put', headers: { 'content-type': 'audio/mpeg' } } }),
+    ],
     ['Upload', presentUpload(upload, now, { kind: 'multipart', parts: [{ partNumber: 1, sizeBytes: 1, url: 'https://s3.example/part' }] })],
     ['Upload', presentUpload({ ...upload, status: 'failed', error: { code: 'no_audio_stream', message: 'None.' }, failedAt: at }, now)],
     ['Run', presentRun(run)],
@@ -245,7 +284,15 @@ describe('the presenters', () => {
     ['SourcePreflight', presentPreflight({ source: urlSource, maxWindowMs: 90_000, proofAvailable: true })],
     [
       'AnalysisQuote',
-      presentQuote({ window: { startMs: 0, endMs: 61_000 }, billedMs: 61_000, credits: 2, balance: 1, affordable: false, proof: { available: false, applies: false }, limits: { maxSourceBytes: 10, concurrency: 3 } }),
+      presentQuote({
+        window: { startMs: 0, endMs: 61_000 },
+        billedMs: 61_000,
+        credits: 2,
+        balance: 1,
+        affordable: false,
+        proof: { available: false, applies: false },
+        limits: { maxSourceBytes: 10, concurrency: 3 },
+      }),
     ],
     ['ScannerBatch', presentBatch({ batch, items: [item], nextItemOffset: 1 })],
     ['ScannerBatchSummary', presentBatchSummary({ ...batch, cancelRequested: true })],

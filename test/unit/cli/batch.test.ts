@@ -36,14 +36,18 @@ describe('batch CSV', () => {
   };
 
   it('refuses a wrong header, no items, more than 100, duplicate client_id, empty fields and bad metadata, naming the item', () => {
-    expect(refused('client_id,upload_id,scanner_id\na,b,c')).toMatch(/^items\.csv: the header must be client_id,scanner_id,upload_id\[,metadata_json\], not "client_id,upload_id,scanner_id"\.$/);
+    expect(refused('client_id,upload_id,scanner_id\na,b,c')).toMatch(
+      /^items\.csv: the header must be client_id,scanner_id,upload_id\[,metadata_json\], not "client_id,upload_id,scanner_id"\.$/,
+    );
     expect(refused(`${header},notes\na,b,c,d`)).toMatch(/the header must be/);
     expect(refused('')).toMatch(/the header must be/);
     expect(refused(`${header}\n`)).toBe('items.csv: no items; a batch holds 1 to 100.');
     const rows = (n: number) => Array.from({ length: n }, (_, i) => `c${i},scn_a,upl_a`).join('\n');
     expect(batchItemsFromCsv(`${header}\n${rows(100)}`, 'items.csv')).toHaveLength(100);
     expect(refused(`${header}\n${rows(101)}`)).toBe('items.csv: 101 items; a batch holds at most 100. Split the file.');
-    expect(refused(`${header}\nep-1,scn_a,upl_a\nep-2,scn_a,upl_b\nep-1,scn_b,upl_c`)).toBe('items.csv: item 3: client_id "ep-1" is also item 1; client_id must be unique in a batch.');
+    expect(refused(`${header}\nep-1,scn_a,upl_a\nep-2,scn_a,upl_b\nep-1,scn_b,upl_c`)).toBe(
+      'items.csv: item 3: client_id "ep-1" is also item 1; client_id must be unique in a batch.',
+    );
     expect(refused(`${header}\nep-1,,upl_a`)).toBe('items.csv: item 1: scanner_id is empty.');
     expect(refused(`${header}\nep-1,scn_a,upl_a,extra`)).toMatch(/^items\.csv: item 1: 4 fields for 3 columns/);
     expect(refused(`${header},metadata_json\nep-1,scn_a,upl_a,{oops}`)).toMatch(/item 1: metadata_json is not JSON/);
@@ -62,7 +66,14 @@ describe('batch CSV', () => {
 });
 
 describe('batch counter display', () => {
-  const counters = (completed: number, processing: number, queued: number, failed = 0): BatchCounters => ({ total: completed + processing + queued + failed, queued, processing, completed, failed, canceled: 0 });
+  const counters = (completed: number, processing: number, queued: number, failed = 0): BatchCounters => ({
+    total: completed + processing + queued + failed,
+    queued,
+    processing,
+    completed,
+    failed,
+    canceled: 0,
+  });
   const sink = () => {
     const writes: string[] = [];
     return { writes, stream: { write: (chunk: string) => writes.push(chunk) > 0 } };

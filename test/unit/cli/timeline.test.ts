@@ -1,6 +1,17 @@
 /** renderTimeline (packages/cli/src/timeline.ts): well-formed SVG, bars placed by time and scaled by score, lanes, ticks, escaping. */
 import { describe, expect, it } from 'vitest';
-import { escapeXml, laneOf, layout, mmss, renderTimeline, renderTimelineHtml, tickStepSeconds, xOf, type TimelineObservation, type TimelineRun } from '../../../packages/cli/src/timeline.js';
+import {
+  escapeXml,
+  laneOf,
+  layout,
+  mmss,
+  renderTimeline,
+  renderTimelineHtml,
+  tickStepSeconds,
+  xOf,
+  type TimelineObservation,
+  type TimelineRun,
+} from '../../../packages/cli/src/timeline.js';
 
 const run: TimelineRun = {
   run_id: 'run_0193a4b1c2d37e8f9a0b1c2d3e4f5a63',
@@ -61,7 +72,11 @@ const bars = (svg: string) =>
 
 describe('renderTimeline', () => {
   it('is well-formed XML with one bar per observation, and the checker catches what is not', () => {
-    const svg = renderTimeline(run, [moment(0, 10_000, 0.9, 'Cut'), moment(30_000, 45_000, 0.5, 'Another'), { type: 'summarizer', value: 'text', title: 'Gist', relevance_score: 0.7, evidence: { start_ms: 0, end_ms: 120_000 } }]);
+    const svg = renderTimeline(run, [
+      moment(0, 10_000, 0.9, 'Cut'),
+      moment(30_000, 45_000, 0.5, 'Another'),
+      { type: 'summarizer', value: 'text', title: 'Gist', relevance_score: 0.7, evidence: { start_ms: 0, end_ms: 120_000 } },
+    ]);
     expect(() => checkXml(svg)).not.toThrow();
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(bars(svg)).toHaveLength(3);
@@ -87,7 +102,11 @@ describe('renderTimeline', () => {
   });
 
   it('draws one lane per event type (find_moments) or scanner type, sorted, with moments labelled', () => {
-    const svg = renderTimeline(run, [moment(0, 5_000, 0.8, 'Laugh', 'funny'), moment(10_000, 15_000, 0.6, 'Cut', 'scene_change'), moment(20_000, 25_000, 0.4, 'Giggle', 'funny')]);
+    const svg = renderTimeline(run, [
+      moment(0, 5_000, 0.8, 'Laugh', 'funny'),
+      moment(10_000, 15_000, 0.6, 'Cut', 'scene_change'),
+      moment(20_000, 25_000, 0.4, 'Giggle', 'funny'),
+    ]);
     expect([...svg.matchAll(/data-lane="([^"]+)"/g)].map((m) => m[1])).toEqual(['funny', 'scene_change']);
     const [laugh, cut, giggle] = bars(svg);
     // funny is lane 0, scene_change lane 1: its bar's bottom is one lane lower.

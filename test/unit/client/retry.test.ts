@@ -9,7 +9,8 @@ const body = { name: 'Cuts', instructions: 'Find cuts', type: 'monitor' } as con
 describe('the client', () => {
   it('retries 503 and 429 with growing, bounded waits, under one automatic Idempotency-Key', async () => {
     const { fetch, seen } = fakeFetch({
-      'POST /v1/scanners': (_request, count) => (count === 1 ? envelope(503, 'queue_unavailable') : count === 2 ? envelope(429, 'rate_limited') : json(201, scanner)),
+      'POST /v1/scanners': (_request, count) =>
+        count === 1 ? envelope(503, 'queue_unavailable') : count === 2 ? envelope(429, 'rate_limited') : json(201, scanner),
     });
     const clock = fakeClock();
     const client = createMediaScannerClient({ apiKey: 'sk_test_x', baseUrl: 'http://api.test', fetch, clock });
@@ -23,7 +24,10 @@ describe('the client', () => {
   });
 
   it('keeps an Idempotency-Key the caller set, and sends none on reads', async () => {
-    const { fetch, seen } = fakeFetch({ 'POST /v1/scanners': () => json(201, scanner), 'GET /v1/scanners': () => json(200, { object: 'list', data: [], next_cursor: null }) });
+    const { fetch, seen } = fakeFetch({
+      'POST /v1/scanners': () => json(201, scanner),
+      'GET /v1/scanners': () => json(200, { object: 'list', data: [], next_cursor: null }),
+    });
     const client = createMediaScannerClient({ apiKey: 'k', baseUrl: 'http://api.test', fetch, clock: fakeClock() });
     await unwrap(client.api.POST('/v1/scanners', { body, headers: { 'Idempotency-Key': 'mine' } }));
     await unwrap(client.api.GET('/v1/scanners'));
@@ -58,7 +62,9 @@ describe('the client', () => {
     });
     const client = createMediaScannerClient({ apiKey: 'k', baseUrl: 'http://api.test', fetch, clock: fakeClock() });
     await expect(unwrap(client.api.GET('/v1/account'))).resolves.toEqual({ object: 'account' });
-    await expect(unwrap(client.api.POST('/v1/scanners/{scanner_id}/runs', { params: { path: { scanner_id: `scn_${hex(1)}` } }, body: { upload_id: 'upl_1' } }))).resolves.toEqual({
+    await expect(
+      unwrap(client.api.POST('/v1/scanners/{scanner_id}/runs', { params: { path: { scanner_id: `scn_${hex(1)}` } }, body: { upload_id: 'upl_1' } })),
+    ).resolves.toEqual({
       object: 'run',
     });
     // Not idempotent on the server: a second ticket, or a 409 for a cancel that worked. The caller reconciles.

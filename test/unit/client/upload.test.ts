@@ -15,13 +15,17 @@ describe('uploadFile', () => {
   it('sends the bytes in one PUT with every returned header, reports progress, and completes', async () => {
     const signed = { 'content-type': 'video/mp4', 'x-amz-tagging': 'retention=7' };
     const { fetch, seen } = fakeFetch({
-      'POST /v1/uploads': () => json(201, upload({ upload_method: 'PUT', upload_url: 'https://s3.test/put?sig=1', upload_headers: signed, upload_parts: null })),
+      'POST /v1/uploads': () =>
+        json(201, upload({ upload_method: 'PUT', upload_url: 'https://s3.test/put?sig=1', upload_headers: signed, upload_parts: null })),
       'PUT https://s3.test/put?sig=1': () => new Response(null, { status: 200 }),
       [`POST /v1/uploads/${uploadId}/complete`]: () => json(200, upload({ status: 'ready' })),
     });
     const client = createMediaScannerClient({ apiKey: 'sk_test_x', baseUrl: 'http://api.test', fetch, clock: fakeClock() });
     const progress: number[] = [];
-    const done = await client.uploadFile({ data: bytes, filename: 'clip.mp4' }, { onProgress: ({ sentBytes, totalBytes }) => progress.push(sentBytes / totalBytes) });
+    const done = await client.uploadFile(
+      { data: bytes, filename: 'clip.mp4' },
+      { onProgress: ({ sentBytes, totalBytes }) => progress.push(sentBytes / totalBytes) },
+    );
 
     expect(done).toMatchObject({ upload_id: uploadId, status: 'ready' });
     expect(declared(seen[0]!)).toEqual({ filename: 'clip.mp4', content_type: 'video/mp4', size_bytes: 1000 });
@@ -52,12 +56,23 @@ describe('uploadFile', () => {
     const client = createMediaScannerClient({ apiKey: 'k', baseUrl: 'http://api.test', fetch, clock });
     let last = { sentBytes: 0, totalBytes: 0 };
     let max = 0;
-    await client.uploadFile({ data: bytes, filename: 'long.mkv' }, { concurrency: 2, onProgress: (progress) => ((last = progress), (max = Math.max(max, progress.sentBytes))) });
+    await client.uploadFile(
+      { data: bytes, filename: 'long.mkv' },
+      { concurrency: 2, onProgress: (progress) => ((last = progress), (max = Math.max(max, progress.sentBytes))) },
+    );
 
     const puts = seen.filter((request) => request.method === 'PUT');
-    expect(puts.map((request) => request.url).sort()).toEqual(['https://s3.test/part1', 'https://s3.test/part2', 'https://s3.test/part2', 'https://s3.test/part3']);
+    expect(puts.map((request) => request.url).sort()).toEqual([
+      'https://s3.test/part1',
+      'https://s3.test/part2',
+      'https://s3.test/part2',
+      'https://s3.test/part3',
+    ]);
     expect(puts.find((request) => request.url.endsWith('part1'))?.body).toEqual(bytes.subarray(0, 400));
-    expect(puts.filter((request) => request.url.endsWith('part2')).map((request) => request.body)).toEqual([bytes.subarray(400, 800), bytes.subarray(400, 800)]);
+    expect(puts.filter((request) => request.url.endsWith('part2')).map((request) => request.body)).toEqual([
+      bytes.subarray(400, 800),
+      bytes.subarray(400, 800),
+    ]);
     expect(puts.find((request) => request.url.endsWith('part3'))?.body).toEqual(bytes.subarray(800));
     expect(puts.every((request) => request.headers.get('content-type') === null)).toBe(true);
     expect(declared(seen[0]!)).toMatchObject({ content_type: 'video/x-matroska' });
@@ -92,7 +107,14 @@ describe('uploadFile', () => {
 
 describe('contentTypeFor', () => {
   it('knows the SPEC content types by extension, and refuses to guess the others', () => {
-    expect(['a.MP4', 'b.mov', 'c.webm', 'd.mp3', 'e.flac', 'f.opus'].map(contentTypeFor)).toEqual(['video/mp4', 'video/quicktime', 'video/webm', 'audio/mpeg', 'audio/flac', 'audio/opus']);
+    expect(['a.MP4', 'b.mov', 'c.webm', 'd.mp3', 'e.flac', 'f.opus'].map(contentTypeFor)).toEqual([
+      'video/mp4',
+      'video/quicktime',
+      'video/webm',
+      'audio/mpeg',
+      'audio/flac',
+      'audio/opus',
+    ]);
     expect(() => contentTypeFor('notes.txt')).toThrow(/content type/);
   });
 });

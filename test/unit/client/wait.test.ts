@@ -27,19 +27,23 @@ describe('waiting', () => {
 
   it('waits for an analysis until it is completed, failed or canceled', async () => {
     const { fetch } = fakeFetch({
-      [`GET /v1/analyses/${analysisId}`]: (_request, count) => json(200, { object: 'analysis', analysis_id: analysisId, status: count < 3 ? 'queued' : 'canceled' }),
+      [`GET /v1/analyses/${analysisId}`]: (_request, count) =>
+        json(200, { object: 'analysis', analysis_id: analysisId, status: count < 3 ? 'queued' : 'canceled' }),
     });
     const clock = fakeClock(1);
     const client = createMediaScannerClient({ apiKey: 'k', baseUrl: 'http://api.test', fetch, clock });
     const seenStatuses: string[] = [];
-    await expect(client.waitForAnalysis(analysisId, { onUpdate: (analysis) => seenStatuses.push(analysis.status) })).resolves.toMatchObject({ status: 'canceled' });
+    await expect(client.waitForAnalysis(analysisId, { onUpdate: (analysis) => seenStatuses.push(analysis.status) })).resolves.toMatchObject({
+      status: 'canceled',
+    });
     expect(seenStatuses).toEqual(['queued', 'queued']);
     expect(clock.sleeps).toEqual([10_000, 10_000]);
   });
 
   it('waits for a batch to settle, reading one item a page', async () => {
     const { fetch, seen } = fakeFetch({
-      [`GET /v1/scanner-batches/${batchId}`]: (_request, count) => json(200, { object: 'scanner_batch', batch_id: batchId, status: count === 1 ? 'processing' : 'partial' }),
+      [`GET /v1/scanner-batches/${batchId}`]: (_request, count) =>
+        json(200, { object: 'scanner_batch', batch_id: batchId, status: count === 1 ? 'processing' : 'partial' }),
     });
     const client = createMediaScannerClient({ apiKey: 'k', baseUrl: 'http://api.test', fetch, clock: fakeClock() });
     await expect(client.waitForBatch(batchId)).resolves.toMatchObject({ status: 'partial' });
@@ -47,7 +51,9 @@ describe('waiting', () => {
   });
 
   it('gives up after the timeout, saying the work goes on', async () => {
-    const { fetch, seen } = fakeFetch({ [`GET /v1/runs/${runId}`]: () => json(200, { object: 'run', run_id: runId, analysis_id: analysisId, status: 'queued' }) });
+    const { fetch, seen } = fakeFetch({
+      [`GET /v1/runs/${runId}`]: () => json(200, { object: 'run', run_id: runId, analysis_id: analysisId, status: 'queued' }),
+    });
     const client = createMediaScannerClient({ apiKey: 'k', baseUrl: 'http://api.test', fetch, clock: fakeClock() });
     await expect(client.waitForRun(runId, { timeoutMs: 30_000, intervalMs: [5000, 5000] })).rejects.toBeInstanceOf(WaitTimeoutError);
     expect(seen).toHaveLength(7);

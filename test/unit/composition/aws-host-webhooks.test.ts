@@ -43,7 +43,9 @@ describe("the AWS host's webhook delivery scheduler", () => {
   it('needs only the queue for wake-ups due now (the retry route), and names what a longer delay lacks', async () => {
     const wakeUps = await awsHost(parseConfig({ ...serviceEnv, WEBHOOK_QUEUE_URL: QUEUE_URL })).deliveryScheduler();
     await wakeUps.schedule('acct_1', 'dlv_1', new Date());
-    await expect(wakeUps.schedule('acct_1', 'dlv_1', new Date(Date.now() + 3_600_000))).rejects.toThrow(/WEBHOOK_(QUEUE_ARN|SCHEDULER_ROLE_ARN|SCHEDULE_GROUP) is not set/);
+    await expect(wakeUps.schedule('acct_1', 'dlv_1', new Date(Date.now() + 3_600_000))).rejects.toThrow(
+      /WEBHOOK_(QUEUE_ARN|SCHEDULER_ROLE_ARN|SCHEDULE_GROUP) is not set/,
+    );
     await expect(awsHost(parseConfig({ ...serviceEnv })).deliveryScheduler()).rejects.toThrow('WEBHOOK_QUEUE_URL is not set');
   });
 });

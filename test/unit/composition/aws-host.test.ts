@@ -22,7 +22,10 @@ const ref = { accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1' };
 
 describe('the AWS host', () => {
   it('reads the cursor key from Secrets Manager once, retrying a failed read', async () => {
-    secrets.on(GetSecretValueCommand).rejectsOnce(new Error('throttled')).resolves({ SecretString: 'k'.repeat(64) });
+    secrets
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new Error('throttled'))
+      .resolves({ SecretString: 'k'.repeat(64) });
     const host = awsHost(parseConfig({ ...serviceEnv, CURSOR_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:cursor' }));
     await expect(host.cursorSecret()).rejects.toThrow('throttled');
     expect(await host.cursorSecret()).toBe('k'.repeat(64));

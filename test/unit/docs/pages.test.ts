@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** Markdown text without fenced code blocks, where `](…)` is code, not a link. */
 const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');
@@ -31,7 +36,9 @@ function anchorsOf(file: string): Set<string> {
 
 /** `[text](target)` links that are neither absolute URLs nor mail addresses. */
 function relativeLinks(page: string): string[] {
-  return [...prose(readFileSync(join(root, page), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target!).filter((target) => !/^[a-z]+:/i.test(target));
+  return [...prose(readFileSync(join(root, page), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)]
+    .map(([, target]) => target!)
+    .filter((target) => !/^[a-z]+:/i.test(target));
 }
 
 describe('links in README.md and docs/', () => {
@@ -50,7 +57,8 @@ describe('links in README.md and docs/', () => {
 describe('npm scripts in README.md and docs/', () => {
   const scripts = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
   /** `npm start`, `npm test`, `npm run [-s] name` as a page writes them. */
-  const named = (page: string) => [...readFileSync(join(root, page), 'utf8').matchAll(/\bnpm (?:run (?:-s )?([\w:-]+)|(start|test)\b)/g)].map(([, run, lifecycle]) => (run ?? lifecycle)!);
+  const named = (page: string) =>
+    [...readFileSync(join(root, page), 'utf8').matchAll(/\bnpm (?:run (?:-s )?([\w:-]+)|(start|test)\b)/g)].map(([, run, lifecycle]) => (run ?? lifecycle)!);
 
   it.each(pages)('%s names only scripts package.json has', (page) => {
     expect(named(page).filter((name) => !scripts.includes(name))).toEqual([]);

@@ -25,7 +25,13 @@ import { batchCreateSchema } from '../../../functions/resources/batches/request.
 import { ACCOUNT_ID, OTHER_ACCOUNT_ID, TABLE_NAME, testAccount } from '../../helpers/unit-fixtures.js';
 
 const KEY = 'order-2026-0001';
-const codeOf = async (promise: Promise<unknown>) => ((await promise.then(() => undefined, (error: unknown) => error)) as ApiError | undefined)?.code;
+const codeOf = async (promise: Promise<unknown>) =>
+  (
+    (await promise.then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as ApiError | undefined
+  )?.code;
 
 /** Claims as the table keeps them: the first proposal per (account, purpose, key) wins. */
 function memoryClaims(): IdClaims {
@@ -61,7 +67,15 @@ function memoryRuns(balance: number) {
   return { store, wallet, runs, analyses };
 }
 
-const scanner: ScannerRecord = { scannerId: 'scn_1', version: 1, name: 'Cuts', type: 'find_moments', instructions: 'Find the cuts', createdAt: 'x', updatedAt: 'x' };
+const scanner: ScannerRecord = {
+  scannerId: 'scn_1',
+  version: 1,
+  name: 'Cuts',
+  type: 'find_moments',
+  instructions: 'Find the cuts',
+  createdAt: 'x',
+  updatedAt: 'x',
+};
 
 function runDeps(balance = 10) {
   const memory = memoryRuns(balance);
@@ -84,7 +98,15 @@ function runDeps(balance = 10) {
 
 describe('id claims in the table', () => {
   const doc = mockClient(DynamoDBDocumentClient);
-  const claims = dynamoIdClaims({ doc: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), tableName: TABLE_NAME, cursors: () => Promise.reject(new Error('no lists here')) }, 3600, () => 1_000_000_000);
+  const claims = dynamoIdClaims(
+    {
+      doc: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+      tableName: TABLE_NAME,
+      cursors: () => Promise.reject(new Error('no lists here')),
+    },
+    3600,
+    () => 1_000_000_000,
+  );
   beforeEach(() => doc.reset());
   afterAll(() => doc.restore());
 
@@ -92,7 +114,12 @@ describe('id claims in the table', () => {
     doc.on(PutCommand).resolves({});
     expect(await claims.claim(ACCOUNT_ID, 'run', KEY, { runId: 'run_a' })).toEqual({ runId: 'run_a' });
     const put = doc.commandCalls(PutCommand)[0]!.args[0].input;
-    expect(put.Item).toMatchObject({ PK: `ACCT#${ACCOUNT_ID}`, SK: expect.stringMatching(/^IDCLAIM#run#[0-9a-f]{64}$/) as unknown, ids: { runId: 'run_a' }, ttl: 1_000_000 + 3600 });
+    expect(put.Item).toMatchObject({
+      PK: `ACCT#${ACCOUNT_ID}`,
+      SK: expect.stringMatching(/^IDCLAIM#run#[0-9a-f]{64}$/) as unknown,
+      ids: { runId: 'run_a' },
+      ttl: 1_000_000 + 3600,
+    });
     expect(put.ConditionExpression).toBe('attribute_not_exists(PK) OR #ttl < :now');
     expect(put.ExpressionAttributeValues).toEqual({ ':now': 1_000_000 });
     expect(JSON.stringify(put)).not.toContain(KEY);
@@ -140,7 +167,10 @@ describe('scanner runs', () => {
 
   it('a concurrent attempt that loses the reservation under the same key answers the winner', async () => {
     const { deps, runs, wallet } = runDeps();
-    const claimed = await deps.claims.claim(ACCOUNT_ID, 'run', KEY, { runId: 'run_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b', analysisId: 'ana_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b' });
+    const claimed = await deps.claims.claim(ACCOUNT_ID, 'run', KEY, {
+      runId: 'run_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b',
+      analysisId: 'ana_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b',
+    });
     const store = deps.runs;
     let reads = 0;
     deps.runs = {
@@ -179,7 +209,10 @@ describe('scanner runs', () => {
 
   it('a retry whose earlier attempt died before reserving creates the run under the claimed ids', async () => {
     const { deps, wallet } = runDeps();
-    const claimed = await deps.claims.claim(ACCOUNT_ID, 'run', KEY, { runId: 'run_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b', analysisId: 'ana_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b' });
+    const claimed = await deps.claims.claim(ACCOUNT_ID, 'run', KEY, {
+      runId: 'run_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b',
+      analysisId: 'ana_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b',
+    });
     const run = await submitRun(deps, testAccount(), 'scn_1', { upload_id: 'upl_1' }, KEY);
     expect({ runId: run.runId, analysisId: run.analysisId }).toEqual(claimed);
     expect(wallet.reservations).toBe(1);
@@ -224,7 +257,10 @@ describe('one-off analyses', () => {
 
   it('a concurrent attempt that loses the reservation answers the winner', async () => {
     const { deps, analyses } = oneOffDeps();
-    const claimed = await deps.claims.claim(ACCOUNT_ID, 'one_off', KEY, { runId: 'run_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b', analysisId: 'ana_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b' });
+    const claimed = await deps.claims.claim(ACCOUNT_ID, 'one_off', KEY, {
+      runId: 'run_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b',
+      analysisId: 'ana_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b',
+    });
     const store = deps.runs;
     let reads = 0;
     deps.runs = {
@@ -253,7 +289,8 @@ describe('batches', () => {
         return Promise.resolve();
       },
       get: (_accountId: string, batchId: string) => Promise.resolve(batches.get(batchId)?.batch),
-      listItems: (_accountId: string, batchId: string, offset: number, limit: number) => Promise.resolve(batches.get(batchId)?.items.slice(offset, offset + limit) ?? []),
+      listItems: (_accountId: string, batchId: string, offset: number, limit: number) =>
+        Promise.resolve(batches.get(batchId)?.items.slice(offset, offset + limit) ?? []),
     } as unknown as BatchStore;
     const deps: BatchDeps = {
       batches: store,
@@ -270,7 +307,12 @@ describe('batches', () => {
     };
     return { deps, batches, starts: () => starts };
   }
-  const body = batchCreateSchema.parse({ items: [{ client_id: 'a', scanner_id: 'scn_1', upload_id: 'upl_1' }, { client_id: 'b', scanner_id: 'scn_1', upload_id: 'upl_2' }] });
+  const body = batchCreateSchema.parse({
+    items: [
+      { client_id: 'a', scanner_id: 'scn_1', upload_id: 'upl_1' },
+      { client_id: 'b', scanner_id: 'scn_1', upload_id: 'upl_2' },
+    ],
+  });
 
   it('a retry after a crash answers the same batch, stored once, its unsettled workflow started again', async () => {
     const { deps, batches, starts } = batchDeps();

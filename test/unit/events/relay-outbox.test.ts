@@ -46,15 +46,27 @@ describe('the outbox relay on AWS (table stream -> bus)', () => {
     expect(result).toEqual({ batchItemFailures: [] });
     const entry = bridge.commandCalls(PutEventsCommand)[0]?.args[0].input.Entries?.[0];
     expect(entry).toMatchObject({ EventBusName: 'service-bus', Source: 'media-scanner', DetailType: 'upload.ready' });
-    const detail = JSON.parse(entry?.Detail ?? '{}') as { account_id: string; event: { id: string; created_at: string; data: { object: { upload_id: string; status: string } } } };
-    expect(detail).toMatchObject({ account_id: ACCOUNT_ID, event: { id: pending('upl_1').eventId, created_at: AT, data: { object: { upload_id: 'upl_1', status: 'ready' } } } });
-    expect(ddb.commandCalls(DeleteCommand)[0]?.args[0].input).toEqual({ TableName: TABLE_NAME, Key: outboxEntryEntity.key({ accountId: ACCOUNT_ID, eventId: pending('upl_1').eventId }) });
+    const detail = JSON.parse(entry?.Detail ?? '{}') as {
+      account_id: string;
+      event: { id: string; created_at: string; data: { object: { upload_id: string; status: string } } };
+    };
+    expect(detail).toMatchObject({
+      account_id: ACCOUNT_ID,
+      event: { id: pending('upl_1').eventId, created_at: AT, data: { object: { upload_id: 'upl_1', status: 'ready' } } },
+    });
+    expect(ddb.commandCalls(DeleteCommand)[0]?.args[0].input).toEqual({
+      TableName: TABLE_NAME,
+      Key: outboxEntryEntity.key({ accountId: ACCOUNT_ID, eventId: pending('upl_1').eventId }),
+    });
   });
 
   it('reports the first record it could not relay (and everything after it, in order) as failed; the item stays', async () => {
     ddb.on(GetCommand).resolves({ Item: uploadEntity.item(ACCOUNT_ID, ready, 1) });
     ddb.on(DeleteCommand).resolves({});
-    bridge.on(PutEventsCommand).resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'ThrottlingException' }] });
+    bridge
+      .on(PutEventsCommand)
+      .resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] })
+      .resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'ThrottlingException' }] });
     const handler = await load();
 
     const result = await handler(

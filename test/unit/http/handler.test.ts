@@ -6,13 +6,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { mockClient } from 'aws-sdk-client-mock';
-import {
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  DynamoDBClient,
-  PutItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
@@ -21,7 +15,18 @@ import { accountEntity } from '../../../functions/adapters/table/entities/accoun
 import { scannerEntity } from '../../../functions/adapters/table/entities/scanner.js';
 import type { ApiEvent, ApiResponse } from '../../../functions/http/types.js';
 import type { ScannerResource } from '../../../functions/resources/scanners/response.js';
-import { ACCOUNT_ID, CURSOR_SECRET, CURSOR_SECRET_ARN, apiEvent, jsonBody, stubServiceEnv, testAccount, unitContext, type ErrorBody, type EventOptions } from '../../helpers/unit-fixtures.js';
+import {
+  ACCOUNT_ID,
+  CURSOR_SECRET,
+  CURSOR_SECRET_ARN,
+  apiEvent,
+  jsonBody,
+  stubServiceEnv,
+  testAccount,
+  unitContext,
+  type ErrorBody,
+  type EventOptions,
+} from '../../helpers/unit-fixtures.js';
 
 type Handler = (event: ApiEvent, context: Context) => Promise<ApiResponse>;
 
@@ -83,7 +88,13 @@ beforeEach(() => {
 });
 
 const getEvent = (options: EventOptions = {}) =>
-  apiEvent({ method: 'GET', path: `/v1/scanners/${SCANNER_ID}`, routeKey: 'GET /v1/scanners/{scanner_id}', pathParameters: { scanner_id: SCANNER_ID }, ...options });
+  apiEvent({
+    method: 'GET',
+    path: `/v1/scanners/${SCANNER_ID}`,
+    routeKey: 'GET /v1/scanners/{scanner_id}',
+    pathParameters: { scanner_id: SCANNER_ID },
+    ...options,
+  });
 const createEvent = (body: unknown, options: EventOptions = {}) =>
   apiEvent({ method: 'POST', path: '/v1/scanners', body: typeof body === 'string' ? body : JSON.stringify(body), ...options });
 const validBody = { name: 'Highlights', instructions: 'Find the loud parts.', type: 'find_moments' };
@@ -177,7 +188,9 @@ describe('GET /v1/scanners/{scanner_id}', () => {
   });
 
   it('answers 500 internal_error on a DynamoDB failure, logging it but leaking nothing', async () => {
-    const failure = new Error('AccessDeniedException: User: arn:aws:sts::123456789012:assumed-role/scanner-get is not authorized to perform dynamodb:GetItem on unit-table');
+    const failure = new Error(
+      'AccessDeniedException: User: arn:aws:sts::123456789012:assumed-role/scanner-get is not authorized to perform dynamodb:GetItem on unit-table',
+    );
     ddb.on(GetCommand).rejects(failure);
     const response = await getHandler(getEvent(), unitContext());
     const error = expectEnvelope(response, 500, 'internal_error');
@@ -294,7 +307,10 @@ describe('Idempotency-Key', () => {
   it('replays the first response for a retry, marked idempotent-replayed, without creating again', async () => {
     const first = await createHandler(withKey('retry-1', validBody, 'req-first'), unitContext());
     expect(first.statusCode).toBe(201);
-    const stored = unmarshall(dynamo.commandCalls(UpdateItemCommand)[0]!.args[0].input.ExpressionAttributeValues ?? {})[':response_data'] as Record<string, unknown>;
+    const stored = unmarshall(dynamo.commandCalls(UpdateItemCommand)[0]!.args[0].input.ExpressionAttributeValues ?? {})[':response_data'] as Record<
+      string,
+      unknown
+    >;
 
     dynamo.on(PutItemCommand).rejects(
       new ConditionalCheckFailedException({
@@ -323,7 +339,13 @@ describe('Idempotency-Key', () => {
       new ConditionalCheckFailedException({
         message: 'The conditional request failed',
         $metadata: {},
-        Item: marshall({ PK: `ACCT#${ACCOUNT_ID}`, SK: 'IDEM#x', status: 'INPROGRESS', ttl: Math.floor(Date.now() / 1000) + 600, in_progress_expiration: Date.now() + 20_000 }),
+        Item: marshall({
+          PK: `ACCT#${ACCOUNT_ID}`,
+          SK: 'IDEM#x',
+          status: 'INPROGRESS',
+          ttl: Math.floor(Date.now() / 1000) + 600,
+          in_progress_expiration: Date.now() + 20_000,
+        }),
       }),
     );
     const response = await createHandler(withKey('busy-1'), unitContext());

@@ -66,7 +66,12 @@ describe('createIdempotentExecutor', () => {
     expect(update.Key).toEqual({ PK: { S: KEY.PK }, SK: { S: KEY.SK } });
     const values = unmarshall(update.ExpressionAttributeValues ?? {});
     expect(values[':status']).toBe('COMPLETED');
-    expect(values[':response_data']).toEqual({ status: created.status, bodyJson: JSON.stringify(created.body), fingerprint: FINGERPRINT, requestId: 'req-first' });
+    expect(values[':response_data']).toEqual({
+      status: created.status,
+      bodyJson: JSON.stringify(created.body),
+      fingerprint: FINGERPRINT,
+      requestId: 'req-first',
+    });
   });
 
   it('replays a COMPLETED record: the stored response, replayed=true, the use case not run again', async () => {

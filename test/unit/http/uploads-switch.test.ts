@@ -17,7 +17,9 @@ afterAll(() => vi.unstubAllEnvs());
 describe('uploads switched off for the deployment', () => {
   it('marks uploads, scanner runs and batches, and nothing of one-off analyses', () => {
     const needing = routes.filter((r) => 'uploads' in r && r.uploads).map((r) => `${r.method} ${r.path}`);
-    expect(needing.sort()).toEqual(['POST /v1/scanner-batches', 'POST /v1/scanners/{scanner_id}/runs', 'POST /v1/uploads', 'POST /v1/uploads/{upload_id}/complete'].sort());
+    expect(needing.sort()).toEqual(
+      ['POST /v1/scanner-batches', 'POST /v1/scanners/{scanner_id}/runs', 'POST /v1/uploads', 'POST /v1/uploads/{upload_id}/complete'].sort(),
+    );
   });
 
   it.each([

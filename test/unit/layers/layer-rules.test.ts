@@ -31,7 +31,14 @@ const cases = [
   { from: 'functions/composition/runs.ts', imports: '../adapters/table/run-store.js', rule: undefined },
   { from: 'functions/local/server.ts', imports: '../composition/runs.js', rule: undefined },
 ];
-const imported = ['functions/adapters/table/keys.ts', 'functions/resources/runs/request.ts', 'functions/composition/table.ts', 'functions/composition/host.ts', 'functions/local/host.ts', 'functions/shared/logger.ts'];
+const imported = [
+  'functions/adapters/table/keys.ts',
+  'functions/resources/runs/request.ts',
+  'functions/composition/table.ts',
+  'functions/composition/host.ts',
+  'functions/local/host.ts',
+  'functions/shared/logger.ts',
+];
 
 let scratch: string;
 let refusedBy: Map<string, string[]>;
@@ -47,9 +54,13 @@ beforeAll(async () => {
     await mkdir(dirname(join(scratch, path)), { recursive: true });
     await writeFile(join(scratch, path), source);
   }
-  const cruised = await promisify(execFile)(join(root, 'node_modules/.bin/depcruise'), ['functions', 'infra', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
-    cwd: scratch,
-  }).catch((failed: { stdout: string }) => failed);
+  const cruised = await promisify(execFile)(
+    join(root, 'node_modules/.bin/depcruise'),
+    ['functions', 'infra', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'],
+    {
+      cwd: scratch,
+    },
+  ).catch((failed: { stdout: string }) => failed);
   const report = JSON.parse(cruised.stdout) as { summary: { violations: { from: string; rule: { name: string } }[] } };
   refusedBy = new Map();
   for (const { from, rule } of report.summary.violations) refusedBy.set(from, [...(refusedBy.get(from) ?? []), rule.name]);

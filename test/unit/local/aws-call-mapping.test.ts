@@ -51,24 +51,38 @@ describe('DynamoDB', () => {
       { action: 'dynamodb:BatchWriteItem', resource: table },
       { action: 'dynamodb:BatchWriteItem', resource: arns.table('other') },
     ]);
-    expect(map('DynamoDBClient', 'BatchGetItemCommand', { RequestItems: { 'local-table': {} } })).toEqual([{ action: 'dynamodb:BatchGetItem', resource: table }]);
+    expect(map('DynamoDBClient', 'BatchGetItemCommand', { RequestItems: { 'local-table': {} } })).toEqual([
+      { action: 'dynamodb:BatchGetItem', resource: table },
+    ]);
   });
 
   it('authorises Query and Scan on the index they name, other operations on the table', () => {
-    expect(map('DynamoDBClient', 'QueryCommand', { TableName: 'local-table', IndexName: 'GSI1' })).toEqual([{ action: 'dynamodb:Query', resource: arns.index('<Table>', 'GSI1') }]);
-    expect(map('DynamoDBClient', 'ScanCommand', { TableName: 'local-table', IndexName: 'GSI2' })).toEqual([{ action: 'dynamodb:Scan', resource: `${table}/index/GSI2` }]);
+    expect(map('DynamoDBClient', 'QueryCommand', { TableName: 'local-table', IndexName: 'GSI1' })).toEqual([
+      { action: 'dynamodb:Query', resource: arns.index('<Table>', 'GSI1') },
+    ]);
+    expect(map('DynamoDBClient', 'ScanCommand', { TableName: 'local-table', IndexName: 'GSI2' })).toEqual([
+      { action: 'dynamodb:Scan', resource: `${table}/index/GSI2` },
+    ]);
     expect(map('DynamoDBClient', 'QueryCommand', { TableName: 'local-table' })).toEqual([{ action: 'dynamodb:Query', resource: table }]);
-    expect(map('DynamoDBClient', 'UpdateItemCommand', { TableName: 'local-table', IndexName: 'ignored' })).toEqual([{ action: 'dynamodb:UpdateItem', resource: table }]);
+    expect(map('DynamoDBClient', 'UpdateItemCommand', { TableName: 'local-table', IndexName: 'ignored' })).toEqual([
+      { action: 'dynamodb:UpdateItem', resource: table },
+    ]);
   });
 });
 
 describe('S3', () => {
   it('authorises multipart uploads as PutObject, and ListParts as ListMultipartUploadParts', () => {
     for (const command of ['CreateMultipartUploadCommand', 'UploadPartCommand', 'CompleteMultipartUploadCommand']) {
-      expect(map('S3Client', command, { Bucket: 'local-bucket', Key: 'accounts/a/u', UploadId: 'x' }), command).toEqual([{ action: 's3:PutObject', resource: object('accounts/a/u') }]);
+      expect(map('S3Client', command, { Bucket: 'local-bucket', Key: 'accounts/a/u', UploadId: 'x' }), command).toEqual([
+        { action: 's3:PutObject', resource: object('accounts/a/u') },
+      ]);
     }
-    expect(map('S3Client', 'ListPartsCommand', { Bucket: 'local-bucket', Key: 'accounts/a/u', UploadId: 'x' })).toEqual([{ action: 's3:ListMultipartUploadParts', resource: object('accounts/a/u') }]);
-    expect(map('S3Client', 'AbortMultipartUploadCommand', { Bucket: 'local-bucket', Key: 'k', UploadId: 'x' })).toEqual([{ action: 's3:AbortMultipartUpload', resource: object('k') }]);
+    expect(map('S3Client', 'ListPartsCommand', { Bucket: 'local-bucket', Key: 'accounts/a/u', UploadId: 'x' })).toEqual([
+      { action: 's3:ListMultipartUploadParts', resource: object('accounts/a/u') },
+    ]);
+    expect(map('S3Client', 'AbortMultipartUploadCommand', { Bucket: 'local-bucket', Key: 'k', UploadId: 'x' })).toEqual([
+      { action: 's3:AbortMultipartUpload', resource: object('k') },
+    ]);
   });
 
   it('authorises HeadObject as GetObject, plus ListBucket for its 404 on a missing key', () => {
@@ -79,8 +93,15 @@ describe('S3', () => {
   });
 
   it('adds the tagging and ACL actions a write with tags or an ACL needs, and the source of a copy', () => {
-    expect(map('S3Client', 'PutObjectCommand', { Bucket: 'local-bucket', Key: 'k', Tagging: 'retention=x' }).map((r) => r.action)).toEqual(['s3:PutObject', 's3:PutObjectTagging']);
-    expect(map('S3Client', 'CreateMultipartUploadCommand', { Bucket: 'local-bucket', Key: 'k', Tagging: 'a=b', ACL: 'private' }).map((r) => r.action)).toEqual(['s3:PutObject', 's3:PutObjectTagging', 's3:PutObjectAcl']);
+    expect(map('S3Client', 'PutObjectCommand', { Bucket: 'local-bucket', Key: 'k', Tagging: 'retention=x' }).map((r) => r.action)).toEqual([
+      's3:PutObject',
+      's3:PutObjectTagging',
+    ]);
+    expect(map('S3Client', 'CreateMultipartUploadCommand', { Bucket: 'local-bucket', Key: 'k', Tagging: 'a=b', ACL: 'private' }).map((r) => r.action)).toEqual([
+      's3:PutObject',
+      's3:PutObjectTagging',
+      's3:PutObjectAcl',
+    ]);
     expect(map('S3Client', 'CopyObjectCommand', { Bucket: 'local-bucket', Key: 'to', CopySource: 'local-bucket/from%20here?versionId=1' })).toEqual([
       { action: 's3:PutObject', resource: object('to') },
       { action: 's3:GetObject', resource: object('from here') },
@@ -88,7 +109,9 @@ describe('S3', () => {
   });
 
   it('uses the ...Version actions when a version is named, and one DeleteObject per key of DeleteObjects', () => {
-    expect(map('S3Client', 'GetObjectCommand', { Bucket: 'local-bucket', Key: 'k', VersionId: 'v' })).toEqual([{ action: 's3:GetObjectVersion', resource: object('k') }]);
+    expect(map('S3Client', 'GetObjectCommand', { Bucket: 'local-bucket', Key: 'k', VersionId: 'v' })).toEqual([
+      { action: 's3:GetObjectVersion', resource: object('k') },
+    ]);
     expect(map('S3Client', 'DeleteObjectsCommand', { Bucket: 'local-bucket', Delete: { Objects: [{ Key: 'a' }, { Key: 'b', VersionId: 'v' }] } })).toEqual([
       { action: 's3:DeleteObject', resource: object('a') },
       { action: 's3:DeleteObjectVersion', resource: object('b') },
@@ -97,14 +120,18 @@ describe('S3', () => {
 
   it('authorises bucket operations on the bucket, and names other buckets as they are', () => {
     expect(map('S3Client', 'ListObjectsV2Command', { Bucket: 'local-bucket' })).toEqual([{ action: 's3:ListBucket', resource: 'arn:aws:s3:::<MediaBucket>' }]);
-    expect(map('S3Client', 'GetObjectCommand', { Bucket: 'someone-else', Key: 'k' })).toEqual([{ action: 's3:GetObject', resource: 'arn:aws:s3:::someone-else/k' }]);
+    expect(map('S3Client', 'GetObjectCommand', { Bucket: 'someone-else', Key: 'k' })).toEqual([
+      { action: 's3:GetObject', resource: 'arn:aws:s3:::someone-else/k' },
+    ]);
   });
 });
 
 describe('other services', () => {
   it('names the cursor secret by its configured ARN or by the stand-in variable, other secrets by name with the ARN suffix', () => {
     const cursor = [{ action: 'secretsmanager:GetSecretValue', resource: arns.secret('<CursorSecret>') }];
-    expect(map('SecretsManagerClient', 'GetSecretValueCommand', { SecretId: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:CursorSecret-AbCdEf' })).toEqual(cursor);
+    expect(
+      map('SecretsManagerClient', 'GetSecretValueCommand', { SecretId: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:CursorSecret-AbCdEf' }),
+    ).toEqual(cursor);
     expect(map('SecretsManagerClient', 'GetSecretValueCommand', { SecretId: '${CURSOR_SECRET_ARN}' })).toEqual(cursor);
     expect(map('SecretsManagerClient', 'GetSecretValueCommand', { SecretId: 'openai-key' })).toEqual([
       { action: 'secretsmanager:GetSecretValue', resource: 'arn:aws:secretsmanager:<Region>:<Account>:secret:openai-key-xxxxxx' },
@@ -119,16 +146,18 @@ describe('other services', () => {
   });
 
   it('authorises StartExecution on the configured state machine by its workflow name', () => {
-    expect(map('SFNClient', 'StartExecutionCommand', { stateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:MediaScanner-analysis', name: 'x' })).toEqual([
-      { action: 'states:StartExecution', resource: arns.stateMachine('<analysis>') },
-    ]);
+    expect(
+      map('SFNClient', 'StartExecutionCommand', { stateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:MediaScanner-analysis', name: 'x' }),
+    ).toEqual([{ action: 'states:StartExecution', resource: arns.stateMachine('<analysis>') }]);
     expect(map('SFNClient', 'StartExecutionCommand', { stateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:other' })).toEqual([
       { action: 'states:StartExecution', resource: 'arn:aws:states:<Region>:<Account>:stateMachine:other' },
     ]);
   });
 
   it('authorises Converse as InvokeModel on the model, or on an inference profile and its model', () => {
-    expect(map('BedrockRuntimeClient', 'ConverseCommand', { modelId: 'anthropic.claude-v2' })).toEqual([{ action: 'bedrock:InvokeModel', resource: 'arn:aws:bedrock:<Region>::foundation-model/anthropic.claude-v2' }]);
+    expect(map('BedrockRuntimeClient', 'ConverseCommand', { modelId: 'anthropic.claude-v2' })).toEqual([
+      { action: 'bedrock:InvokeModel', resource: 'arn:aws:bedrock:<Region>::foundation-model/anthropic.claude-v2' },
+    ]);
     expect(map('BedrockRuntimeClient', 'ConverseCommand', { modelId: 'eu.anthropic.claude-v2' })).toEqual([
       { action: 'bedrock:InvokeModel', resource: 'arn:aws:bedrock:<Region>:<Account>:inference-profile/eu.anthropic.claude-v2' },
       { action: 'bedrock:InvokeModel', resource: 'arn:aws:bedrock:<Region>::foundation-model/anthropic.claude-v2' },
@@ -137,7 +166,12 @@ describe('other services', () => {
 
   it('authorises a transcription job on the job, and the media it reads and the output it writes on the bucket', () => {
     expect(
-      map('TranscribeClient', 'StartTranscriptionJobCommand', { TranscriptionJobName: 'mss-1', Media: { MediaFileUri: 's3://local-bucket/accounts/a/u' }, OutputBucketName: 'local-bucket', OutputKey: 'transcripts/mss-1.json' }),
+      map('TranscribeClient', 'StartTranscriptionJobCommand', {
+        TranscriptionJobName: 'mss-1',
+        Media: { MediaFileUri: 's3://local-bucket/accounts/a/u' },
+        OutputBucketName: 'local-bucket',
+        OutputKey: 'transcripts/mss-1.json',
+      }),
     ).toEqual([
       { action: 'transcribe:StartTranscriptionJob', resource: 'arn:aws:transcribe:<Region>:<Account>:transcription-job/mss-1' },
       { action: 's3:GetObject', resource: object('accounts/a/u') },
@@ -149,7 +183,9 @@ describe('other services', () => {
     const queue = [{ action: 'sqs:SendMessage', resource: arns.queue('<WebhookQueue>') }];
     expect(map('SQSClient', 'SendMessageCommand', { QueueUrl: '${WEBHOOK_QUEUE_URL}', MessageBody: '{}' })).toEqual(queue);
     expect(map('SQSClient', 'SendMessageBatchCommand', { QueueUrl: '${WEBHOOK_QUEUE_URL}', Entries: [] })).toEqual(queue);
-    expect(map('SQSClient', 'DeleteMessageCommand', { QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/other' })).toEqual([{ action: 'sqs:DeleteMessage', resource: arns.queue('other') }]);
+    expect(map('SQSClient', 'DeleteMessageCommand', { QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/other' })).toEqual([
+      { action: 'sqs:DeleteMessage', resource: arns.queue('other') },
+    ]);
   });
 
   it('authorises a schedule in its group, and passing its target’s role to EventBridge Scheduler', () => {
@@ -169,12 +205,19 @@ describe('other services', () => {
     expect(map('LambdaClient', 'InvokeCommand', { FunctionName: 'arn:aws:lambda:eu-west-1:123456789012:function:f', Qualifier: 'live' })).toEqual([
       { action: 'lambda:InvokeFunction', resource: `${arns.function('f')}:live` },
     ]);
-    expect(map('ECSClient', 'RunTaskCommand', { taskDefinition: 'family' })).toEqual([{ action: 'ecs:RunTask', resource: arns.taskDefinition('family:<Revision>') }]);
+    expect(map('ECSClient', 'RunTaskCommand', { taskDefinition: 'family' })).toEqual([
+      { action: 'ecs:RunTask', resource: arns.taskDefinition('family:<Revision>') },
+    ]);
     expect(map('ECSClient', 'RunTaskCommand', { taskDefinition: 'family:7', overrides: { taskRoleArn: 'arn:aws:iam::123456789012:role/r' } })).toEqual([
       { action: 'ecs:RunTask', resource: arns.taskDefinition('family:7') },
       { action: 'iam:PassRole', resource: arns.role('r'), context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
     ]);
-    expect(map('ECSClient', 'DescribeTasksCommand', { cluster: 'arn:aws:ecs:eu-west-1:123456789012:cluster/c', tasks: ['t1', 'arn:aws:ecs:eu-west-1:123456789012:task/c/t2'] })).toEqual([
+    expect(
+      map('ECSClient', 'DescribeTasksCommand', {
+        cluster: 'arn:aws:ecs:eu-west-1:123456789012:cluster/c',
+        tasks: ['t1', 'arn:aws:ecs:eu-west-1:123456789012:task/c/t2'],
+      }),
+    ).toEqual([
       { action: 'ecs:DescribeTasks', resource: arns.ecsTask('c', 't1') },
       { action: 'ecs:DescribeTasks', resource: arns.ecsTask('c', 't2') },
     ]);
@@ -185,7 +228,9 @@ describe('other services', () => {
 
   it('authorises what ECS does for a task’s execution role: the image pull on its repository, the log stream in its group', () => {
     expect(map('ECRClient', 'GetAuthorizationTokenCommand', {})).toEqual([{ action: 'ecr:GetAuthorizationToken', resource: '*' }]);
-    expect(map('ECRClient', 'BatchGetImageCommand', { repositoryName: 'images' })).toEqual([{ action: 'ecr:BatchGetImage', resource: arns.repository('images') }]);
+    expect(map('ECRClient', 'BatchGetImageCommand', { repositoryName: 'images' })).toEqual([
+      { action: 'ecr:BatchGetImage', resource: arns.repository('images') },
+    ]);
     expect(map('CloudWatchLogsClient', 'PutLogEventsCommand', { logGroupName: 'g', logStreamName: 'p/c/t' })).toEqual([
       { action: 'logs:PutLogEvents', resource: 'arn:aws:logs:<Region>:<Account>:log-group:g:log-stream:p/c/t' },
     ]);
@@ -216,7 +261,13 @@ describe('the service’s own SDK calls', () => {
 
   it('each has an entry in the mapping', async () => {
     const commands = await commandsSent();
-    expect(commands).toEqual(expect.arrayContaining([['SQSClient', 'SendMessageCommand'], ['SchedulerClient', 'CreateScheduleCommand'], ['BedrockRuntimeClient', 'ConverseCommand']]));
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        ['SQSClient', 'SendMessageCommand'],
+        ['SchedulerClient', 'CreateScheduleCommand'],
+        ['BedrockRuntimeClient', 'ConverseCommand'],
+      ]),
+    );
     expect(commands.filter(([client, command]) => map(client, command, {}).some((request) => request.resource === UNMAPPED))).toEqual([]);
   }, 30_000);
 });

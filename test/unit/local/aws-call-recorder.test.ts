@@ -15,7 +15,15 @@ import { localEventBus } from '../../../functions/adapters/events/local-event-bu
 import { s3MediaStore } from '../../../functions/adapters/media/s3-media-store.js';
 import { parseConfig } from '../../../functions/config.js';
 import { inUnit } from '../../../functions/local/unit-context.js';
-import { childProcessRecording, invokedBy, recordCursorSecretRead, recordWorkflowCall, runBy, startCallRecording, type RecordedCall } from '../../../functions/local/aws-calls/recorder.js';
+import {
+  childProcessRecording,
+  invokedBy,
+  recordCursorSecretRead,
+  recordWorkflowCall,
+  runBy,
+  startCallRecording,
+  type RecordedCall,
+} from '../../../functions/local/aws-calls/recorder.js';
 import { arns, principals } from '../../../functions/local/aws-calls/vocabulary.js';
 import { LocalDeliveryScheduler } from '../../../functions/local/webhook-scheduler.js';
 import { units } from '../../../functions/runtime/contracts.js';
@@ -70,8 +78,22 @@ describe('SDK calls', () => {
     );
     const context = { 'dynamodb:EnclosingOperation': 'TransactWriteItems' };
     expect(recordedFor(units.task('analysis', 'PlanChunksFunction'))).toEqual([
-      { unit: 'task:analysis/PlanChunksFunction', action: 'dynamodb:ConditionCheckItem', resource: arns.table('<Table>'), call: 'DynamoDB.TransactWriteItems', via: 'sdk', context },
-      { unit: 'task:analysis/PlanChunksFunction', action: 'dynamodb:UpdateItem', resource: arns.table('<Table>'), call: 'DynamoDB.TransactWriteItems', via: 'sdk', context },
+      {
+        unit: 'task:analysis/PlanChunksFunction',
+        action: 'dynamodb:ConditionCheckItem',
+        resource: arns.table('<Table>'),
+        call: 'DynamoDB.TransactWriteItems',
+        via: 'sdk',
+        context,
+      },
+      {
+        unit: 'task:analysis/PlanChunksFunction',
+        action: 'dynamodb:UpdateItem',
+        resource: arns.table('<Table>'),
+        call: 'DynamoDB.TransactWriteItems',
+        via: 'sdk',
+        context,
+      },
     ]);
   });
 
@@ -105,7 +127,12 @@ describe('stand-ins', () => {
     const unit = units.task('analysis', 'CompleteRunFunction');
     await inUnit(unit, async () => {
       recordCursorSecretRead();
-      await localEventBus(join(directory, 'events.ndjson')).publish('acct_1', { id: 'evt_1', type: 'run.completed', created_at: new Date().toISOString(), data: { object: {} } } as never);
+      await localEventBus(join(directory, 'events.ndjson')).publish('acct_1', {
+        id: 'evt_1',
+        type: 'run.completed',
+        created_at: new Date().toISOString(),
+        data: { object: {} },
+      } as never);
       recordWorkflowCall('SendTaskSuccess', 'batch');
       recordWorkflowCall('StartExecution', 'analysis');
     });
@@ -161,7 +188,12 @@ describe('the roles AWS services assume', () => {
   it('a delivery woken within 15 minutes on AWS is an SQS message of the caller; later, a schedule whose send is the Scheduler’s when due', async () => {
     const attempted: string[] = [];
     // The integration suite's compression: 30 minutes on AWS are 0.18 s here.
-    const scheduler = new LocalDeliveryScheduler({ deliveries: { listDue: () => Promise.resolve([]) }, attempt: (_, id) => Promise.resolve(attempted.push(id)), warn: () => undefined, retryScale: () => 0.0001 });
+    const scheduler = new LocalDeliveryScheduler({
+      deliveries: { listDue: () => Promise.resolve([]) },
+      attempt: (_, id) => Promise.resolve(attempted.push(id)),
+      warn: () => undefined,
+      retryScale: () => 0.0001,
+    });
     const sender = units.webhookSender;
     await inUnit(sender, async () => {
       await scheduler.schedule('acct_1', 'dlv_soon', new Date(Date.now() + 50)); // 500 s on AWS
@@ -170,11 +202,13 @@ describe('the roles AWS services assume', () => {
     });
     await vi.waitFor(() => expect(attempted).toEqual(['dlv_soon', 'dlv_later']));
     await scheduler.stop();
-    expect(recordedFor(sender).map(({ action, resource, context }) => [action, resource.replace(/dlv_later-\d{8}T\d{6}$/, 'dlv_later-<at>'), context])).toEqual([
-      ['sqs:SendMessage', arns.queue('<WebhookQueue>'), undefined],
-      ['scheduler:CreateSchedule', arns.schedule('<WebhookScheduleGroup>', 'dlv_later-<at>'), undefined],
-      ['iam:PassRole', arns.role('<WebhookSchedulerRole>'), { 'iam:PassedToService': 'scheduler.amazonaws.com' }],
-    ]);
+    expect(recordedFor(sender).map(({ action, resource, context }) => [action, resource.replace(/dlv_later-\d{8}T\d{6}$/, 'dlv_later-<at>'), context])).toEqual(
+      [
+        ['sqs:SendMessage', arns.queue('<WebhookQueue>'), undefined],
+        ['scheduler:CreateSchedule', arns.schedule('<WebhookScheduleGroup>', 'dlv_later-<at>'), undefined],
+        ['iam:PassRole', arns.role('<WebhookSchedulerRole>'), { 'iam:PassedToService': 'scheduler.amazonaws.com' }],
+      ],
+    );
     expect(actionsOf(principals.scheduler)).toEqual([['sqs:SendMessage', arns.queue('<WebhookQueue>')]]);
   });
 });

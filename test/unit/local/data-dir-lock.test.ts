@@ -41,7 +41,7 @@ async function leftLock(pid: number, startTime?: number): Promise<HostLockRecord
 }
 
 describe('a data directory in use', () => {
-  test('a second lock fails at once naming the holder\'s pid, then its port once it listens', async () => {
+  test("a second lock fails at once naming the holder's pid, then its port once it listens", async () => {
     const first = await lockDataDir(dataDir, newInstance());
     expect(first.previous).toBeUndefined();
     const starting = await lockDataDir(dataDir, newInstance()).catch((error: unknown) => error);

@@ -9,7 +9,14 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { endLeftovers, HOST_INSTANCE_VARIABLE, identityOf, processesMarked, stillRunning, type ProcessIdentity } from '../../../functions/local/host-processes.js';
+import {
+  endLeftovers,
+  HOST_INSTANCE_VARIABLE,
+  identityOf,
+  processesMarked,
+  stillRunning,
+  type ProcessIdentity,
+} from '../../../functions/local/host-processes.js';
 import { processRunning, untilGone } from '../../helpers/host-process.js';
 import { repoRoot } from '../../helpers/processes.js';
 
@@ -62,8 +69,13 @@ function bystander(command: string, args: string[], env: NodeJS.ProcessEnv = pro
   return child.pid;
 }
 
-async function startStandIn(instance: string): Promise<{ host: ChildProcessWithoutNullStreams; pids: { tied: number; untied: number; reaper: number }; marked: number[] }> {
-  const host = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', standInHost, dataDir, instance], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+async function startStandIn(
+  instance: string,
+): Promise<{ host: ChildProcessWithoutNullStreams; pids: { tied: number; untied: number; reaper: number }; marked: number[] }> {
+  const host = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', standInHost, dataDir, instance], {
+    cwd: repoRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   started.push(host.pid ?? 0);
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -106,7 +118,7 @@ describe.runIf(linux)('children of a host', () => {
     expect(processRunning(other), 'an unmarked process lives on').toBe(true);
   });
 
-  test('after a clean stop the reaper leaves without ending anything (an in-process host never ends its process\'s other children)', async () => {
+  test("after a clean stop the reaper leaves without ending anything (an in-process host never ends its process's other children)", async () => {
     const instance = randomBytes(16).toString('hex');
     const { host, pids, marked } = await startStandIn(instance);
     host.stdin.write('stop\n');

@@ -10,7 +10,12 @@ import { bwrapArgs, unitView, type HostFacts } from '../../../functions/local/sa
 import { withoutVolume } from '../../helpers/sandbox.js';
 
 const facts: HostFacts = {
-  binaries: { ffmpeg: '/repo/node_modules/ffmpeg', ffprobe: '/repo/node_modules/ffprobe', 'yt-dlp': '/usr/bin/yt-dlp', pocketsphinx: '/home/me/sphinx/bin/pocketsphinx_continuous' },
+  binaries: {
+    ffmpeg: '/repo/node_modules/ffmpeg',
+    ffprobe: '/repo/node_modules/ffprobe',
+    'yt-dlp': '/usr/bin/yt-dlp',
+    pocketsphinx: '/home/me/sphinx/bin/pocketsphinx_continuous',
+  },
   interpreters: { 'yt-dlp': [{ source: '/usr/bin/python3.11', path: '/usr/bin/python3' }] },
   files: {
     fonts: [{ name: 'DejaVuSans.ttf', source: '/repo/node_modules/dejavu/ttf/DejaVuSans.ttf' }],
@@ -24,7 +29,8 @@ const facts: HostFacts = {
   addedWritable: ['/repo/test-results/aws-calls.ndjson'],
 };
 
-const acquisition = (dockerfile: string) => runtimeContracts(imageFacts(dockerfile)).get(units.container('analysis', 'AcquireSourceTaskDefinitionArn')) as ContainerContract;
+const acquisition = (dockerfile: string) =>
+  runtimeContracts(imageFacts(dockerfile)).get(units.container('analysis', 'AcquireSourceTaskDefinitionArn')) as ContainerContract;
 const realDockerfile = readFileSync(DOCKERFILE, 'utf8');
 const withoutVolumeLine = withoutVolume(realDockerfile);
 
@@ -39,7 +45,17 @@ describe('unitView and bwrapArgs', () => {
     expect(after(args, '--uid')).toEqual(['1000']);
     expect(after(args, '--gid')).toEqual(['1000']);
     expect(after(args, '--ro-bind', 2)).toEqual(
-      expect.arrayContaining(['/ /', '/repo/node_modules/ffmpeg /opt/bin/ffmpeg', '/repo/node_modules/ffprobe /opt/bin/ffprobe', '/usr/bin/yt-dlp /usr/bin/yt-dlp', '/usr/bin/python3.11 /usr/bin/python3', '/repo/node_modules/dejavu/ttf/DejaVuSans.ttf /opt/fonts/DejaVuSans.ttf', '/repo/node_modules/human/models/blazeface.bin /opt/detector/blazeface.bin', '/repo/node_modules/onnxruntime-node/package.json /opt/speech/node_modules/onnxruntime-node/package.json', '/repo/node_modules/node/bin/node /repo/node_modules/node/bin/node']),
+      expect.arrayContaining([
+        '/ /',
+        '/repo/node_modules/ffmpeg /opt/bin/ffmpeg',
+        '/repo/node_modules/ffprobe /opt/bin/ffprobe',
+        '/usr/bin/yt-dlp /usr/bin/yt-dlp',
+        '/usr/bin/python3.11 /usr/bin/python3',
+        '/repo/node_modules/dejavu/ttf/DejaVuSans.ttf /opt/fonts/DejaVuSans.ttf',
+        '/repo/node_modules/human/models/blazeface.bin /opt/detector/blazeface.bin',
+        '/repo/node_modules/onnxruntime-node/package.json /opt/speech/node_modules/onnxruntime-node/package.json',
+        '/repo/node_modules/node/bin/node /repo/node_modules/node/bin/node',
+      ]),
     );
     // 30 GiB of task storage, world-writable as the image's VOLUME has it; writable: no remount.
     expect(args.join(' ')).toContain(`--perms 1777 --size ${30 * 1024 ** 3} --tmpfs /tmp`);
@@ -82,7 +98,9 @@ describe('unitView and bwrapArgs', () => {
     // Outside the hidden directories: shown nowhere but at the image's path.
     expect(view.masked).toContain('/home/me/sphinx/bin/pocketsphinx_continuous');
     // A function's image is no container's: it ships no aligner (the local host adds its own there, below).
-    expect(unitView(lambdaContractOf(units.task('analysis', 'ExtractChunkSignalsFunction')), facts).commands.get('/usr/bin/pocketsphinx_continuous')).toBeUndefined();
+    expect(
+      unitView(lambdaContractOf(units.task('analysis', 'ExtractChunkSignalsFunction')), facts).commands.get('/usr/bin/pocketsphinx_continuous'),
+    ).toBeUndefined();
   });
 
   test('a binary the local host adds (the local transcriber) is shown at its own path', () => {

@@ -31,7 +31,12 @@ describe('chooseLocalTranscriber', () => {
       expect(chooseLocalTranscriber(named)).toBe(`Transcriber: ${name}`);
       expect(named.TRANSCRIBER).toBe(name);
     }
-    const whisper: NodeJS.ProcessEnv = { WHISPER_CPP_BIN: '/opt/whisper-cli', WHISPER_MODEL: '/opt/ggml.bin', POCKETSPHINX_BIN: bin, POCKETSPHINX_MODEL_DIR: modelDir };
+    const whisper: NodeJS.ProcessEnv = {
+      WHISPER_CPP_BIN: '/opt/whisper-cli',
+      WHISPER_MODEL: '/opt/ggml.bin',
+      POCKETSPHINX_BIN: bin,
+      POCKETSPHINX_MODEL_DIR: modelDir,
+    };
     expect(chooseLocalTranscriber(whisper)).toBe('Transcriber: whisper-cpp');
     expect(whisper.TRANSCRIBER).toBeUndefined();
   });

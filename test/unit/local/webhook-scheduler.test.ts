@@ -37,7 +37,12 @@ describe('LocalDeliveryScheduler', () => {
     const now = Date.now();
     const woken: [string, number][] = [];
     const { scheduler } = make(
-      [pending('dlv_overdue', new Date(now - 60_000)), pending('dlv_soon', new Date(now + 400)), pending('dlv_fresh', new Date(now), 0, new Date(now)), pending('dlv_later', new Date(now + 60_000))],
+      [
+        pending('dlv_overdue', new Date(now - 60_000)),
+        pending('dlv_soon', new Date(now + 400)),
+        pending('dlv_fresh', new Date(now), 0, new Date(now)),
+        pending('dlv_later', new Date(now + 60_000)),
+      ],
       (_, id) => Promise.resolve(woken.push([id, Date.now() - now])),
     );
     expect(await scheduler.start()).toBe(3);

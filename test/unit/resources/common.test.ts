@@ -64,10 +64,9 @@ describe('metadataSchema', () => {
 
   // Keys that are not "__proto__" (covered above); fast-check deliberately generates names such as
   // "constructor", "toString" or "hasOwnProperty", which must behave like any other key.
-  const metadataKey = fc.oneof(
-    fc.string({ minLength: 0, maxLength: 45 }),
-    fc.constantFrom('constructor', 'toString', 'hasOwnProperty', 'valueOf', 'length'),
-  ).filter((key) => key !== '__proto__');
+  const metadataKey = fc
+    .oneof(fc.string({ minLength: 0, maxLength: 45 }), fc.constantFrom('constructor', 'toString', 'hasOwnProperty', 'valueOf', 'length'))
+    .filter((key) => key !== '__proto__');
   const anyValue = fc.oneof(
     fc.string({ maxLength: 520 }),
     fc.double(),

@@ -100,7 +100,9 @@ describe('scannerUpdateSchema', () => {
   });
 
   it('accepts null to clear optional fields but not required ones', () => {
-    expect(scannerUpdateSchema.safeParse({ profile: null, max_observations: null, min_seconds: null, max_seconds: null, output: null, metadata: null }).success).toBe(true);
+    expect(
+      scannerUpdateSchema.safeParse({ profile: null, max_observations: null, min_seconds: null, max_seconds: null, output: null, metadata: null }).success,
+    ).toBe(true);
     for (const required of ['name', 'instructions', 'type']) {
       expect(scannerUpdateSchema.safeParse({ [required]: null }).success, required).toBe(false);
     }

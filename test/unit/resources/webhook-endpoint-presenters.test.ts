@@ -36,7 +36,12 @@ describe('webhook endpoint presenters', () => {
     ['DeletedWebhookEndpoint', presentDeletedWebhookEndpoint(endpoint.endpointId)],
     [
       'WebhookTest',
-      presentWebhookTest(endpoint, { id: 'evt_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b', type: 'webhook.test', created_at: '2026-03-01T11:00:00.000Z', data: { object: {} } }),
+      presentWebhookTest(endpoint, {
+        id: 'evt_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b',
+        type: 'webhook.test',
+        created_at: '2026-03-01T11:00:00.000Z',
+        data: { object: {} },
+      }),
     ],
   ])('shape a valid %s', (name, value) => {
     expect(contract.validateComponent(name, value)).toBeUndefined();

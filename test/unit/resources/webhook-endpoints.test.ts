@@ -25,7 +25,10 @@ describe('POST /v1/webhook-endpoints body', () => {
   });
 
   it('refuses an empty list, an unknown or unsubscribable type, and duplicates by index', () => {
-    expect(refusal(webhookEndpointCreateSchema, { ...valid, events: [] })).toMatchObject({ param: 'events', message: expect.stringMatching(/at least one/) as string });
+    expect(refusal(webhookEndpointCreateSchema, { ...valid, events: [] })).toMatchObject({
+      param: 'events',
+      message: expect.stringMatching(/at least one/) as string,
+    });
     expect(refusal(webhookEndpointCreateSchema, { ...valid, events: ['run.completed', 'run.started'] })).toMatchObject({
       param: 'events[1]',
       message: expect.stringMatching(/Must be one of: analysis\.completed/) as string,
@@ -37,7 +40,7 @@ describe('POST /v1/webhook-endpoints body', () => {
     });
   });
 
-  it('requires url and bounds its length and the description\'s', () => {
+  it("requires url and bounds its length and the description's", () => {
     expect(refusal(webhookEndpointCreateSchema, { events: valid.events }).param).toBe('url');
     expect(refusal(webhookEndpointCreateSchema, { ...valid, url: `https://hooks.example.com/${'a'.repeat(2048)}` }).param).toBe('url');
     expect(refusal(webhookEndpointCreateSchema, { ...valid, description: 'é'.repeat(501) }).param).toBe('description');

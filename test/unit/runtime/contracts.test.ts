@@ -83,7 +83,10 @@ describe('function contracts', () => {
       expect(contract.user).toEqual(LAMBDA_USER);
       expect(contract.writable.map((w) => w.path)).toEqual(['/tmp']);
       expect(canWrite(contract.user, contract.writable[0]!)).toBe(true);
-      expect(Object.keys(contract.binaries).sort()).toEqual([...(contract.ffmpegLayer ? ['ffmpeg', 'ffprobe'] : []), ...(contract.ytDlpLayer ? ['yt-dlp'] : [])]);
+      expect(Object.keys(contract.binaries).sort()).toEqual([
+        ...(contract.ffmpegLayer ? ['ffmpeg', 'ffprobe'] : []),
+        ...(contract.ytDlpLayer ? ['yt-dlp'] : []),
+      ]);
       expect(contract.architecture).toBe(contract.ffmpegLayer ? 'x86_64' : 'arm64');
     }
   });

@@ -30,7 +30,10 @@ describe('local event bus', () => {
     const file = join(dir, 'nested', 'events.ndjson');
     const bus = localEventBus(file);
     await Promise.all(Array.from({ length: 20 }, (_, i) => bus.publish('acct_1', event(i))));
-    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as EventLogLine);
+    const lines = (await readFile(file, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as EventLogLine);
     expect(lines).toHaveLength(20);
     expect(new Set(lines.map((l) => l.event.id)).size).toBe(20);
     expect(lines[0]).toEqual({ account_id: 'acct_1', event: event(0) });

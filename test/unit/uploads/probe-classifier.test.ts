@@ -103,7 +103,8 @@ describe('probe classifier on recorded ffprobe output of real files', () => {
 
 describe('classifyLayout rules', () => {
   const stream = (extra: Record<string, unknown>) => ({ index: 0, codec_name: 'aac', codec_type: 'audio', sample_rate: '48000', channels: 2, ...extra });
-  const layout = (streams: unknown[], format: Record<string, unknown> = { format_name: 'mov,mp4', duration: '10.0', start_time: '0' }) => run({ streams, format });
+  const layout = (streams: unknown[], format: Record<string, unknown> = { format_name: 'mov,mp4', duration: '10.0', start_time: '0' }) =>
+    run({ streams, format });
 
   it('needs an audio stream for audio and a moving picture for video', () => {
     expect(classifyLayout('audio', layout([]), MAX_MS)).toMatchObject({ ok: false, error: { code: 'no_audio_stream' } });
@@ -162,7 +163,10 @@ describe('classifyLayout rules', () => {
 describe('head and tail verdicts', () => {
   const pass = classifyLayout(
     'audio',
-    run({ streams: [{ index: 0, codec_type: 'audio', codec_name: 'mp3', sample_rate: '44100', channels: 2 }], format: { format_name: 'mp3', duration: '100', start_time: '0' } }),
+    run({
+      streams: [{ index: 0, codec_type: 'audio', codec_name: 'mp3', sample_rate: '44100', channels: 2 }],
+      format: { format_name: 'mp3', duration: '100', start_time: '0' },
+    }),
     MAX_MS,
   ) as LayoutPass;
   const packets = (...ends: number[]) => run({ packets: ends.map((end) => ({ stream_index: 0, pts_time: String(end - 0.02), duration_time: '0.02' })) });
@@ -197,7 +201,10 @@ describe('ffprobeInspector', () => {
     streams: [{ index: 0, codec_type: 'audio', codec_name: 'mp3', sample_rate: '44100', channels: 1 }],
     format: { format_name: 'mp3', duration: '3', start_time: '0' },
   });
-  const scripted = (answers: Partial<Record<ProbeStage, ProbeRun>>): FfprobeRunner => (stage) => Promise.resolve(answers[stage] ?? run({}));
+  const scripted =
+    (answers: Partial<Record<ProbeStage, ProbeRun>>): FfprobeRunner =>
+    (stage) =>
+      Promise.resolve(answers[stage] ?? run({}));
 
   it('fails closed as undecodable when no candidate decodes', async () => {
     const runner = scripted({ layout: goodLayout, head: run({ streams: [{ index: 0, nb_read_frames: '0' }] }) });
@@ -224,7 +231,9 @@ describe('ffprobeInspector', () => {
     const url = 'https://bucket.s3.amazonaws.com/k?X-Amz-Credential=AKIA%2Fx&X-Amz-Signature=abcdef0123';
     const stderr = `[https @ 0x1] HTTP error 403 Forbidden\n${url}: Server returned 403 Forbidden (access denied)\nX-Amz-Signature=abcdef0123`;
     const runner = scripted({ layout: run('', { exitCode: 1, stderr }) });
-    const error = await ffprobeInspector(runner, 5000).inspect(url, 'audio', { maxDurationMs: MAX_MS }).catch((e: unknown) => e);
+    const error = await ffprobeInspector(runner, 5000)
+      .inspect(url, 'audio', { maxDurationMs: MAX_MS })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProbeTransportError);
     expect((error as Error).message).toContain('<signed-url>');
     expect((error as Error).message).not.toContain('abcdef0123');

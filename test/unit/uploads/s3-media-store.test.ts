@@ -73,8 +73,19 @@ describe('multipart', () => {
   });
 
   it('signs one UploadPart URL per part', async () => {
-    const parts = await store.signParts(KEY, 'mp-1', [{ partNumber: 1, sizeBytes: 5 }, { partNumber: 2, sizeBytes: 3 }], inMinutes(60));
-    expect(parts.map((p) => [p.partNumber, p.sizeBytes])).toEqual([[1, 5], [2, 3]]);
+    const parts = await store.signParts(
+      KEY,
+      'mp-1',
+      [
+        { partNumber: 1, sizeBytes: 5 },
+        { partNumber: 2, sizeBytes: 3 },
+      ],
+      inMinutes(60),
+    );
+    expect(parts.map((p) => [p.partNumber, p.sizeBytes])).toEqual([
+      [1, 5],
+      [2, 3],
+    ]);
     const url = new URL(parts[1]?.url ?? '');
     expect(url.searchParams.get('partNumber')).toBe('2');
     expect(url.searchParams.get('uploadId')).toBe('mp-1');
@@ -112,7 +123,10 @@ describe('multipart', () => {
 describe('objects', () => {
   it('heads an object, or says it is not there', async () => {
     const lastModified = new Date('2026-01-02T03:04:05.000Z');
-    s3Mock.on(HeadObjectCommand).resolvesOnce({ ContentLength: 42, LastModified: lastModified }).rejectsOnce(new NotFound({ message: 'nf', $metadata: { httpStatusCode: 404 } }));
+    s3Mock
+      .on(HeadObjectCommand)
+      .resolvesOnce({ ContentLength: 42, LastModified: lastModified })
+      .rejectsOnce(new NotFound({ message: 'nf', $metadata: { httpStatusCode: 404 } }));
     await expect(store.head(KEY)).resolves.toEqual({ sizeBytes: 42, lastModified });
     await expect(store.head(KEY)).resolves.toBeUndefined();
   });

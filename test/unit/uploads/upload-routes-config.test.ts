@@ -6,11 +6,23 @@ import { serviceEnv } from '../../helpers/unit-fixtures.js';
 describe('upload routes in the route table', () => {
   it('declares what infra must grant, and nothing more', () => {
     expect(routeFor('api/uploads/create')).toEqual({
-      method: 'POST', path: '/v1/uploads', handler: 'api/uploads/create', idempotency: 'ignored', table: 'readWrite', bucket: 'readWrite', uploads: true,
+      method: 'POST',
+      path: '/v1/uploads',
+      handler: 'api/uploads/create',
+      idempotency: 'ignored',
+      table: 'readWrite',
+      bucket: 'readWrite',
+      uploads: true,
     });
     expect(routeFor('api/uploads/complete')).toEqual({
-      method: 'POST', path: '/v1/uploads/{upload_id}/complete', handler: 'api/uploads/complete', idempotency: 'ignored',
-      table: 'readWrite', bucket: 'readWrite', ffprobe: true, uploads: true,
+      method: 'POST',
+      path: '/v1/uploads/{upload_id}/complete',
+      handler: 'api/uploads/complete',
+      idempotency: 'ignored',
+      table: 'readWrite',
+      bucket: 'readWrite',
+      ffprobe: true,
+      uploads: true,
     });
     for (const handler of ['api/uploads/get', 'api/uploads/list'] as const) {
       const route: Record<string, unknown> = routeFor(handler);

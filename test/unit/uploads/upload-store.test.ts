@@ -18,7 +18,13 @@ beforeEach(() => ddb.reset());
 afterAll(() => ddb.restore());
 
 const upload = (n: number, status: UploadRecord['status'] = 'pending'): UploadRecord =>
-  uploadRecord({ uploadId: `upl_${String(n).padStart(32, '0')}`, status, filename: `f${n}.mp3`, sizeBytes: n, objectKey: `accounts/${ACCOUNT_ID}/uploads/upl_${n}` });
+  uploadRecord({
+    uploadId: `upl_${String(n).padStart(32, '0')}`,
+    status,
+    filename: `f${n}.mp3`,
+    sizeBytes: n,
+    objectKey: `accounts/${ACCOUNT_ID}/uploads/upl_${n}`,
+  });
 const item = (u: UploadRecord) => uploadEntity.item(ACCOUNT_ID, u, 123);
 
 describe('dynamoUploadStore', () => {
@@ -42,7 +48,9 @@ describe('dynamoUploadStore', () => {
     ddb
       .on(TransactWriteCommand)
       .resolvesOnce({})
-      .rejectsOnce(new TransactionCanceledException({ message: 'no', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] }));
+      .rejectsOnce(
+        new TransactionCanceledException({ message: 'no', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] }),
+      );
     const ready = { ...upload(3), status: 'ready' as const };
     const ann = announcement('upload.ready', { kind: 'upload', uploadId: ready.uploadId }, ready.updatedAt);
     await expect(store.finish(ACCOUNT_ID, ready, 99, [ann])).resolves.toBe(true);
@@ -54,7 +62,13 @@ describe('dynamoUploadStore', () => {
       ExpressionAttributeValues: { ':pending': 'pending' },
       Item: { status: 'ready', ttl: 99 },
     });
-    expect(outbox?.Put?.Item).toMatchObject({ PK: `ACCT#${ACCOUNT_ID}`, SK: `OUTBOX#${ann.eventId}`, entity: 'outbox', type: 'upload.ready', subject: { kind: 'upload', uploadId: ready.uploadId } });
+    expect(outbox?.Put?.Item).toMatchObject({
+      PK: `ACCT#${ACCOUNT_ID}`,
+      SK: `OUTBOX#${ann.eventId}`,
+      entity: 'outbox',
+      type: 'upload.ready',
+      subject: { kind: 'upload', uploadId: ready.uploadId },
+    });
   });
 
   it('lists newest first with the plain paging when there is no filter', async () => {
@@ -75,14 +89,22 @@ describe('dynamoUploadStore', () => {
     it('fills a page across query rounds and resumes after the last item returned', async () => {
       ddb
         .on(QueryCommand)
-        .resolvesOnce({ Items: [item(upload(20)), item(ready(19)), item(upload(18))], LastEvaluatedKey: uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(18).uploadId }) })
-        .resolvesOnce({ Items: [item(ready(17)), item(upload(16)), item(ready(15)), item(ready(14))], LastEvaluatedKey: uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(14).uploadId }) });
+        .resolvesOnce({
+          Items: [item(upload(20)), item(ready(19)), item(upload(18))],
+          LastEvaluatedKey: uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(18).uploadId }),
+        })
+        .resolvesOnce({
+          Items: [item(ready(17)), item(upload(16)), item(ready(15)), item(ready(14))],
+          LastEvaluatedKey: uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(14).uploadId }),
+        });
       const page = await store.list(ACCOUNT_ID, { limit: 2 }, keep);
       expect(page.items.map((u) => u.sizeBytes)).toEqual([19, 17]);
       // The match beyond the page (15) is not skipped: the cursor resumes after the last item read before it.
       const resume = cursors.decode(ACCOUNT_ID, { PK: `ACCT#${ACCOUNT_ID}`, prefix: 'UPL#' }, page.nextCursor ?? '');
       expect(resume).toEqual(uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(16).uploadId }));
-      expect(ddb.commandCalls(QueryCommand)[1]?.args[0].input.ExclusiveStartKey).toEqual(uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(18).uploadId }));
+      expect(ddb.commandCalls(QueryCommand)[1]?.args[0].input.ExclusiveStartKey).toEqual(
+        uploadEntity.key({ accountId: ACCOUNT_ID, uploadId: upload(18).uploadId }),
+      );
     });
 
     it('says null when the collection ends, even on a short page', async () => {

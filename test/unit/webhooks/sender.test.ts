@@ -34,7 +34,12 @@ function senderHarness(script: (number | string)[]) {
   const h = harness({ script });
   h.deps.scheduler = awsDeliveryScheduler(
     { sqs: () => Promise.resolve(sqs), scheduler: () => Promise.reject(new Error('no schedule needed here')) },
-    { queueUrl: QUEUE_URL, queueArn: 'arn:aws:sqs:eu-west-1:123456789012:webhook-deliveries', schedulerRoleArn: 'arn:aws:iam::123456789012:role/s', scheduleGroup: 'g' },
+    {
+      queueUrl: QUEUE_URL,
+      queueArn: 'arn:aws:sqs:eu-west-1:123456789012:webhook-deliveries',
+      schedulerRoleArn: 'arn:aws:iam::123456789012:role/s',
+      scheduleGroup: 'g',
+    },
     h.time.clock,
   );
   const log = { error: vi.fn() };
@@ -69,7 +74,10 @@ describe('the webhook sender (SQS batch)', () => {
     const failing = event({ id: 'evt_0000000000000000000000000000000c' });
     // The third event's POST fails, and its retry cannot be scheduled: that message fails.
     const transport = s.deps.transport;
-    s.deps.transport = { post: (url, body, headers) => (headers['webhook-id'] === failing.id ? Promise.resolve({ statusCode: 500, durationMs: 1 }) : transport.post(url, body, headers)) };
+    s.deps.transport = {
+      post: (url, body, headers) =>
+        headers['webhook-id'] === failing.id ? Promise.resolve({ statusCode: 500, durationMs: 1 }) : transport.post(url, body, headers),
+    };
 
     const result = await handleSenderBatch(
       s.deps,
@@ -103,7 +111,9 @@ describe('the webhook sender (SQS batch)', () => {
     const body = `{"detail":{"account_id":"${ACCOUNT_ID}","event":{"type":"run.completed","id":"evt_1","created_at":"x","data":{"object":{"b":1,"a":2}},"extra":true}}}`;
     const parsed = parseSenderMessage(body);
     expect(parsed.kind).toBe('event');
-    expect(parsed.kind === 'event' && JSON.stringify(parsed.event)).toBe('{"type":"run.completed","id":"evt_1","created_at":"x","data":{"object":{"b":1,"a":2}},"extra":true}');
+    expect(parsed.kind === 'event' && JSON.stringify(parsed.event)).toBe(
+      '{"type":"run.completed","id":"evt_1","created_at":"x","data":{"object":{"b":1,"a":2}},"extra":true}',
+    );
     expect(parseSenderMessage('{"account_id":"acct_1","delivery_id":"dlv_1"}')).toEqual({ kind: 'due', accountId: 'acct_1', deliveryId: 'dlv_1' });
     expect(() => parseSenderMessage('{"detail":{"account_id":"a"}}')).toThrow();
   });

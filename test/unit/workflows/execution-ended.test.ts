@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { analysisRefSchema, batchRefSchema, executionEndedSchema } from '../../../functions/workflows/task.js';
 
 /** The EventBridge event Step Functions sends when an execution ends (only what the handlers read). */
-const ended = (status: string, input: string) => ({ 'detail-type': 'Step Functions Execution Status Change', source: 'aws.states', detail: { status, input, executionArn: 'arn' } });
+const ended = (status: string, input: string) => ({
+  'detail-type': 'Step Functions Execution Status Change',
+  source: 'aws.states',
+  detail: { status, input, executionArn: 'arn' },
+});
 
 describe('executionEndedSchema', () => {
   const ref = { accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1' };

@@ -27,4 +27,5 @@ export const webhookDeliveryEntity = defineEntity({
 });
 
 /** GSI1's keys of a delivery in this state; undefined once it is not pending. */
-export const dueIndexKey = (delivery: Pick<WebhookDeliveryRecord, 'deliveryId' | 'status' | 'nextAttemptAt'>) => webhookDeliveryEntity.indexKey(dueFields(delivery));
+export const dueIndexKey = (delivery: Pick<WebhookDeliveryRecord, 'deliveryId' | 'status' | 'nextAttemptAt'>) =>
+  webhookDeliveryEntity.indexKey(dueFields(delivery));

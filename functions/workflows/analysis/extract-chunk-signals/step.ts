@@ -4,4 +4,6 @@ import { pipeline } from '../../../composition/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../../task.js';
 
 /** The ExtractChunkSignals step: a function for chunks planned with runner `lambda`, a container for runner `container`. */
-export const step = taskHandler(z.extend(analysisRefSchema, { chunk: chunkSchema }), pipeline, ({ chunk, ...ref }, deps) => extractChunkSignals(deps, ref, chunk));
+export const step = taskHandler(z.extend(analysisRefSchema, { chunk: chunkSchema }), pipeline, ({ chunk, ...ref }, deps) =>
+  extractChunkSignals(deps, ref, chunk),
+);

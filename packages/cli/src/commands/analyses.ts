@@ -76,11 +76,14 @@ function analysisBody(sourceUrl: string, options: AnalysisOptions): AnalysisBody
 
 const waitAnalysis = (api: MediaScannerClient, out: Printer, globals: Globals, analysisId: string): Promise<Analysis> =>
   withBar('analysis', !out.json, (bar) =>
-    api.waitForAnalysis(analysisId, { intervalMs: intervalOf(globals), onProgress: (progress) => bar.update(progress.fraction, workDetail(progress)) }).then(ended(bar)),
+    api
+      .waitForAnalysis(analysisId, { intervalMs: intervalOf(globals), onProgress: (progress) => bar.update(progress.fraction, workDetail(progress)) })
+      .then(ended(bar)),
   );
 
 /** The window and the proof allowance: what every command that quotes or submits an analysis takes. */
-const windowed = (command: Command) => command.requiredOption('--window <start:end>', 'seconds of the source to analyse').option('--proof', 'use the proof allowance', false);
+const windowed = (command: Command) =>
+  command.requiredOption('--window <start:end>', 'seconds of the source to analyse').option('--proof', 'use the proof allowance', false);
 
 /** `analyses preflight|quote|create|list|get|wait|moments|progress|cancel`. */
 export function analysesCommands(cli: Cli): void {
@@ -104,7 +107,15 @@ export function analysesCommands(cli: Cli): void {
   analysisOptions(windowed(analyses.command('quote <source_url>'))).action(
     cli.run(async ({ api, out }, sourceUrl: string, options: AnalysisOptions) => {
       const quote = await unwrap(api.api.POST('/v1/analyses/quote', { body: analysisBody(sourceUrl, options) }));
-      out.result(quote, () => keyValues({ billed_seconds: quote.billed_seconds, credits: quote.credits, balance: quote.balance_credits, affordable: quote.affordable, proof_applies: quote.proof.applies }));
+      out.result(quote, () =>
+        keyValues({
+          billed_seconds: quote.billed_seconds,
+          credits: quote.credits,
+          balance: quote.balance_credits,
+          affordable: quote.affordable,
+          proof_applies: quote.proof.applies,
+        }),
+      );
     }),
   );
   analysisOptions(windowed(analyses.command('create <source_url>')))
@@ -121,7 +132,14 @@ export function analysesCommands(cli: Cli): void {
   cli.list(analyses, (api, limit) => unwrap(api.api.GET('/v1/analyses', { params: { query: { limit } } })), ['analysis_id', 'kind', 'status', 'created_at']);
   const analysisPath = (id: string) => ({ params: { path: { analysis_id: id } } });
   cli.byId(analyses, 'get <analysis_id>', 'an analysis', ({ api }, id) => unwrap(api.api.GET('/v1/analyses/{analysis_id}', analysisPath(id))), analysisText);
-  cli.byId(analyses, 'wait <analysis_id>', 'poll until completed, failed or canceled', ({ api, out, globals }, id) => waitAnalysis(api, out, globals, id), analysisText, unless('completed', 'The analysis'));
+  cli.byId(
+    analyses,
+    'wait <analysis_id>',
+    'poll until completed, failed or canceled',
+    ({ api, out, globals }, id) => waitAnalysis(api, out, globals, id),
+    analysisText,
+    unless('completed', 'The analysis'),
+  );
   cli.byId(
     analyses,
     'moments <analysis_id>',
@@ -129,15 +147,31 @@ export function analysesCommands(cli: Cli): void {
     ({ api }, id) => unwrap(api.api.GET('/v1/analyses/{analysis_id}/moments', analysisPath(id))),
     momentsTable,
   );
-  cli.byId(analyses, 'progress <analysis_id>', 'queue position and progress', ({ api }, id) => unwrap(api.api.GET('/v1/analyses/{analysis_id}/progress', analysisPath(id))), (progress) =>
-    `${workDetail(progress)} (${Math.round(progress.fraction * 100)}%)`,
+  cli.byId(
+    analyses,
+    'progress <analysis_id>',
+    'queue position and progress',
+    ({ api }, id) => unwrap(api.api.GET('/v1/analyses/{analysis_id}/progress', analysisPath(id))),
+    (progress) => `${workDetail(progress)} (${Math.round(progress.fraction * 100)}%)`,
   );
-  cli.byId(analyses, 'cancel <analysis_id>', 'cancel queued work (refunded)', ({ api }, id) => unwrap(api.api.POST('/v1/analyses/{analysis_id}/cancel', analysisPath(id))), analysisText);
+  cli.byId(
+    analyses,
+    'cancel <analysis_id>',
+    'cancel queued work (refunded)',
+    ({ api }, id) => unwrap(api.api.POST('/v1/analyses/{analysis_id}/cancel', analysisPath(id))),
+    analysisText,
+  );
 }
 
 /** `analyze`: preflight, quote (credits, affordable?), submit; with --wait, the ranked moments. */
 export function analyzeCommand(cli: Cli): void {
-  analysisOptions(windowed(cli.root.command('analyze <source_url>').description('a one-off analysis of a video URL: preflight, quote (credits, affordable?), submit; with --wait, its ranked moments')))
+  analysisOptions(
+    windowed(
+      cli.root
+        .command('analyze <source_url>')
+        .description('a one-off analysis of a video URL: preflight, quote (credits, affordable?), submit; with --wait, its ranked moments'),
+    ),
+  )
     .addHelpText(
       'after',
       '\nThe submission carries an Idempotency-Key (the client adds one; its retries reuse it), so a retried request\nnever starts or bills the analysis twice. When the quote is not affordable nothing is submitted (exit 3,\ninsufficient_credits).',
@@ -148,19 +182,31 @@ export function analyzeCommand(cli: Cli): void {
         const body = analysisBody(sourceUrl, options);
         const preflight = await unwrap(api.api.POST('/v1/sources/preflight', { body: { source_url: sourceUrl } }));
         const provider = 'id' in preflight.provider ? preflight.provider.name : preflight.provider.host;
-        out.note(`Source: ${provider}, ${seconds(preflight.duration_ms)}; up to ${preflight.max_window_seconds}s can be analysed now${preflight.proof_available ? ', proof allowance available' : ''}.`);
+        out.note(
+          `Source: ${provider}, ${seconds(preflight.duration_ms)}; up to ${preflight.max_window_seconds}s can be analysed now${preflight.proof_available ? ', proof allowance available' : ''}.`,
+        );
         const quote = await unwrap(api.api.POST('/v1/analyses/quote', { body }));
         out.note(
           `Quote: ${quote.credits} credit(s) for ${quote.billed_seconds}s${quote.proof.applies ? ' (proof allowance)' : ''}; balance ${quote.balance_credits}: ${quote.affordable ? 'affordable' : 'not affordable'}.`,
         );
         if (!quote.affordable) {
-          throw new MediaScannerError(402, 'insufficient_credits', `The quote is ${quote.credits} credit(s) and the balance ${quote.balance_credits}: nothing was submitted.`, undefined);
+          throw new MediaScannerError(
+            402,
+            'insufficient_credits',
+            `The quote is ${quote.credits} credit(s) and the balance ${quote.balance_credits}: nothing was submitted.`,
+            undefined,
+          );
         }
         let analysis = await unwrap(api.api.POST('/v1/analyses', { body }));
         out.note(`Analysis ${analysis.analysis_id}: ${analysis.billing.credits} credit(s) reserved.`);
         if (options.wait) analysis = await waitAnalysis(api, out, globals, analysis.analysis_id);
-        const moments = analysis.status === 'completed' ? await unwrap(api.api.GET('/v1/analyses/{analysis_id}/moments', { params: { path: { analysis_id: analysis.analysis_id } } })) : undefined;
-        out.result({ preflight, quote, analysis, ...(moments ? { moments } : {}) }, () => (moments ? `${analysisText(analysis)}\n\n${momentsTable(moments)}` : analysisText(analysis)));
+        const moments =
+          analysis.status === 'completed'
+            ? await unwrap(api.api.GET('/v1/analyses/{analysis_id}/moments', { params: { path: { analysis_id: analysis.analysis_id } } }))
+            : undefined;
+        out.result({ preflight, quote, analysis, ...(moments ? { moments } : {}) }, () =>
+          moments ? `${analysisText(analysis)}\n\n${momentsTable(moments)}` : analysisText(analysis),
+        );
         const failure = options.wait ? unless('completed', 'The analysis')(analysis) : undefined;
         if (failure) throw failure;
       }),

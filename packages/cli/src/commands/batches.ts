@@ -64,10 +64,27 @@ export function batchesCommands(cli: Cli): void {
     50,
   );
   const batchPath = (id: string) => ({ params: { path: { batch_id: id } } });
-  cli.byId(batches, 'get <batch_id>', 'a batch with its first page of items', ({ api }, id) => unwrap(api.api.GET('/v1/scanner-batches/{batch_id}', batchPath(id))), batchText);
-  cli.byId(batches, 'wait <batch_id>', 'poll until the batch settles, with its counters', ({ api, out, globals }, id) => waitBatch(api, out, globals, id), batchText, unless('completed', 'The batch'));
-  cli.byId(batches, 'cancel <batch_id>', 'queued items never start; spawned ones drain', ({ api }, id) => unwrap(api.api.POST('/v1/scanner-batches/{batch_id}/cancel', batchPath(id))), (canceled) =>
-    keyValues({ batch_id: canceled.batch_id, status: canceled.status, ...canceled.counters }),
+  cli.byId(
+    batches,
+    'get <batch_id>',
+    'a batch with its first page of items',
+    ({ api }, id) => unwrap(api.api.GET('/v1/scanner-batches/{batch_id}', batchPath(id))),
+    batchText,
+  );
+  cli.byId(
+    batches,
+    'wait <batch_id>',
+    'poll until the batch settles, with its counters',
+    ({ api, out, globals }, id) => waitBatch(api, out, globals, id),
+    batchText,
+    unless('completed', 'The batch'),
+  );
+  cli.byId(
+    batches,
+    'cancel <batch_id>',
+    'queued items never start; spawned ones drain',
+    ({ api }, id) => unwrap(api.api.POST('/v1/scanner-batches/{batch_id}/cancel', batchPath(id))),
+    (canceled) => keyValues({ batch_id: canceled.batch_id, status: canceled.status, ...canceled.counters }),
   );
 }
 
@@ -111,11 +128,16 @@ export function batchCommand(cli: Cli): void {
         let settled = submitted;
         if (!terminalBatchStatuses.has(submitted.status)) {
           display.update(submitted.status, submitted.counters);
-          settled = await api.waitForBatch(submitted.batch_id, { intervalMs: intervalOf(globals), onUpdate: (batch) => display.update(batch.status, batch.counters) });
+          settled = await api.waitForBatch(submitted.batch_id, {
+            intervalMs: intervalOf(globals),
+            onUpdate: (batch) => display.update(batch.status, batch.counters),
+          });
         }
         display.stop(settled.status, settled.counters);
         // waitForBatch reads one item a page; the result has them all (a batch holds at most 100).
-        const batch = await unwrap(api.api.GET('/v1/scanner-batches/{batch_id}', { params: { path: { batch_id: settled.batch_id }, query: { item_limit: '100' } } }));
+        const batch = await unwrap(
+          api.api.GET('/v1/scanner-batches/{batch_id}', { params: { path: { batch_id: settled.batch_id }, query: { item_limit: '100' } } }),
+        );
         out.result(batch, () => batchText(batch));
         const failure = unless('completed', `Batch ${batch.batch_id}`)(batch);
         if (failure) throw failure;

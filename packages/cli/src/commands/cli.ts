@@ -46,7 +46,14 @@ export class Cli {
   }
 
   /** `<parent> <usage>`: one read (or wait) of the resource named by the argument, printed; `failed` turns its answer into exit 4. */
-  byId<T>(parent: Command, usage: string, description: string, read: (context: Context, id: string) => Promise<T>, human: (value: T) => string, failed?: (value: T) => FailedWork | undefined) {
+  byId<T>(
+    parent: Command,
+    usage: string,
+    description: string,
+    read: (context: Context, id: string) => Promise<T>,
+    human: (value: T) => string,
+    failed?: (value: T) => FailedWork | undefined,
+  ) {
     return parent
       .command(usage)
       .description(description)
@@ -61,7 +68,12 @@ export class Cli {
   }
 
   /** `<parent> list [--limit n]`: one page, newest first, as a table of `columns`. */
-  list<T extends object>(parent: Command, read: (api: MediaScannerClient, limit: string) => Promise<{ data: T[] }>, columns: readonly string[], maxLimit = 100) {
+  list<T extends object>(
+    parent: Command,
+    read: (api: MediaScannerClient, limit: string) => Promise<{ data: T[] }>,
+    columns: readonly string[],
+    maxLimit = 100,
+  ) {
     return parent
       .command('list')
       .description('newest first')

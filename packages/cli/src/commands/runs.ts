@@ -56,7 +56,9 @@ async function allPages<T>(page: (cursor: string | undefined) => Promise<{ data:
 
 /** A completed run's observations, every page, in rank order. */
 export const observationsOf = (api: MediaScannerClient, runId: string): Promise<Observation[]> =>
-  allPages((cursor) => unwrap(api.api.GET('/v1/runs/{run_id}/observations', { params: { path: { run_id: runId }, query: { limit: '100', ...(cursor ? { cursor } : {}) } } })));
+  allPages((cursor) =>
+    unwrap(api.api.GET('/v1/runs/{run_id}/observations', { params: { path: { run_id: runId }, query: { limit: '100', ...(cursor ? { cursor } : {}) } } })),
+  );
 
 export const waitRun = (api: MediaScannerClient, out: Printer, globals: Globals, runId: string): Promise<Run> =>
   withBar('run', !out.json, (bar) =>
@@ -89,8 +91,13 @@ export function runsCommands(cli: Cli): void {
       }),
     );
   cli.byId(runs, 'get <run_id>', 'a run', ({ api }, id) => unwrap(api.api.GET('/v1/runs/{run_id}', { params: { path: { run_id: id } } })), runText);
-  cli.byId(runs, 'wait <run_id>', 'poll until completed or failed, with its progress', ({ api, out, globals }, id) => waitRun(api, out, globals, id), runText, (done) =>
-    done.status === 'failed' ? failedRun(done) : undefined,
+  cli.byId(
+    runs,
+    'wait <run_id>',
+    'poll until completed or failed, with its progress',
+    ({ api, out, globals }, id) => waitRun(api, out, globals, id),
+    runText,
+    (done) => (done.status === 'failed' ? failedRun(done) : undefined),
   );
   cli.byId(
     runs,

@@ -17,20 +17,25 @@ export function scanCommand(cli: Cli): void {
       .option('--window <start:end>', 'video find_moments only: seconds to analyse')
       .addOption(contentTypeOption()),
   ).action(
-    cli.run(async ({ api, out, globals }, file: string, options: DefinitionOptions & { scanner?: string; window?: string; contentType?: UploadContentType }) => {
-      if (!options.scanner && (!options.type || !options.instructions)) throw new UsageError('scan needs --scanner, or --type and --instructions.');
-      const window = windowOf(options.window);
-      const uploaded = await upload(api, out, file, options.contentType);
-      out.note(`Uploaded ${uploaded.upload_id} (${seconds(uploaded.duration_ms)} of ${uploaded.media_kind}).`);
-      const scannerId = options.scanner ?? (await createScanner(api, options, `scan ${basename(file, extname(file))}`)).scanner_id;
-      const created = await unwrap(
-        api.api.POST('/v1/scanners/{scanner_id}/runs', { params: { path: { scanner_id: scannerId } }, body: { upload_id: uploaded.upload_id, ...window } }),
-      );
-      out.note(`Run ${created.run_id}: ${created.billing.credits} credit(s) reserved.`);
-      const done = await waitRun(api, out, globals, created.run_id);
-      if (done.status === 'failed') throw failedRun(done);
-      const observations = await observationsOf(api, done.run_id);
-      out.result({ upload: uploaded, scanner_id: scannerId, run: done, observations }, () => `${runText(done)}\n\n${observationsTable(observations, noAnswer)}`);
-    }),
+    cli.run(
+      async ({ api, out, globals }, file: string, options: DefinitionOptions & { scanner?: string; window?: string; contentType?: UploadContentType }) => {
+        if (!options.scanner && (!options.type || !options.instructions)) throw new UsageError('scan needs --scanner, or --type and --instructions.');
+        const window = windowOf(options.window);
+        const uploaded = await upload(api, out, file, options.contentType);
+        out.note(`Uploaded ${uploaded.upload_id} (${seconds(uploaded.duration_ms)} of ${uploaded.media_kind}).`);
+        const scannerId = options.scanner ?? (await createScanner(api, options, `scan ${basename(file, extname(file))}`)).scanner_id;
+        const created = await unwrap(
+          api.api.POST('/v1/scanners/{scanner_id}/runs', { params: { path: { scanner_id: scannerId } }, body: { upload_id: uploaded.upload_id, ...window } }),
+        );
+        out.note(`Run ${created.run_id}: ${created.billing.credits} credit(s) reserved.`);
+        const done = await waitRun(api, out, globals, created.run_id);
+        if (done.status === 'failed') throw failedRun(done);
+        const observations = await observationsOf(api, done.run_id);
+        out.result(
+          { upload: uploaded, scanner_id: scannerId, run: done, observations },
+          () => `${runText(done)}\n\n${observationsTable(observations, noAnswer)}`,
+        );
+      },
+    ),
   );
 }

@@ -67,8 +67,18 @@ export function scannersCommands(cli: Cli): void {
       out.result(scanner, () => keyValues(scanner, ['scanner_id', 'version', 'type', 'name', 'instructions']));
     }),
   );
-  cli.list(scanners, (api, limit) => unwrap(api.api.GET('/v1/scanners', { params: { query: { limit } } })), ['scanner_id', 'version', 'type', 'name', 'created_at']);
-  cli.byId(scanners, 'get <scanner_id>', 'a scanner at its current version', ({ api }, id) => unwrap(api.api.GET('/v1/scanners/{scanner_id}', { params: { path: { scanner_id: id } } })), (scanner) =>
-    keyValues(scanner),
+  cli.list(scanners, (api, limit) => unwrap(api.api.GET('/v1/scanners', { params: { query: { limit } } })), [
+    'scanner_id',
+    'version',
+    'type',
+    'name',
+    'created_at',
+  ]);
+  cli.byId(
+    scanners,
+    'get <scanner_id>',
+    'a scanner at its current version',
+    ({ api }, id) => unwrap(api.api.GET('/v1/scanners/{scanner_id}', { params: { path: { scanner_id: id } } })),
+    (scanner) => keyValues(scanner),
   );
 }

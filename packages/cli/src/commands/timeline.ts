@@ -20,8 +20,9 @@ export function timelineCommand(cli: Cli): void {
         const observations = await observationsOf(api, runId);
         await writeFile(options.out, format === '.svg' ? renderTimeline(record, observations) : renderTimelineHtml(record, observations));
         const lanes = lanesOf(observations).map(({ name, count }) => ({ name, count }));
-        out.result({ out: resolve(options.out), run_id: record.run_id, duration_ms: record.source.duration_ms, observations: observations.length, lanes }, () =>
-          `Wrote ${options.out}: ${observations.length} observation(s) in ${lanes.length} lane(s) over ${mmss(record.source.duration_ms)}.`,
+        out.result(
+          { out: resolve(options.out), run_id: record.run_id, duration_ms: record.source.duration_ms, observations: observations.length, lanes },
+          () => `Wrote ${options.out}: ${observations.length} observation(s) in ${lanes.length} lane(s) over ${mmss(record.source.duration_ms)}.`,
         );
       }),
     );

@@ -22,9 +22,16 @@ const uploadText = (upload: Upload) =>
 export async function upload(api: MediaScannerClient, out: Printer, file: string, contentType?: UploadContentType): Promise<Upload> {
   out.note(`Uploading ${basename(file)}…`);
   const done = await withBar('upload', !out.json, (bar) =>
-    api.uploadFile({ path: file }, { ...(contentType ? { contentType } : {}), onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes / totalBytes, uploadDetail(sentBytes, totalBytes)) }),
+    api.uploadFile(
+      { path: file },
+      {
+        ...(contentType ? { contentType } : {}),
+        onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes / totalBytes, uploadDetail(sentBytes, totalBytes)),
+      },
+    ),
   );
-  if (done.status !== 'ready') throw new FailedWork(`Upload ${done.upload_id} is ${done.status}: ${done.error?.code ?? ''} ${done.error?.message ?? ''}`.trim(), done);
+  if (done.status !== 'ready')
+    throw new FailedWork(`Upload ${done.upload_id} is ${done.status}: ${done.error?.code ?? ''} ${done.error?.message ?? ''}`.trim(), done);
   return done;
 }
 
@@ -35,7 +42,11 @@ export function uploadsCommands(cli: Cli): void {
     const done = await upload(api, out, file, options.contentType);
     out.result(done, () => uploadText(done));
   });
-  cli.root.command('upload <file>').description('upload a file: declare, PUT with a progress bar, complete').addOption(contentTypeOption()).action(uploadAction);
+  cli.root
+    .command('upload <file>')
+    .description('upload a file: declare, PUT with a progress bar, complete')
+    .addOption(contentTypeOption())
+    .action(uploadAction);
   uploads.command('create <file>').description('the same as `upload`').addOption(contentTypeOption()).action(uploadAction);
   uploads
     .command('list')
@@ -43,9 +54,22 @@ export function uploadsCommands(cli: Cli): void {
     .option('--limit <n>', 'page size', '20')
     .action(
       cli.run(async ({ api, out }, options: { status?: 'pending' | 'ready' | 'failed' | 'expired' | 'deleted'; limit: string }) => {
-        const page = await unwrap(api.api.GET('/v1/uploads', { params: { query: { limit: options.limit, ...(options.status ? { status: options.status } : {}) } } }));
-        out.result(page, () => table(page.data.map((u) => ({ ...u, size: bytes(u.size_bytes) })), ['upload_id', 'status', 'media_kind', 'size', 'filename', 'created_at']));
+        const page = await unwrap(
+          api.api.GET('/v1/uploads', { params: { query: { limit: options.limit, ...(options.status ? { status: options.status } : {}) } } }),
+        );
+        out.result(page, () =>
+          table(
+            page.data.map((u) => ({ ...u, size: bytes(u.size_bytes) })),
+            ['upload_id', 'status', 'media_kind', 'size', 'filename', 'created_at'],
+          ),
+        );
       }),
     );
-  cli.byId(uploads, 'get <upload_id>', 'an upload', ({ api }, id) => unwrap(api.api.GET('/v1/uploads/{upload_id}', { params: { path: { upload_id: id } } })), uploadText);
+  cli.byId(
+    uploads,
+    'get <upload_id>',
+    'an upload',
+    ({ api }, id) => unwrap(api.api.GET('/v1/uploads/{upload_id}', { params: { path: { upload_id: id } } })),
+    uploadText,
+  );
 }

@@ -13,18 +13,41 @@ beforeAll(() => testMeaning(), 120_000);
 function said(startMs: number, endMs: number, text: string, speaker: string | null = 'spk_0'): TranscriptSegment {
   const tokens = text.split(' ');
   const step = (endMs - startMs) / tokens.length;
-  return { startMs, endMs, text, speaker, words: tokens.map((t, i) => ({ startMs: Math.round(startMs + i * step), endMs: Math.round(startMs + (i + 1) * step), text: t })) };
+  return {
+    startMs,
+    endMs,
+    text,
+    speaker,
+    words: tokens.map((t, i) => ({ startMs: Math.round(startMs + i * step), endMs: Math.round(startMs + (i + 1) * step), text: t })),
+  };
 }
 
 const peak = (startMs: number, endMs: number, level = 1): LevelSpan => ({ startMs, endMs, level });
 
 /** 60 s of conversation video: no cuts, no bursts, speech activity where the transcript has words. */
-function conversation({ transcript = null, loudPeaks = [], cuts = [] }: { transcript?: TranscriptSegment[] | null; loudPeaks?: LevelSpan[]; cuts?: number[] } = {}): SourceSignals {
+function conversation({
+  transcript = null,
+  loudPeaks = [],
+  cuts = [],
+}: {
+  transcript?: TranscriptSegment[] | null;
+  loudPeaks?: LevelSpan[];
+  cuts?: number[];
+} = {}): SourceSignals {
   return {
     mediaKind: 'video',
     durationMs: 60_000,
     window: { startMs: 0, endMs: 60_000 },
-    video: { width: 1280, height: 720, frameRate: 30, sceneCuts: cuts.map((atMs) => ({ atMs, score: 0.9 })), motion: [], black: [], frozen: [], dominantColor: null },
+    video: {
+      width: 1280,
+      height: 720,
+      frameRate: 30,
+      sceneCuts: cuts.map((atMs) => ({ atMs, score: 0.9 })),
+      motion: [],
+      black: [],
+      frozen: [],
+      dominantColor: null,
+    },
     audio: {
       loudness: [],
       integratedLufs: -20,
@@ -37,7 +60,14 @@ function conversation({ transcript = null, loudPeaks = [], cuts = [] }: { transc
   };
 }
 
-const findMoments = (instructions = DEFAULT_WHAT_TO_FIND): ScannerDefinition => ({ name: 'one-off', type: 'find_moments', instructions, profile: 'conversation', min_seconds: 5, max_seconds: 30 });
+const findMoments = (instructions = DEFAULT_WHAT_TO_FIND): ScannerDefinition => ({
+  name: 'one-off',
+  type: 'find_moments',
+  instructions,
+  profile: 'conversation',
+  min_seconds: 5,
+  max_seconds: 30,
+});
 
 async function moments(signals: SourceSignals, types: ChatMomentType[] | null, instructions?: string) {
   const scanner = findMoments(instructions);
@@ -50,7 +80,13 @@ async function moments(signals: SourceSignals, types: ChatMomentType[] | null, i
     maxObservations: 50,
     hasTranscript: Boolean(signals.transcript?.length),
   });
-  return drafts.map((d) => ({ type: (d.value as { event_type: string }).event_type, start: d.evidence.start_ms, score: d.relevance_score, signals: d.evidence.signals, excerpt: d.evidence.transcript_excerpt }));
+  return drafts.map((d) => ({
+    type: (d.value as { event_type: string }).event_type,
+    start: d.evidence.start_ms,
+    score: d.relevance_score,
+    signals: d.evidence.signals,
+    excerpt: d.evidence.transcript_excerpt,
+  }));
 }
 
 const typesOf = (found: { type: string }[]) => found.map((m) => m.type).sort();
@@ -66,7 +102,15 @@ describe('chat moment types in the local analyzer', () => {
       said(33_000, 36_000, 'Nobody knows', 'spk_1'),
     ];
     const found = await moments(conversation({ transcript }), ['q_and_a']);
-    expect(found).toEqual([{ type: 'q_and_a', start: 0, score: 1, signals: ['transcript'], excerpt: 'So what got you into podcasting? Honestly a friend dared me to start one and it stuck with me' }]);
+    expect(found).toEqual([
+      {
+        type: 'q_and_a',
+        start: 0,
+        score: 1,
+        signals: ['transcript'],
+        excerpt: 'So what got you into podcasting? Honestly a friend dared me to start one and it stuck with me',
+      },
+    ]);
   });
 
   it('q_and_a: an interrogative opening without a question mark, answered by the same speaker, is weaker', async () => {
@@ -140,10 +184,7 @@ describe('chat moment types in the local analyzer', () => {
   });
 
   it('named types replace the instructions’ own moments, which rank them instead', async () => {
-    const transcript = [
-      said(0, 5_000, 'I think the weather will turn', 'spk_0'),
-      said(20_000, 25_000, 'I think the pricing is too high', 'spk_1'),
-    ];
+    const transcript = [said(0, 5_000, 'I think the weather will turn', 'spk_0'), said(20_000, 25_000, 'I think the pricing is too high', 'spk_1')];
     const found = await moments(conversation({ transcript, cuts: [10_000] }), ['opinion'], 'Find the scene changes and talk about pricing');
     expect(found.map((m) => [m.type, m.start])).toEqual([
       ['opinion', 20_000],
@@ -164,7 +205,12 @@ describe('chat moment types in the local analyzer', () => {
   });
 
   it('passes the contract with the type as event_type, inside the window of a chunk', async () => {
-    const transcript = [said(0, 3_000, 'Is it live?', 'spk_0'), said(3_500, 6_000, 'yes it is', 'spk_1'), said(40_000, 42_000, 'Can you hear me?', 'spk_0'), said(42_500, 45_000, 'loud and clear', 'spk_1')];
+    const transcript = [
+      said(0, 3_000, 'Is it live?', 'spk_0'),
+      said(3_500, 6_000, 'yes it is', 'spk_1'),
+      said(40_000, 42_000, 'Can you hear me?', 'spk_0'),
+      said(42_500, 45_000, 'loud and clear', 'spk_1'),
+    ];
     const chunk = { ...conversation({ transcript }), window: { startMs: 30_000, endMs: 60_000 } };
     expect((await moments(chunk, ['q_and_a'])).map((m) => [m.type, m.start])).toEqual([['q_and_a', 40_000]]);
   });

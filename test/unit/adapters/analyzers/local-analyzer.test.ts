@@ -100,7 +100,10 @@ describe('local analyzer', () => {
   });
 
   it('extracts only what it can measure and leaves the rest null', async () => {
-    const [o] = await observe(scanner('extractor', 'Measure it', { output: { fields: ['scene_count', 'loudest_moment_ms', 'dominant_color', 'speaker_names'] } }), video);
+    const [o] = await observe(
+      scanner('extractor', 'Measure it', { output: { fields: ['scene_count', 'loudest_moment_ms', 'dominant_color', 'speaker_names'] } }),
+      video,
+    );
     expect(o?.value).toEqual({ scene_count: 3, loudest_moment_ms: 15_500, dominant_color: '#336699', speaker_names: null });
   });
 

@@ -22,7 +22,11 @@ const withTranscript: SourceSignals = {
     speech: [{ startMs: 0, endMs: 15_000 }],
     music: [{ startMs: 15_000, endMs: 30_000 }],
   },
-  transcript: [segment(0, 'We paid twenty dollars for the tickets.'), segment(5_000, 'The weather was lovely all week.'), segment(10_000, 'Then my brother called me.')],
+  transcript: [
+    segment(0, 'We paid twenty dollars for the tickets.'),
+    segment(5_000, 'The weather was lovely all week.'),
+    segment(10_000, 'Then my brother called me.'),
+  ],
 };
 const withoutTranscript: SourceSignals = { ...withTranscript, transcript: null };
 
@@ -35,7 +39,14 @@ const scanner = (type: ScannerDefinition['type'], instructions: string, output?:
 
 async function observe(def: ScannerDefinition, signals: SourceSignals) {
   const result = await testLocalAnalyzer.analyze({ scanner: def, signals });
-  return enforceContract(result, { scanner: def, mediaKind: 'audio', source: signals.window, window: signals.window, maxObservations: 50, hasTranscript: signals.transcript !== null });
+  return enforceContract(result, {
+    scanner: def,
+    mediaKind: 'audio',
+    source: signals.window,
+    window: signals.window,
+    maxObservations: 50,
+    hasTranscript: signals.transcript !== null,
+  });
 }
 
 describe('honesty: what a transcript cannot settle gets zero observations, whatever transcriber ran', () => {
@@ -69,7 +80,11 @@ describe('meaning: paraphrases, lemmas and negation', () => {
   it('finds a paraphrase and says which words grounded it', async () => {
     const out = await observe(scanner('find_moments', 'Find where they talk about money'), withTranscript);
     expect(out).toHaveLength(1);
-    expect(out[0]!.evidence).toMatchObject({ start_ms: 0, transcript_excerpt: 'We paid twenty dollars for the tickets.', signals: ['transcript', 'transcript:meaning', 'transcript:money~paid'] });
+    expect(out[0]!.evidence).toMatchObject({
+      start_ms: 0,
+      transcript_excerpt: 'We paid twenty dollars for the tickets.',
+      signals: ['transcript', 'transcript:meaning', 'transcript:money~paid'],
+    });
   });
 
   it('matches by lemma as the same word', async () => {
@@ -85,7 +100,7 @@ describe('meaning: paraphrases, lemmas and negation', () => {
     expect(quiet).toMatchObject([{ value: true, evidence: { start_ms: 15_000, end_ms: 30_000, signals: ['speech_activity'] } }]);
   });
 
-  it("reads \"don't mention\" as the topic's absence", async () => {
+  it('reads "don\'t mention" as the topic\'s absence', async () => {
     const out = await observe(scanner('find_moments', "Find where they don't mention the weather"), withTranscript);
     expect(out.map((o) => o.evidence.start_ms).sort((a, b) => a - b)).toEqual([0, 10_000]);
   });

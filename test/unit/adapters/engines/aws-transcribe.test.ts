@@ -92,7 +92,8 @@ const body = (text: string) => ({ transformToString: () => Promise.resolve(text)
 const job = (status: TranscriptionJob['TranscriptionJobStatus'], extra: Partial<TranscriptionJob> = {}) => ({
   TranscriptionJob: { TranscriptionJobName: JOB, TranscriptionJobStatus: status, ...extra },
 });
-const missingJob = () => new BadRequestException({ message: "The requested job couldn't be found. Check the job name and try your request again.", $metadata: {} });
+const missingJob = () =>
+  new BadRequestException({ message: "The requested job couldn't be found. Check the job name and try your request again.", $metadata: {} });
 
 const NOW = Date.parse('2026-11-22T08:00:00Z');
 const jobs = () =>
@@ -116,7 +117,12 @@ beforeEach(() => {
 function flacStreamInfo(file: Uint8Array): { magic: string; sampleRate: number; channels: number; samples: number } {
   const bytes = Buffer.from(file);
   const packed = bytes.readBigUInt64BE(18);
-  return { magic: bytes.subarray(0, 4).toString('latin1'), sampleRate: Number(packed >> 44n), channels: Number((packed >> 41n) & 7n) + 1, samples: Number(packed & 0xfffffffffn) };
+  return {
+    magic: bytes.subarray(0, 4).toString('latin1'),
+    sampleRate: Number(packed >> 44n),
+    channels: Number((packed >> 41n) & 7n) + 1,
+    samples: Number(packed & 0xfffffffffn),
+  };
 }
 
 describe('aws-transcribe: staging the window audio (in the signals step)', () => {
@@ -234,7 +240,9 @@ describe('aws-transcribe: one poll of the window’s job (AwaitTranscript)', () 
   });
 
   it('fails with the reason when this run’s job failed, and leaves the job for the other polls to see', async () => {
-    transcribeMock.on(GetTranscriptionJobCommand).resolves(job('FAILED', { FailureReason: 'Unsupported media format', CompletionTime: new Date(NOW - 60_000) }));
+    transcribeMock
+      .on(GetTranscriptionJobCommand)
+      .resolves(job('FAILED', { FailureReason: 'Unsupported media format', CompletionTime: new Date(NOW - 60_000) }));
 
     const failure = poll();
 
@@ -244,7 +252,9 @@ describe('aws-transcribe: one poll of the window’s job (AwaitTranscript)', () 
   });
 
   it('runs a job again when its failure belongs to a run long past', async () => {
-    transcribeMock.on(GetTranscriptionJobCommand).resolves(job('FAILED', { FailureReason: 'Internal failure', CompletionTime: new Date(NOW - 2 * 24 * 3_600_000) }));
+    transcribeMock
+      .on(GetTranscriptionJobCommand)
+      .resolves(job('FAILED', { FailureReason: 'Internal failure', CompletionTime: new Date(NOW - 2 * 24 * 3_600_000) }));
 
     await expect(poll()).resolves.toBeNull();
     expect(transcribeMock.commandCalls(DeleteTranscriptionJobCommand).map((c) => c.args[0].input)).toEqual([{ TranscriptionJobName: JOB }]);

@@ -42,7 +42,12 @@ describe('bedrock analyzer', () => {
       scanner: Record<string, unknown>;
       signals: { window: unknown; audio: { silence: { items: unknown[] } } };
     };
-    expect(question.scanner).toMatchObject({ type: 'classifier', instructions: 'Is this mostly music or mostly talk?', output: { labels: ['Music', 'Talk'] }, max_observations: 50 });
+    expect(question.scanner).toMatchObject({
+      type: 'classifier',
+      instructions: 'Is this mostly music or mostly talk?',
+      output: { labels: ['Music', 'Talk'] },
+      max_observations: 50,
+    });
     // The integrator's metadata is none of the model's business.
     expect(question.scanner).not.toHaveProperty('metadata');
     expect(question.signals.window).toEqual({ start_ms: 0, end_ms: 60_000 });

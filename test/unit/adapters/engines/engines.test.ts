@@ -53,7 +53,9 @@ describe('analyzerFor', () => {
   });
 
   it('asks the configured Bedrock model', async () => {
-    bedrockMock.on(ConverseCommand).resolves({ output: { message: { role: 'assistant', content: [{ text: answer }] } }, stopReason: 'end_turn', usage: undefined, metrics: undefined });
+    bedrockMock
+      .on(ConverseCommand)
+      .resolves({ output: { message: { role: 'assistant', content: [{ text: answer }] } }, stopReason: 'end_turn', usage: undefined, metrics: undefined });
     const analyzer = analyzerFor(parseConfig({ ...base, ANALYZER: 'bedrock', BEDROCK_MODEL_ID: 'amazon.nova-lite-v1:0' }), readSecret);
 
     expect(analyzer.name).toBe('bedrock');
@@ -62,7 +64,10 @@ describe('analyzerFor', () => {
   });
 
   it('asks the configured OpenAI-compatible endpoint and model with the literal key', async () => {
-    const analyzer = analyzerFor(parseConfig({ ...base, ANALYZER: 'openai', OPENAI_BASE_URL: chat.baseUrl, OPENAI_MODEL: 'llama3.1', OPENAI_API_KEY: 'sk-literal' }), readSecret);
+    const analyzer = analyzerFor(
+      parseConfig({ ...base, ANALYZER: 'openai', OPENAI_BASE_URL: chat.baseUrl, OPENAI_MODEL: 'llama3.1', OPENAI_API_KEY: 'sk-literal' }),
+      readSecret,
+    );
     await analyzer.analyze({ scanner: summarizer, signals: audioSignals() });
 
     expect(chat.received[0]).toMatchObject({ headers: { authorization: 'Bearer sk-literal' }, body: { model: 'llama3.1' } });
@@ -71,7 +76,13 @@ describe('analyzerFor', () => {
   it('reads the OpenAI key from Secrets Manager once per process, and tries again after a failed read', async () => {
     secretsMock.on(GetSecretValueCommand).rejectsOnce(new Error('network down')).resolves({ SecretString: 'sk-from-secret' });
     const analyzer = analyzerFor(
-      parseConfig({ ...base, ANALYZER: 'openai', OPENAI_BASE_URL: chat.baseUrl, OPENAI_MODEL: 'gpt-4o-mini', OPENAI_API_KEY_SECRET_ID: 'media-scanner/openai' }),
+      parseConfig({
+        ...base,
+        ANALYZER: 'openai',
+        OPENAI_BASE_URL: chat.baseUrl,
+        OPENAI_MODEL: 'gpt-4o-mini',
+        OPENAI_API_KEY_SECRET_ID: 'media-scanner/openai',
+      }),
       readSecret,
     );
 
@@ -96,7 +107,9 @@ describe('transcriberFor', () => {
     const window = { startMs: 0, endMs: 10_000 };
     const job = transcriptionJobName('de-DE', KEY, window);
     transcribeMock.on(GetTranscriptionJobCommand).resolves({ TranscriptionJob: { TranscriptionJobName: job, TranscriptionJobStatus: 'COMPLETED' } });
-    s3Mock.on(GetObjectCommand).resolves({ Body: { transformToString: () => Promise.resolve('{"results":{"items":[]}}') } as unknown as GetObjectCommandOutput['Body'] });
+    s3Mock
+      .on(GetObjectCommand)
+      .resolves({ Body: { transformToString: () => Promise.resolve('{"results":{"items":[]}}') } as unknown as GetObjectCommandOutput['Body'] });
     const speech = transcriberFor(parseConfig({ ...base, TRANSCRIBER: 'aws-transcribe', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' }), clients, BUCKET);
     if (!transcribesByJob(speech)) throw new Error('aws-transcribe is a job the workflow waits for');
 
@@ -105,22 +118,18 @@ describe('transcriberFor', () => {
     expect(s3Mock.commandCalls(GetObjectCommand)[0]!.args[0].input).toEqual({ Bucket: BUCKET, Key: `artifacts/transcripts/${job}.json` });
   });
 
-  it(
-    'runs whisper.cpp when its binary and model are set, with the language without its region',
-    async () => {
-      const whisper = await writeFakeWhisperCli(workDir, 'transcribe');
-      const transcriber = transcriberFor(
-        parseConfig({ ...base, WHISPER_CPP_BIN: whisper.path, WHISPER_MODEL: '/models/ggml-small.bin', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' }),
-        clients,
-        BUCKET,
-      );
-      if (transcribesByJob(transcriber)) throw new Error('whisper.cpp answers within the signals step');
+  it('runs whisper.cpp when its binary and model are set, with the language without its region', async () => {
+    const whisper = await writeFakeWhisperCli(workDir, 'transcribe');
+    const transcriber = transcriberFor(
+      parseConfig({ ...base, WHISPER_CPP_BIN: whisper.path, WHISPER_MODEL: '/models/ggml-small.bin', TRANSCRIBE_LANGUAGE_CODE: 'de-DE' }),
+      clients,
+      BUCKET,
+    );
+    if (transcribesByJob(transcriber)) throw new Error('whisper.cpp answers within the signals step');
 
-      const segments = (await transcriber.transcribe({ url: (await groundTruthAudio()).path, objectKey: KEY, window: { startMs: 0, endMs: 4_000 } }))!;
+    const segments = (await transcriber.transcribe({ url: (await groundTruthAudio()).path, objectKey: KEY, window: { startMs: 0, endMs: 4_000 } }))!;
 
-      expect(segments.map((s) => s.text)).toEqual(['Hello café world.', 'Goodbye.']);
-      expect((await whisper.invocation())!.args).toEqual(expect.arrayContaining(['-l', 'de', '-m', '/models/ggml-small.bin']));
-    },
-    60_000,
-  );
+    expect(segments.map((s) => s.text)).toEqual(['Hello café world.', 'Goodbye.']);
+    expect((await whisper.invocation())!.args).toEqual(expect.arrayContaining(['-l', 'de', '-m', '/models/ggml-small.bin']));
+  }, 60_000);
 });

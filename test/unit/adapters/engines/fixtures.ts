@@ -85,12 +85,19 @@ fs.writeFileSync(value('-of') + '.json', Buffer.from(json, 'latin1'));
 let fakeWhisperCount = 0;
 
 /** Writes a fresh fake whisper.cpp CLI into `dir`, so that what one test's fake saw never answers for another. */
-export async function writeFakeWhisperCli(dir: string, behaviour: FakeWhisperBehaviour): Promise<{ path: string; invocation: () => Promise<WhisperInvocation | null> }> {
+export async function writeFakeWhisperCli(
+  dir: string,
+  behaviour: FakeWhisperBehaviour,
+): Promise<{ path: string; invocation: () => Promise<WhisperInvocation | null> }> {
   const path = join(dir, `whisper-cli-${++fakeWhisperCount}-${behaviour}`);
   const logPath = `${path}.log.json`;
   await writeFile(path, fakeWhisperSource(logPath, behaviour));
   await chmod(path, 0o755);
-  const invocation = () => readFile(logPath, 'utf8').then((text) => JSON.parse(text) as WhisperInvocation, () => null);
+  const invocation = () =>
+    readFile(logPath, 'utf8').then(
+      (text) => JSON.parse(text) as WhisperInvocation,
+      () => null,
+    );
   return { path, invocation };
 }
 
@@ -119,7 +126,12 @@ export async function startFakeChatServer(): Promise<FakeChatServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      fake.received.push({ method: req.method!, path: req.url!, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest['body'] });
+      fake.received.push({
+        method: req.method!,
+        path: req.url!,
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest['body'],
+      });
       const reply = fake.replies.length > 1 ? fake.replies.shift()! : fake.replies[0]!;
       res.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body);
     });

@@ -16,7 +16,11 @@ const moment = (eventType: string, startMs: number) => ({ value: { event_type: e
 describe('the prompt of a one-off analysis', () => {
   it('gives the model the brief, the profile and the requested chat moment types', () => {
     const { system, user } = promptFor(oneOff, audioSignals(), brief);
-    expect((JSON.parse(user) as Question).scanner).toMatchObject({ instructions: DEFAULT_WHAT_TO_FIND, profile: 'conversation', chat_moment_types: ['q_and_a', 'story'] });
+    expect((JSON.parse(user) as Question).scanner).toMatchObject({
+      instructions: DEFAULT_WHAT_TO_FIND,
+      profile: 'conversation',
+      chat_moment_types: ['q_and_a', 'story'],
+    });
     for (const type of chatMomentTypes) expect(system).toContain(type);
     expect(system).toMatch(/every event_type must be one of them/);
     expect(system).toMatch(/"conversation"/);
@@ -29,11 +33,18 @@ describe('the prompt of a one-off analysis', () => {
 });
 
 describe('keepRequestedTypes', () => {
-  const answered = { status: 'answered' as const, findings: [moment('q_and_a', 0), moment('Q and A', 10_000), moment('story', 20_000), moment('cat_video', 30_000), 'junk'] };
+  const answered = {
+    status: 'answered' as const,
+    findings: [moment('q_and_a', 0), moment('Q and A', 10_000), moment('story', 20_000), moment('cat_video', 30_000), 'junk'],
+  };
 
   it('keeps only the named types, spelled exactly, and never relabels another type', () => {
     const kept = keepRequestedTypes(answered, brief);
-    expect(kept.status === 'answered' && kept.findings.map((f) => (f as { value: { event_type: string } }).value.event_type)).toEqual(['q_and_a', 'q_and_a', 'story']);
+    expect(kept.status === 'answered' && kept.findings.map((f) => (f as { value: { event_type: string } }).value.event_type)).toEqual([
+      'q_and_a',
+      'q_and_a',
+      'story',
+    ]);
   });
 
   it('leaves the answer as it is under auto or without a brief', () => {

@@ -98,7 +98,10 @@ describe('the prompt', () => {
 
 describe('parseAnswer', () => {
   it('accepts an answered and an unsupported answer', () => {
-    expect(parseAnswer('{"status":"answered","findings":[{"value":true,"relevance_score":1}]}')).toEqual({ status: 'answered', findings: [{ value: true, relevance_score: 1 }] });
+    expect(parseAnswer('{"status":"answered","findings":[{"value":true,"relevance_score":1}]}')).toEqual({
+      status: 'answered',
+      findings: [{ value: true, relevance_score: 1 }],
+    });
     expect(parseAnswer('{"status":"unsupported","reason":"no faces measured"}')).toEqual({ status: 'unsupported', reason: 'no faces measured' });
   });
 

@@ -31,7 +31,11 @@ describe('openai analyzer', () => {
 
     expect(chat.received).toHaveLength(1);
     const [request] = chat.received;
-    expect(request).toMatchObject({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: 'Bearer sk-test-key', 'content-type': 'application/json' } });
+    expect(request).toMatchObject({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { authorization: 'Bearer sk-test-key', 'content-type': 'application/json' },
+    });
     expect(request!.body).toMatchObject({ model: 'local-model', response_format: { type: 'json_object' }, temperature: 0 });
     expect(request!.body.messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(request!.body.messages[0]!.content).toMatch(/JSON/);

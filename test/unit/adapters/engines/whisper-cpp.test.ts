@@ -92,7 +92,9 @@ describe('whisper-cpp transcriber', () => {
     'answers no speech for a source without an audio track, without running whisper.cpp',
     async () => {
       const whisper = await fakeWhisper('transcribe');
-      await expect(transcriberWith(whisper.path).transcribe({ url: silentVideo.path, objectKey: 'unused', window: { startMs: 0, endMs: 3_000 } })).resolves.toEqual([]);
+      await expect(
+        transcriberWith(whisper.path).transcribe({ url: silentVideo.path, objectKey: 'unused', window: { startMs: 0, endMs: 3_000 } }),
+      ).resolves.toEqual([]);
       expect(await whisper.invocation()).toBeNull();
     },
     TEST_TIMEOUT,
@@ -102,7 +104,9 @@ describe('whisper-cpp transcriber', () => {
     'answers no speech for a window past the end of the audio',
     async () => {
       const whisper = await fakeWhisper('transcribe');
-      await expect(transcriberWith(whisper.path).transcribe({ url: audio.path, objectKey: 'unused', window: { startMs: 30_000, endMs: 40_000 } })).resolves.toEqual([]);
+      await expect(
+        transcriberWith(whisper.path).transcribe({ url: audio.path, objectKey: 'unused', window: { startMs: 30_000, endMs: 40_000 } }),
+      ).resolves.toEqual([]);
       expect(await whisper.invocation()).toBeNull();
     },
     TEST_TIMEOUT,
@@ -131,7 +135,9 @@ describe('whisper-cpp transcriber', () => {
   it(
     'fails the task when the binary does not exist',
     async () => {
-      await expect(transcriberWith(join(workDir, 'missing-whisper-cli')).transcribe({ url: audio.path, objectKey: 'unused', window: WINDOW })).rejects.toThrow(TranscriptionFailed);
+      await expect(transcriberWith(join(workDir, 'missing-whisper-cli')).transcribe({ url: audio.path, objectKey: 'unused', window: WINDOW })).rejects.toThrow(
+        TranscriptionFailed,
+      );
     },
     TEST_TIMEOUT,
   );
@@ -140,7 +146,9 @@ describe('whisper-cpp transcriber', () => {
     'reports a source ffmpeg cannot decode as unreadable (SignalExtractionError), like the signal stage does',
     async () => {
       const whisper = await fakeWhisper('transcribe');
-      await expect(transcriberWith(whisper.path).transcribe({ url: await unreadableFile(), objectKey: 'unused', window: WINDOW })).rejects.toThrow(SignalExtractionError);
+      await expect(transcriberWith(whisper.path).transcribe({ url: await unreadableFile(), objectKey: 'unused', window: WINDOW })).rejects.toThrow(
+        SignalExtractionError,
+      );
     },
     TEST_TIMEOUT,
   );

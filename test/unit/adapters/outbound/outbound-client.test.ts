@@ -79,9 +79,9 @@ beforeAll(async () => {
         setTimeout(() => response.socket?.destroy(), 20);
         return;
       case '/echo':
-        response.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ method: request.method, length: body.length, sha256: sha256(body), headers: request.headers }),
-        );
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ method: request.method, length: body.length, sha256: sha256(body), headers: request.headers }));
         return;
       case '/chain': {
         const left = Number(param('n'));
@@ -322,15 +322,12 @@ describe('time bounds', () => {
     await expect(stuck.fetch({ url: `${base}/ok`, connectTimeoutMs: 200 })).rejects.toMatchObject({ reason: 'timeout' });
   });
 
-  it.each([
-    { maxBytes: Number.NaN },
-    { maxBytes: -1 },
-    { totalTimeoutMs: 0 },
-    { idleTimeoutMs: 1.5 },
-    { headersTimeoutMs: 2 ** 31 },
-  ])('refuses the bound %j', async (bound) => {
-    await expect(client.fetch({ url: `${base}/ok`, ...bound })).rejects.toThrow(TypeError);
-  });
+  it.each([{ maxBytes: Number.NaN }, { maxBytes: -1 }, { totalTimeoutMs: 0 }, { idleTimeoutMs: 1.5 }, { headersTimeoutMs: 2 ** 31 }])(
+    'refuses the bound %j',
+    async (bound) => {
+      await expect(client.fetch({ url: `${base}/ok`, ...bound })).rejects.toThrow(TypeError);
+    },
+  );
 
   it('a connection refused is connect_failed', async () => {
     const closed = await startServer(() => undefined);

@@ -7,11 +7,7 @@
  * that are on this machine too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  OutboundRequestFailed,
-  OutboundRequestRefused,
-  type OutboundReason,
-} from '../../../../functions/adapters/outbound/errors.js';
+import { OutboundRequestFailed, OutboundRequestRefused, type OutboundReason } from '../../../../functions/adapters/outbound/errors.js';
 import { createOutboundClient } from '../../../../functions/adapters/outbound/outbound-client.js';
 import { sameAddress } from '../../../../functions/adapters/outbound/address-policy.js';
 import { pinnedLookup } from '../../../../functions/adapters/outbound/target.js';
@@ -226,7 +222,12 @@ describe('the SSRF table', () => {
   });
 
   it.each(refusals)('$group: $url (allowLoopback: $allowLoopback) -> $expect', async (vector) => {
-    const error = await clientFor(vector).check(vector.url).then(() => 'allowed', (e: unknown) => e);
+    const error = await clientFor(vector)
+      .check(vector.url)
+      .then(
+        () => 'allowed',
+        (e: unknown) => e,
+      );
     expect(error).toMatchObject({ reason: vector.expect });
     expect(error).toBeInstanceOf(vector.expect.startsWith('dns_') ? OutboundRequestFailed : OutboundRequestRefused);
   });

@@ -58,7 +58,10 @@ describe('outboundUrlCheck (webhook URLs, DESIGN 9)', () => {
     await expect(local('http://127.0.0.1:4000/hook')).resolves.toEqual({ allowed: true, url: 'http://127.0.0.1:4000/hook' });
     await expect(local('http://localhost:4000/hook')).resolves.toMatchObject({ allowed: true });
     await expect(local('http://loopback.example.com/hook')).resolves.toMatchObject({ allowed: true });
-    await expect(local('http://hooks.example.com/in')).resolves.toMatchObject({ allowed: false, reason: expect.stringMatching(/loopback targets only/) as string });
+    await expect(local('http://hooks.example.com/in')).resolves.toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/loopback targets only/) as string,
+    });
     await expect(local('http://10.0.0.1/in')).resolves.toMatchObject({ allowed: false });
     await expect(local('https://user:pw@127.0.0.1/in')).resolves.toMatchObject({ allowed: false, reason: expect.stringMatching(/credentials/) as string });
   });

@@ -32,7 +32,10 @@ describe('filterGraphValue', () => {
 describe('renderArgs with captions', () => {
   it('draws the script over the framed output and maps the captioned picture', async () => {
     const burnIn = await prepareBurnIn(workDir, 'script', bundledFontsDir());
-    const plan = { output: { width: 1080, height: 1920 }, panels: [{ crop: { x: 0, y: 0, width: 202, height: 360 }, place: { x: 0, y: 0, width: 1080, height: 1920 } }] };
+    const plan = {
+      output: { width: 1080, height: 1920 },
+      panels: [{ crop: { x: 0, y: 0, width: 202, height: 360 }, place: { x: 0, y: 0, width: 1080, height: 1920 } }],
+    };
     const args = renderArgs({ sourceUrl: 'https://example.com/s.mp4', segments: [{ startMs: 0, endMs: 5_000 }] }, plan, true, '/tmp/out.mp4', burnIn);
     const graph = args[args.indexOf('-filter_complex') + 1] ?? '';
     expect(graph.endsWith(`;[vout]${burnInFilter(burnIn)}[vcaptioned]`)).toBe(true);

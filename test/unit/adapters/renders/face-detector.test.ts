@@ -17,12 +17,27 @@ const RIGHT_FACE = { x: 1422, y: 211, width: 282, height: 266 };
 describe('blazeFaceDetector', () => {
   it('finds the faces of a photograph where they are, in the frame’s pixels', async () => {
     const size = { width: 480, height: 320 };
-    const rgb = await toolOutput(ffmpegPath(), ['-v', 'error', '-i', photo, '-vf', `scale=${size.width}:${size.height}`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
+    const rgb = await toolOutput(ffmpegPath(), [
+      '-v',
+      'error',
+      '-i',
+      photo,
+      '-vf',
+      `scale=${size.width}:${size.height}`,
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      '-',
+    ]);
     const detector = blazeFaceDetector(resolveFaceDetectorFiles());
     const faces = await detector.detect({ ...size, timeMs: 0, rgb: new Uint8Array(rgb) });
     const scale = size.width / 1920;
     const centre = { x: (RIGHT_FACE.x + RIGHT_FACE.width / 2) * scale, y: (RIGHT_FACE.y + RIGHT_FACE.height / 2) * scale };
-    const right = faces.find((f) => Math.abs(f.x + f.width / 2 - centre.x) < 0.25 * RIGHT_FACE.width * scale && Math.abs(f.y + f.height / 2 - centre.y) < 0.25 * RIGHT_FACE.height * scale);
+    const right = faces.find(
+      (f) =>
+        Math.abs(f.x + f.width / 2 - centre.x) < 0.25 * RIGHT_FACE.width * scale && Math.abs(f.y + f.height / 2 - centre.y) < 0.25 * RIGHT_FACE.height * scale,
+    );
     expect(right, JSON.stringify(faces)).toBeDefined();
     expect(right?.score).toBeGreaterThan(0.6);
     expect(right?.width).toBeGreaterThan(0.5 * RIGHT_FACE.width * scale);
@@ -33,7 +48,21 @@ describe('blazeFaceDetector', () => {
 
   it('sees no face in a picture without one', async () => {
     const size = { width: 320, height: 180 };
-    const rgb = await toolOutput(ffmpegPath(), ['-v', 'error', '-f', 'lavfi', '-i', `smptehdbars=s=${size.width}x${size.height}:d=0.04`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
+    const rgb = await toolOutput(ffmpegPath(), [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      `smptehdbars=s=${size.width}x${size.height}:d=0.04`,
+      '-frames:v',
+      '1',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      '-',
+    ]);
     const faces = await blazeFaceDetector(resolveFaceDetectorFiles()).detect({ ...size, timeMs: 0, rgb: new Uint8Array(rgb) });
     expect(faces).toEqual([]);
   });

@@ -57,7 +57,10 @@ describe('AudioFrameAnalyzer', () => {
   });
 
   it('reads a -20 dBFS sine as about -23 dB mean power, and digital silence as the -120 floor', () => {
-    const frames = analyse(pcm(0.5, tone), pcm(0.5, () => 0));
+    const frames = analyse(
+      pcm(0.5, tone),
+      pcm(0.5, () => 0),
+    );
     expect(frames.levelDb[3]).toBeCloseTo(-23, 0);
     expect(frames.levelDb.at(-1)).toBe(-120);
   });
@@ -78,7 +81,10 @@ describe('tone (music-like) and speech-like spans', () => {
 
   it('finds neither in steady noise nor in silence', () => {
     const hiss = noise(3);
-    const frames = analyse(pcm(3, () => 0.2 * hiss()), pcm(3, () => 0));
+    const frames = analyse(
+      pcm(3, () => 0.2 * hiss()),
+      pcm(3, () => 0),
+    );
     expect(toneSpans(frames)).toEqual([]);
     expect(speechSpans(frames)).toEqual([]);
   });

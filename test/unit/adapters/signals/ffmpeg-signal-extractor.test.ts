@@ -13,14 +13,7 @@ import { SignalExtractionError } from '../../../../functions/adapters/signals/er
 import { resolveFfprobePath } from '../../../../functions/adapters/ffmpeg-binaries.js';
 import { FfmpegSignalExtractor } from '../../../../functions/adapters/signals/ffmpeg-signal-extractor.js';
 import { noTranscriber } from '../../../../functions/adapters/signals/no-transcriber.js';
-import {
-  ffmpegPath,
-  groundTruthAudio,
-  groundTruthVideo,
-  solidColorVideo,
-  unreadableFile,
-  type GroundTruthMedia,
-} from '../../../helpers/ground-truth-media.js';
+import { ffmpegPath, groundTruthAudio, groundTruthVideo, solidColorVideo, unreadableFile, type GroundTruthMedia } from '../../../helpers/ground-truth-media.js';
 
 const extractor = new FfmpegSignalExtractor({ ffmpegPath: ffmpegPath(), ffprobePath: resolveFfprobePath(process.env.FFPROBE_PATH) });
 const TEST_TIMEOUT = 20_000;

@@ -128,13 +128,23 @@ describe('audio post-processing', () => {
 
   it('does not call a quiet tone returning after silence a peak', () => {
     const levels = [...Array.from({ length: 10 }, () => -34), ...Array.from({ length: 6 }, () => -120), ...Array.from({ length: 4 }, () => -34)];
-    expect(loudPeaks(levels.map((lufs, i) => ({ atMs: i * 500, lufs })), new Timeline(span(0, 10_000)))).toEqual([]);
+    expect(
+      loudPeaks(
+        levels.map((lufs, i) => ({ atMs: i * 500, lufs })),
+        new Timeline(span(0, 10_000)),
+      ),
+    ).toEqual([]);
   });
 
   it('never calls a quiet sound a peak', () => {
     const levels = Array.from({ length: 20 }, () => -80);
     levels[5] = audioDefaults.peakMinLufs - 1;
-    expect(loudPeaks(levels.map((lufs, i) => ({ atMs: i * 500, lufs })), timeline)).toEqual([]);
+    expect(
+      loudPeaks(
+        levels.map((lufs, i) => ({ atMs: i * 500, lufs })),
+        timeline,
+      ),
+    ).toEqual([]);
   });
 
   it('maps the no-measurement integrated value to null', () => {

@@ -37,7 +37,11 @@ describe.each([
 
   it('finds cuts within 0.5 s and dissolves, fades and wipes inside their span (F1 >= 0.95)', () => {
     const reported = (signals.video?.sceneCuts ?? []).map((c) => c.atMs);
-    const score = scoreTransitions(media.transitions, reported, media.noChange.map((n) => n.span));
+    const score = scoreTransitions(
+      media.transitions,
+      reported,
+      media.noChange.map((n) => n.span),
+    );
     expect(score, JSON.stringify(signals.video?.sceneCuts)).toMatchObject({ truths: 9 });
     expect(score.f1, JSON.stringify(score)).toBeGreaterThanOrEqual(0.95);
     expect(media.transitions.filter((t) => t.kind !== 'cut')).toHaveLength(7);
@@ -76,7 +80,10 @@ describe('overlapping sound classes (espeak-ng speech over a music bed and over 
   it('reports the music under the speech, not only where nobody speaks', () => {
     const underSpeech = media.truth.speech[0]!;
     const music = signals.audio!.music;
-    expect(music.some((m) => m.startMs <= underSpeech.startMs && m.endMs >= underSpeech.endMs), JSON.stringify(music)).toBe(true);
+    expect(
+      music.some((m) => m.startMs <= underSpeech.startMs && m.endMs >= underSpeech.endMs),
+      JSON.stringify(music),
+    ).toBe(true);
     const speechOverMusic = signals.audio!.speech.filter((s) => s.startMs < underSpeech.endMs && s.endMs > underSpeech.startMs);
     expect(speechOverMusic.length).toBeGreaterThan(0);
   });

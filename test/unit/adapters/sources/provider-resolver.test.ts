@@ -28,7 +28,9 @@ const clipFacts = { mediaKind: 'video', durationMs: 3000, sizeBytes: 70_000, tit
 
 /** The handler's raw answer, as the function returns it. */
 async function handlerAnswer(id: string, env: Record<string, string> = { YT_DLP_PATH: fakeYtDlpPath }): Promise<unknown> {
-  const { stdout } = await promisify(execFile)('python3', [resolverHandlerPath, '--timeout-seconds', '20', page(id).href], { env: { PATH: process.env.PATH ?? '', ...env } });
+  const { stdout } = await promisify(execFile)('python3', [resolverHandlerPath, '--timeout-seconds', '20', page(id).href], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   return JSON.parse(stdout) as unknown;
 }
 
@@ -83,16 +85,22 @@ describe('the resolver handler, run as the local host runs it', () => {
   });
 
   it('a handler that fails (no such file, no python3): 503 provider_unavailable, never a crash', async () => {
-    const broken = providerPageResolver(processProviderResolver({ handlerPath: join(tmpdir(), 'no-such-handler.py'), timeoutSeconds: 5, python: localPython(), ytDlpPath: fakeYtDlpPath }));
+    const broken = providerPageResolver(
+      processProviderResolver({ handlerPath: join(tmpdir(), 'no-such-handler.py'), timeoutSeconds: 5, python: localPython(), ytDlpPath: fakeYtDlpPath }),
+    );
     expect(await apiErrorOf(broken.describe(page('clip')))).toMatchObject({ code: 'provider_unavailable', status: 503 });
-    const noPython = providerPageResolver(processProviderResolver({ handlerPath: resolverHandlerPath, timeoutSeconds: 5, python: join(tmpdir(), 'no-such-python3') }));
+    const noPython = providerPageResolver(
+      processProviderResolver({ handlerPath: resolverHandlerPath, timeoutSeconds: 5, python: join(tmpdir(), 'no-such-python3') }),
+    );
     expect(await apiErrorOf(noPython.describe(page('clip')))).toMatchObject({ code: 'provider_unavailable', status: 503 });
   });
 
   it('runs the yt_dlp package its own Python sees, the way the layer gives it to the function', async () => {
     // Debian's package, for Debian's python3 (the layer's copy of it: test/infra/provider-resolver.test.ts).
     if (!existsSync('/usr/lib/python3/dist-packages/yt_dlp')) return;
-    const { stdout } = await promisify(execFile)('/usr/bin/python3', [resolverHandlerPath, '--timeout-seconds', '20', 'https://www.youtube.com/watch?v=clip'], { env: { PATH: '/nonexistent' } });
+    const { stdout } = await promisify(execFile)('/usr/bin/python3', [resolverHandlerPath, '--timeout-seconds', '20', 'https://www.youtube.com/watch?v=clip'], {
+      env: { PATH: '/nonexistent' },
+    });
     // No internet here: yt-dlp itself ran, and refused the truncated id (or could not connect).
     expect(JSON.parse(stdout)).toMatchObject({ error: 'failed', message: expect.stringMatching(/^ERROR: \[youtube/) as string });
   });
@@ -130,8 +138,16 @@ describe('the resolver function invoked through Lambda (the AWS host)', () => {
 
   it.each([
     ['the handler timed out yt-dlp', { StatusCode: 200, Payload: payload({ error: 'timed_out', seconds: 23 }) }, /within 23 seconds/],
-    ['Lambda ended the function at its timeout', { StatusCode: 200, FunctionError: 'Unhandled', Payload: payload({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out after 25.00 seconds' }) }, /the resolver failed/],
-    ['the handler raised', { StatusCode: 200, FunctionError: 'Unhandled', Payload: payload({ errorType: 'ValueError', errorMessage: 'the event names no page URL' }) }, /the resolver failed/],
+    [
+      'Lambda ended the function at its timeout',
+      { StatusCode: 200, FunctionError: 'Unhandled', Payload: payload({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out after 25.00 seconds' }) },
+      /the resolver failed/,
+    ],
+    [
+      'the handler raised',
+      { StatusCode: 200, FunctionError: 'Unhandled', Payload: payload({ errorType: 'ValueError', errorMessage: 'the event names no page URL' }) },
+      /the resolver failed/,
+    ],
     ['an answer of another shape', { StatusCode: 200, Payload: payload({ something: 'else' }) }, /the resolver failed/],
   ])('%s: 503 provider_unavailable', async (_why, reply, message) => {
     mock.on(InvokeCommand).resolves(reply);

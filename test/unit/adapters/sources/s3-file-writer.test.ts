@@ -51,9 +51,15 @@ describe('s3FileWriter', () => {
       return { ETag: `"etag-${input.PartNumber}"` };
     });
     mock.on(CompleteMultipartUploadCommand).resolves({});
-    await s3FileWriter(s3, 'media-bucket', { singlePutMaxBytes: 10_000, partSizeBytes: 5_000 }).putFile('k/parts', path, 'video/mp4', { 'retention-days': '7' });
+    await s3FileWriter(s3, 'media-bucket', { singlePutMaxBytes: 10_000, partSizeBytes: 5_000 }).putFile('k/parts', path, 'video/mp4', {
+      'retention-days': '7',
+    });
 
-    expect(mock.commandCalls(CreateMultipartUploadCommand)[0]?.args[0].input).toMatchObject({ Key: 'k/parts', ContentType: 'video/mp4', Tagging: 'retention-days=7' });
+    expect(mock.commandCalls(CreateMultipartUploadCommand)[0]?.args[0].input).toMatchObject({
+      Key: 'k/parts',
+      ContentType: 'video/mp4',
+      Tagging: 'retention-days=7',
+    });
     expect([...parts.keys()]).toEqual([1, 2, 3]);
     expect(sha256(Buffer.concat([...parts.values()]))).toBe(sha256(bytes));
     expect(mock.commandCalls(CompleteMultipartUploadCommand)[0]?.args[0].input.MultipartUpload?.Parts).toEqual([

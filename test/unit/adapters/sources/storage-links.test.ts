@@ -28,15 +28,21 @@ describe('directDownloadUrl', () => {
     ['https://onedrive.live.com/embed?resid=ABC!123&authkey=!k', 'https://onedrive.live.com/download?resid=ABC!123&authkey=!k'],
     ['https://onedrive.live.com/?cid=ABC&id=ABC!123', 'https://onedrive.live.com/?cid=ABC&id=ABC%21123&download=1'],
     ['https://contoso-my.sharepoint.com/:v:/g/personal/a/EAbc?e=xyz', 'https://contoso-my.sharepoint.com/:v:/g/personal/a/EAbc?e=xyz&download=1'],
-    ['https://bucket.s3.amazonaws.com/clip.mp4?X-Amz-Signature=s&X-Amz-Expires=60', 'https://bucket.s3.amazonaws.com/clip.mp4?X-Amz-Signature=s&X-Amz-Expires=60'],
+    [
+      'https://bucket.s3.amazonaws.com/clip.mp4?X-Amz-Signature=s&X-Amz-Expires=60',
+      'https://bucket.s3.amazonaws.com/clip.mp4?X-Amz-Signature=s&X-Amz-Expires=60',
+    ],
     ['https://storage.googleapis.com/b/clip.mp4?X-Goog-Signature=s', 'https://storage.googleapis.com/b/clip.mp4?X-Goog-Signature=s'],
   ])('%s', (raw, expected) => {
     expect(direct(raw)).toBe(expected);
   });
 
-  it.each(['https://drive.google.com/drive/folders/abc', 'https://drive.google.com/open', 'https://drive.google.com/file/d/'])('refuses a Drive link naming no file: %s', (raw) => {
-    expect(() => direct(raw)).toThrow(expect.objectContaining({ code: 'source_unreadable' }) as Error);
-  });
+  it.each(['https://drive.google.com/drive/folders/abc', 'https://drive.google.com/open', 'https://drive.google.com/file/d/'])(
+    'refuses a Drive link naming no file: %s',
+    (raw) => {
+      expect(() => direct(raw)).toThrow(expect.objectContaining({ code: 'source_unreadable' }) as Error);
+    },
+  );
 });
 
 describe('resolveStorageLink', () => {

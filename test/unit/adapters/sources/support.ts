@@ -62,12 +62,17 @@ export interface GatewayFixture {
   dispose(): Promise<void>;
 }
 
-export async function gatewayFixture(options: { resolver?: DnsResolver; ytDlpPath?: string; searchPath?: string; fallbackMaxBytes?: number } = {}): Promise<GatewayFixture> {
+export async function gatewayFixture(
+  options: { resolver?: DnsResolver; ytDlpPath?: string; searchPath?: string; fallbackMaxBytes?: number } = {},
+): Promise<GatewayFixture> {
   const tempRoot = await mkdtemp(join(tmpdir(), 'sources-test-'));
   const { s3, objects } = capturingS3();
   const gateway = createSourceGateway({
     outbound: createOutboundClient({ allowLoopback: true, resolver: options.resolver }),
-    inspector: ffprobeInspector(spawnFfprobe(() => resolveFfprobePath(process.env.FFPROBE_PATH)), 30_000),
+    inspector: ffprobeInspector(
+      spawnFfprobe(() => resolveFfprobePath(process.env.FFPROBE_PATH)),
+      30_000,
+    ),
     store: s3FileWriter(s3, 'media-bucket'),
     providerPages: localProviderPages(options.ytDlpPath),
     ytDlp: ytDlp({ binaryPath: options.ytDlpPath, searchPath: options.searchPath, ffmpegPath: () => resolveFfmpegPath(process.env.FFMPEG_PATH) }),
@@ -104,12 +109,18 @@ export async function mediaServer(files: Record<string, string>): Promise<TestSe
         if (!match) return void response.writeHead(200, { 'content-length': String(body.length), 'content-type': 'video/mp4' }).end(body);
         const start = Number(match[1]);
         const end = match[2] ? Math.min(Number(match[2]), body.length - 1) : body.length - 1;
-        response.writeHead(206, { 'content-range': `bytes ${start}-${end}/${body.length}`, 'content-length': String(end - start + 1), 'content-type': 'video/mp4' });
+        response.writeHead(206, {
+          'content-range': `bytes ${start}-${end}/${body.length}`,
+          'content-length': String(end - start + 1),
+          'content-type': 'video/mp4',
+        });
         return void response.end(body.subarray(start, end + 1));
       }
       case 'plain':
         if (!body) return void response.writeHead(404).end();
-        return void response.writeHead(200, { 'content-length': String(body.length), 'content-type': 'video/mp4', 'content-disposition': `attachment; filename="${name}"` }).end(body);
+        return void response
+          .writeHead(200, { 'content-length': String(body.length), 'content-type': 'video/mp4', 'content-disposition': `attachment; filename="${name}"` })
+          .end(body);
       case 'chunked':
         if (!body) return void response.writeHead(404).end();
         response.writeHead(200, { 'content-type': 'application/octet-stream' });

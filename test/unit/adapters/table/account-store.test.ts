@@ -65,7 +65,11 @@ describe('dynamoAccountStore reads', () => {
   it('finds an API key by the APIKEY#<hash> key and strips table attributes', async () => {
     ddb.on(GetCommand).resolves({ Item: { PK: `APIKEY#${KEY_HASH}`, SK: 'APIKEY', entity: 'api_key', ...keyRecord } });
     await expect(store.findApiKey(KEY_HASH)).resolves.toEqual(keyRecord);
-    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toEqual({ TableName: TABLE_NAME, Key: { PK: `APIKEY#${KEY_HASH}`, SK: 'APIKEY' }, ConsistentRead: true });
+    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toEqual({
+      TableName: TABLE_NAME,
+      Key: { PK: `APIKEY#${KEY_HASH}`, SK: 'APIKEY' },
+      ConsistentRead: true,
+    });
   });
 
   it('answers undefined for an unknown key or account', async () => {
@@ -101,7 +105,10 @@ describe('dynamoAccountStore keys', () => {
   });
 
   it('revokes an existing key and reports false for an unknown one', async () => {
-    ddb.on(UpdateCommand).resolvesOnce({}).rejectsOnce(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
+    ddb
+      .on(UpdateCommand)
+      .resolvesOnce({})
+      .rejectsOnce(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
     await expect(store.revokeApiKey(KEY_HASH)).resolves.toBe(true);
     await expect(store.revokeApiKey(KEY_HASH)).resolves.toBe(false);
     const input = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
@@ -165,7 +172,11 @@ describe('dynamoAccountStore.addTrustedHost', () => {
 
 describe('dynamoAccountStore.setEventDelivery', () => {
   it('stores the switch only while off, on an existing account; false when there is none', async () => {
-    ddb.on(UpdateCommand).resolvesOnce({}).resolvesOnce({}).rejectsOnce(new ConditionalCheckFailedException({ message: 'no account', $metadata: {} }));
+    ddb
+      .on(UpdateCommand)
+      .resolvesOnce({})
+      .resolvesOnce({})
+      .rejectsOnce(new ConditionalCheckFailedException({ message: 'no account', $metadata: {} }));
     await expect(store.setEventDelivery(ACCOUNT_ID, false)).resolves.toBe(true);
     await expect(store.setEventDelivery(ACCOUNT_ID, true)).resolves.toBe(true);
     await expect(store.setEventDelivery(ACCOUNT_ID, true)).resolves.toBe(false);

@@ -61,7 +61,11 @@ describe('CursorCodec', () => {
   });
 
   it('refuses a cursor issued to another account', () => {
-    const theirs = codec.encode(OTHER_ACCOUNT_ID, scannerEntity.collection({ accountId: OTHER_ACCOUNT_ID }).prefix, scannerEntity.key({ accountId: OTHER_ACCOUNT_ID, scannerId: 'scn_1' }));
+    const theirs = codec.encode(
+      OTHER_ACCOUNT_ID,
+      scannerEntity.collection({ accountId: OTHER_ACCOUNT_ID }).prefix,
+      scannerEntity.key({ accountId: OTHER_ACCOUNT_ID, scannerId: 'scn_1' }),
+    );
     expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, theirs));
     // Even when it names our own partition, a cursor signed for another account is refused.
     const borrowed = codec.encode(OTHER_ACCOUNT_ID, scanners.prefix, lastKey);
@@ -91,9 +95,8 @@ describe('CursorCodec', () => {
     expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, foreign));
   });
 
-  it.each(['', '.', 'abc', 'a.b', 'a.b.c', '..', '%%%.%%%', 'null.null', '{"PK":1}', cursor.replace('.', '')])(
-    'refuses the garbage cursor %j',
-    (garbage) => expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, garbage)),
+  it.each(['', '.', 'abc', 'a.b', 'a.b.c', '..', '%%%.%%%', 'null.null', '{"PK":1}', cursor.replace('.', '')])('refuses the garbage cursor %j', (garbage) =>
+    expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, garbage)),
   );
 
   /** Any code points, lone surrogates included (cheaper to build than fc.string's binary unit). */
@@ -119,11 +122,15 @@ describe('CursorCodec', () => {
 
   it('property: mutating any single character of a valid cursor makes it invalid', () => {
     fc.assert(
-      fc.property(fc.nat({ max: cursor.length - 1 }), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.'), (index, char) => {
-        fc.pre(cursor[index] !== char);
-        const mutated = `${cursor.slice(0, index)}${char}${cursor.slice(index + 1)}`;
-        expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, mutated));
-      }),
+      fc.property(
+        fc.nat({ max: cursor.length - 1 }),
+        fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.'),
+        (index, char) => {
+          fc.pre(cursor[index] !== char);
+          const mutated = `${cursor.slice(0, index)}${char}${cursor.slice(index + 1)}`;
+          expectInvalid(() => codec.decode(ACCOUNT_ID, scanners, mutated));
+        },
+      ),
       { numRuns: 300 },
     );
   });

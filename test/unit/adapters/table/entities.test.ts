@@ -132,7 +132,13 @@ describe('table entities', () => {
   });
 
   it('write the tag, the keys, GSI1 keys only while their fields have values, and the TTL; and read the record back without them', () => {
-    const delivery = { accountId: a, deliveryId: 'dlv_1', status: 'pending', nextAttemptAt: '2026-01-01T00:00:00.000Z', createdAt: '2026-01-01T00:00:00.000Z' } as WebhookDeliveryRecord;
+    const delivery = {
+      accountId: a,
+      deliveryId: 'dlv_1',
+      status: 'pending',
+      nextAttemptAt: '2026-01-01T00:00:00.000Z',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    } as WebhookDeliveryRecord;
     const pending = webhookDeliveryEntity.item(delivery);
     expect(pending).toEqual({
       PK: P,

@@ -65,7 +65,11 @@ describe('dynamoScannerStore reads', () => {
   it('gets the head by ACCT#<account>/SCN#<id> and strips table attributes', async () => {
     ddb.on(GetCommand).resolves({ Item: headItem(scanner(2)) });
     await expect(store.get(ACCOUNT_ID, SCANNER_ID)).resolves.toEqual(scanner(2));
-    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toEqual({ TableName: TABLE_NAME, Key: { PK: `ACCT#${ACCOUNT_ID}`, SK: `SCN#${SCANNER_ID}` }, ConsistentRead: true });
+    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toEqual({
+      TableName: TABLE_NAME,
+      Key: { PK: `ACCT#${ACCOUNT_ID}`, SK: `SCN#${SCANNER_ID}` },
+      ConsistentRead: true,
+    });
   });
 
   it("only ever looks in the caller's partition: another account's scanner is simply absent", async () => {

@@ -48,7 +48,9 @@ describe('dynamoWebhookDeliveryStore', () => {
   it('returns the delivery made before when the item exists (a repeated fan-out)', async () => {
     ddb.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'exists', $metadata: {} }));
     const earlier = delivery({ status: 'succeeded', nextAttemptAt: null, attempts: [{ at: 'a', statusCode: 200, durationMs: 5 }] });
-    ddb.on(GetCommand, { Key: { PK, SK: `DLV#${earlier.deliveryId}` } }).resolves({ Item: { PK, SK: `DLV#${earlier.deliveryId}`, entity: 'webhook_delivery', ttl, ...earlier } });
+    ddb
+      .on(GetCommand, { Key: { PK, SK: `DLV#${earlier.deliveryId}` } })
+      .resolves({ Item: { PK, SK: `DLV#${earlier.deliveryId}`, entity: 'webhook_delivery', ttl, ...earlier } });
     expect(await store.createOnce(delivery())).toEqual({ created: false, delivery: earlier });
   });
 
@@ -61,11 +63,14 @@ describe('dynamoWebhookDeliveryStore', () => {
     const [pending, failed] = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
     expect(pending).toMatchObject({
       Key: { PK, SK: `DLV#${d.deliveryId}` },
-      UpdateExpression: 'SET attempts = list_append(attempts, :attempt), #status = :status, nextAttemptAt = :next, updatedAt = :now, GSI1PK = :gpk, GSI1SK = :gsk REMOVE manualRetry',
+      UpdateExpression:
+        'SET attempts = list_append(attempts, :attempt), #status = :status, nextAttemptAt = :next, updatedAt = :now, GSI1PK = :gpk, GSI1SK = :gsk REMOVE manualRetry',
       ConditionExpression: '#status = :pending AND size(attempts) = :count',
       ExpressionAttributeValues: { ':attempt': [attempt], ':count': 1, ':gpk': 'WEBHOOK#DUE', ':gsk': `2026-01-02T00:05:20.000Z#${d.deliveryId}` },
     });
-    expect(failed!.UpdateExpression).toBe('SET attempts = list_append(attempts, :attempt), #status = :status, nextAttemptAt = :next, updatedAt = :now REMOVE manualRetry, GSI1PK, GSI1SK');
+    expect(failed!.UpdateExpression).toBe(
+      'SET attempts = list_append(attempts, :attempt), #status = :status, nextAttemptAt = :next, updatedAt = :now REMOVE manualRetry, GSI1PK, GSI1SK',
+    );
     expect(failed!.ExpressionAttributeValues).toMatchObject({ ':status': 'failed', ':next': null });
   });
 
@@ -75,7 +80,10 @@ describe('dynamoWebhookDeliveryStore', () => {
     ddb.on(QueryCommand).resolves({ Items: [a, b].map((d) => ({ PK, SK: `DLV#${d.deliveryId}`, ...d })) });
     const page = await store.list(ACCOUNT_ID, { status: 'failed', eventId: a.eventId }, { limit: 10 });
     expect(page).toEqual({ items: [a], nextCursor: null });
-    expect(ddb.commandCalls(QueryCommand)[0]!.args[0].input).toMatchObject({ ExpressionAttributeValues: { ':pk': PK, ':from': 'DLV#' }, ScanIndexForward: false });
+    expect(ddb.commandCalls(QueryCommand)[0]!.args[0].input).toMatchObject({
+      ExpressionAttributeValues: { ':pk': PK, ':from': 'DLV#' },
+      ScanIndexForward: false,
+    });
 
     await store.listDue('2026-01-02T00:00:10.000Z', 50);
     expect(ddb.commandCalls(QueryCommand)[1]!.args[0].input).toEqual({

@@ -94,7 +94,10 @@ describe('dynamoWebhookEndpointStore reads', () => {
     const cursorless = dynamoWebhookEndpointStore({ doc, tableName: TABLE_NAME, cursors: () => Promise.reject(new Error('no cursor key here')) });
     await expect(cursorless.listAll(ACCOUNT_ID)).resolves.toEqual([endpoint(), other]);
     const [first, second] = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
-    expect(first).toMatchObject({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': PK, ':prefix': 'WHE#' } });
+    expect(first).toMatchObject({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': PK, ':prefix': 'WHE#' },
+    });
     expect(second?.ExclusiveStartKey).toEqual({ PK, SK: `WHE#${ENDPOINT_ID}` });
   });
 });
@@ -103,7 +106,10 @@ describe('dynamoWebhookEndpointStore.replace', () => {
   it('writes only over an existing endpoint, and with readUpdatedAt only over the version read', async () => {
     ddb.on(PutCommand).resolves({});
     await expect(store.replace(endpoint({ enabled: false }))).resolves.toBe(true);
-    expect(ddb.commandCalls(PutCommand)[0]!.args[0].input).toMatchObject({ ConditionExpression: 'attribute_exists(PK)', Item: { PK, SK: `WHE#${ENDPOINT_ID}`, enabled: false } });
+    expect(ddb.commandCalls(PutCommand)[0]!.args[0].input).toMatchObject({
+      ConditionExpression: 'attribute_exists(PK)',
+      Item: { PK, SK: `WHE#${ENDPOINT_ID}`, enabled: false },
+    });
     await store.replace(endpoint({ updatedAt: '2026-03-01T10:00:01.000Z' }), '2026-03-01T10:00:00.000Z');
     expect(ddb.commandCalls(PutCommand)[1]!.args[0].input).toMatchObject({
       ConditionExpression: 'attribute_exists(PK) AND updatedAt = :read',
@@ -123,7 +129,11 @@ describe('dynamoWebhookEndpointStore.delete', () => {
     await expect(store.delete(ACCOUNT_ID, ENDPOINT_ID)).resolves.toBe(true);
     const [remove, count] = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems ?? [];
     expect(remove?.Delete).toMatchObject({ Key: { PK, SK: `WHE#${ENDPOINT_ID}` }, ConditionExpression: 'attribute_exists(PK)' });
-    expect(count?.Update).toMatchObject({ Key: { PK, SK: 'WHECOUNT' }, UpdateExpression: 'ADD endpointCount :minusOne', ExpressionAttributeValues: { ':minusOne': -1 } });
+    expect(count?.Update).toMatchObject({
+      Key: { PK, SK: 'WHECOUNT' },
+      UpdateExpression: 'ADD endpointCount :minusOne',
+      ExpressionAttributeValues: { ':minusOne': -1 },
+    });
     await expect(store.delete(ACCOUNT_ID, ENDPOINT_ID)).resolves.toBe(false);
   });
 });

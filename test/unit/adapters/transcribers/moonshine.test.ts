@@ -82,12 +82,16 @@ describe.skipIf(!fliteInstalled)('moonshine transcriber: word times against flit
     return words.map((w, i) => Math.abs(w.startMs - spoken.onsets![i]!.startMs));
   };
 
-  it.skipIf(!aligned)('aligned by pocketsphinx: median onset error within 50 ms, every word within 150 ms', async () => {
-    const segments = (await transcriberWith(true).transcribe({ url: spoken.path, objectKey: 'unused', window: WINDOW }))!;
-    const errors = onsetErrors(segments.flatMap((s) => s.words));
-    expect(median(errors)).toBeLessThanOrEqual(50);
-    expect(Math.max(...errors)).toBeLessThanOrEqual(150);
-  }, 120_000);
+  it.skipIf(!aligned)(
+    'aligned by pocketsphinx: median onset error within 50 ms, every word within 150 ms',
+    async () => {
+      const segments = (await transcriberWith(true).transcribe({ url: spoken.path, objectKey: 'unused', window: WINDOW }))!;
+      const errors = onsetErrors(segments.flatMap((s) => s.words));
+      expect(median(errors)).toBeLessThanOrEqual(50);
+      expect(Math.max(...errors)).toBeLessThanOrEqual(150);
+    },
+    120_000,
+  );
 
   it('without pocketsphinx, spread by length: in order, inside the spoken span, median onset error within 250 ms', async () => {
     const segments = (await transcriberWith(false).transcribe({ url: spoken.path, objectKey: 'unused', window: WINDOW }))!;

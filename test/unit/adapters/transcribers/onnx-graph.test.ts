@@ -21,7 +21,9 @@ const options = { intraOpNumThreads: 1, logSeverityLevel: 3 } as const;
 const LAYERS = 6;
 const HEADS = 8;
 const HEAD_DIM = 36;
-const cacheNames = Array.from({ length: LAYERS }, (_, layer) => ['decoder', 'encoder'].flatMap((part) => ['key', 'value'].map((kind) => `past_key_values.${layer}.${part}.${kind}`))).flat();
+const cacheNames = Array.from({ length: LAYERS }, (_, layer) =>
+  ['decoder', 'encoder'].flatMap((part) => ['key', 'value'].map((kind) => `past_key_values.${layer}.${part}.${kind}`)),
+).flat();
 const best = (logits: Float32Array, n: number) => [...logits.keys()].sort((a, b) => logits[b]! - logits[a]!).slice(0, n);
 
 const dirs: string[] = [];
@@ -33,29 +35,33 @@ describe('int8Logits', () => {
     expect(int8Logits(vad)).toBe(vad);
   });
 
-  it.skipIf(!espeakInstalled)('ranks the first token as the shipped decoder does', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'onnx-graph-'));
-    dirs.push(dir);
-    const { path } = await speak('espeak:en-us', 'Please call me when you get home tonight', join(dir, 'speech.wav'), 300);
-    const pcm = (await readFile(path)).subarray(44);
-    const audio = Float32Array.from(new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1), (s) => s / 32_768);
-    const encoder = await ort.InferenceSession.create(files.encoder, options);
-    const { last_hidden_state: encoded } = await encoder.run({ input_values: new ort.Tensor('float32', audio, [1, audio.length]) });
-    const shipped = await readFile(files.decoder);
-    const rewritten = int8Logits(shipped);
-    expect(rewritten).not.toBe(shipped);
-    const empty = new ort.Tensor('float32', new Float32Array(0), [0, HEADS, 1, HEAD_DIM]);
-    const feeds: Record<string, Ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', BigInt64Array.from([1n]), [1, 1]),
-      encoder_hidden_states: encoded!,
-      use_cache_branch: new ort.Tensor('bool', [false], [1]),
-      ...Object.fromEntries(cacheNames.map((name) => [name, empty])),
-    };
-    const [before, after] = await Promise.all(
-      [shipped, rewritten].map(async (model) => (await (await ort.InferenceSession.create(model, options)).run(feeds)).logits!.data as Float32Array),
-    );
-    expect(best(after!, 5)).toEqual(best(before!, 5));
-    const spread = Math.max(...before!) - Math.min(...before!);
-    expect(Math.max(...after!.map((value, i) => Math.abs(value - before![i]!)))).toBeLessThan(0.05 * spread);
-  }, 60_000);
+  it.skipIf(!espeakInstalled)(
+    'ranks the first token as the shipped decoder does',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'onnx-graph-'));
+      dirs.push(dir);
+      const { path } = await speak('espeak:en-us', 'Please call me when you get home tonight', join(dir, 'speech.wav'), 300);
+      const pcm = (await readFile(path)).subarray(44);
+      const audio = Float32Array.from(new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1), (s) => s / 32_768);
+      const encoder = await ort.InferenceSession.create(files.encoder, options);
+      const { last_hidden_state: encoded } = await encoder.run({ input_values: new ort.Tensor('float32', audio, [1, audio.length]) });
+      const shipped = await readFile(files.decoder);
+      const rewritten = int8Logits(shipped);
+      expect(rewritten).not.toBe(shipped);
+      const empty = new ort.Tensor('float32', new Float32Array(0), [0, HEADS, 1, HEAD_DIM]);
+      const feeds: Record<string, Ort.Tensor> = {
+        input_ids: new ort.Tensor('int64', BigInt64Array.from([1n]), [1, 1]),
+        encoder_hidden_states: encoded!,
+        use_cache_branch: new ort.Tensor('bool', [false], [1]),
+        ...Object.fromEntries(cacheNames.map((name) => [name, empty])),
+      };
+      const [before, after] = await Promise.all(
+        [shipped, rewritten].map(async (model) => (await (await ort.InferenceSession.create(model, options)).run(feeds)).logits!.data as Float32Array),
+      );
+      expect(best(after!, 5)).toEqual(best(before!, 5));
+      const spread = Math.max(...before!) - Math.min(...before!);
+      expect(Math.max(...after!.map((value, i) => Math.abs(value - before![i]!)))).toBeLessThan(0.05 * spread);
+    },
+    60_000,
+  );
 });

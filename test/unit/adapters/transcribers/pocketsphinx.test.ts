@@ -81,7 +81,24 @@ describe.skipIf(!installed || !espeak)('pocketsphinx transcriber (needs Debian p
     expect(spawnSync('espeak-ng', ['-v', 'en-us', '-s', '130', '-w', spoken, 'tomorrow morning we meet again']).status).toBe(0);
     // 3 s of silence, the sentence, silence to 10 s: the words must land after 3 s of source time.
     speech = join(workDir, 'speech.m4a');
-    await ffmpeg(['-f', 'lavfi', '-t', '3', '-i', 'anullsrc=r=22050:cl=mono', '-i', spoken, '-filter_complex', '[0][1]concat=n=2:v=0:a=1,apad', '-t', '10', '-c:a', 'aac', '-y', speech]);
+    await ffmpeg([
+      '-f',
+      'lavfi',
+      '-t',
+      '3',
+      '-i',
+      'anullsrc=r=22050:cl=mono',
+      '-i',
+      spoken,
+      '-filter_complex',
+      '[0][1]concat=n=2:v=0:a=1,apad',
+      '-t',
+      '10',
+      '-c:a',
+      'aac',
+      '-y',
+      speech,
+    ]);
   }, 60_000);
   afterAll(() => rm(workDir, { recursive: true, force: true }));
 
@@ -100,6 +117,8 @@ describe.skipIf(!installed || !espeak)('pocketsphinx transcriber (needs Debian p
 
   it('a model directory that is not one: TranscriptionFailed', async () => {
     const transcriber = pocketsphinxTranscriber({ ffmpegPath: ffmpegPath(), binaryPath: POCKETSPHINX_DEFAULTS.bin, modelDir: workDir });
-    await expect(transcriber.transcribe({ url: speech, objectKey: 'unused', window: { startMs: 0, endMs: 10_000 } })).rejects.toBeInstanceOf(TranscriptionFailed);
+    await expect(transcriber.transcribe({ url: speech, objectKey: 'unused', window: { startMs: 0, endMs: 10_000 } })).rejects.toBeInstanceOf(
+      TranscriptionFailed,
+    );
   }, 60_000);
 });

@@ -81,7 +81,7 @@ describe('awsDeliveryScheduler', () => {
     await expect(scheduler().schedule(ACCOUNT_ID, DELIVERY, new Date(NOW + 2 * 3_600_000))).rejects.toThrow('throttled');
   });
 
-  it('names schedules within Scheduler\'s limits and writes at() in UTC seconds, never early', () => {
+  it("names schedules within Scheduler's limits and writes at() in UTC seconds, never early", () => {
     const name = scheduleName(DELIVERY, new Date('2026-12-31T23:59:59.001Z'));
     expect(name).toBe(`${DELIVERY}-20270101T000000`);
     expect(name).toMatch(/^[0-9A-Za-z_.-]{1,64}$/);

@@ -48,7 +48,7 @@ describe('httpWebhookTransport', () => {
     const last = received.at(-1)!;
     expect(last.body).toBe(body);
     expect(last.headers).toMatchObject({ ...headers, 'content-length': String(Buffer.byteLength(body)) });
-    expect((await loopback.post(`${base}/empty`, body, headers))).toEqual({ statusCode: 204, durationMs: expect.any(Number) as number });
+    expect(await loopback.post(`${base}/empty`, body, headers)).toEqual({ statusCode: 204, durationMs: expect.any(Number) as number });
   });
 
   it('never follows a redirect: the 3xx is the answer (and the forbidden Location is never reached)', async () => {
@@ -77,7 +77,11 @@ describe('standardWebhooksSigner', () => {
   const previous = `whsec_${Buffer.from('b'.repeat(32)).toString('base64')}`;
   const payload = '{"id":"evt_1","type":"webhook.test"}';
   const at = new Date();
-  const signed = (signature: string) => ({ 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature });
+  const signed = (signature: string) => ({
+    'webhook-id': 'evt_1',
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signature,
+  });
 
   it('signs with each secret, space-separated, and the reference library verifies under either', () => {
     const signature = standardWebhooksSigner.sign('evt_1', at, payload, [current, previous]);

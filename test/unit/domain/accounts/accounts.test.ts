@@ -169,7 +169,11 @@ describe('setRequestRate', () => {
     const s = fakeStore({ account: testAccount() });
     await setRequestRate(s, ACCOUNT_ID, { perSecond: 40, burst: 400 });
     expect(s.setLimitOverrides).toHaveBeenCalledWith(ACCOUNT_ID, { requestsPerSecond: 40, requestBurst: 400 });
-    for (const rate of [{ perSecond: 0, burst: 10 }, { perSecond: 2.5, burst: 10 }, { perSecond: 10, burst: -1 }]) {
+    for (const rate of [
+      { perSecond: 0, burst: 10 },
+      { perSecond: 2.5, burst: 10 },
+      { perSecond: 10, burst: -1 },
+    ]) {
       await expect(setRequestRate(s, ACCOUNT_ID, rate)).rejects.toMatchObject({ code: 'validation_failed' });
     }
     await expect(setRequestRate(s, 'acct_unknown', { perSecond: 1, burst: 1 })).rejects.toMatchObject({ code: 'not_found' });

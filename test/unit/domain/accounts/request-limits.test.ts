@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_ID, testAccount } from '../../../helpers/unit-fixtures.js';
-import { admitRequest, admitted, refused, takeRequestToken, type BucketMove, type RequestBucketStore } from '../../../../functions/domain/accounts/request-limits.js';
+import {
+  admitRequest,
+  admitted,
+  refused,
+  takeRequestToken,
+  type BucketMove,
+  type RequestBucketStore,
+} from '../../../../functions/domain/accounts/request-limits.js';
 import { type RequestRate } from '../../../../functions/domain/accounts/model.js';
 
 /** The table's two conditional updates (request-bucket-store.ts), in memory, counting writes. */
@@ -147,7 +154,9 @@ describe('admitRequest', () => {
       findApiKey: async (keyHash: string) => {
         now = T0 + 1_000;
         for (let i = 0; i < 4; i++) await takeRequestToken(store, ACCOUNT_ID, rate, now);
-        return keyHash === createHash('sha256').update(apiKey).digest('hex') ? { keyHash, accountId: ACCOUNT_ID, revoked: false, createdAt: '2026-01-01T00:00:00.000Z' } : undefined;
+        return keyHash === createHash('sha256').update(apiKey).digest('hex')
+          ? { keyHash, accountId: ACCOUNT_ID, revoked: false, createdAt: '2026-01-01T00:00:00.000Z' }
+          : undefined;
       },
       getAccount: () => Promise.resolve(account),
     };

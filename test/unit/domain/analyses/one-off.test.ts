@@ -42,15 +42,29 @@ function fakes(facts: Partial<SourceFacts> = {}, outcome: ReservationOutcome = '
   return { deps, created, refunded };
 }
 
-const body = (extra: Record<string, unknown> = {}) => analysisCreateSchema.parse({ source_url: URL_, analysis_start_seconds: 0, analysis_end_seconds: 61, ...extra });
-const codeOf = async (promise: Promise<unknown>) => ((await promise.then(() => undefined, (error: unknown) => error)) as ApiError | undefined)?.code;
+const body = (extra: Record<string, unknown> = {}) =>
+  analysisCreateSchema.parse({ source_url: URL_, analysis_start_seconds: 0, analysis_end_seconds: 61, ...extra });
+const codeOf = async (promise: Promise<unknown>) =>
+  (
+    (await promise.then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as ApiError | undefined
+  )?.code;
 
 describe('preflight', () => {
   it('offers the window the credits cover, or the proof allowance up to the whole source within 7,200 s', async () => {
     const { deps } = fakes();
     expect(await preflightSource(deps, account({ creditsBalance: 3 }), { source_url: URL_ })).toMatchObject({ maxWindowMs: 600_000, proofAvailable: true });
-    expect(await preflightSource(deps, account({ creditsBalance: 3, proofAnalysisId: 'ana_x' }), { source_url: URL_ })).toMatchObject({ maxWindowMs: 180_000, proofAvailable: false });
-    expect((await preflightSource(deps, account(), { source_url: URL_ })).source).toMatchObject({ kind: 'url', provider: { kind: 'trusted_host', host: 'media.example.com' }, duration_ms: 600_000 });
+    expect(await preflightSource(deps, account({ creditsBalance: 3, proofAnalysisId: 'ana_x' }), { source_url: URL_ })).toMatchObject({
+      maxWindowMs: 180_000,
+      proofAvailable: false,
+    });
+    expect((await preflightSource(deps, account(), { source_url: URL_ })).source).toMatchObject({
+      kind: 'url',
+      provider: { kind: 'trusted_host', host: 'media.example.com' },
+      duration_ms: 600_000,
+    });
   });
 
   it('refuses an untrusted host before measuring anything', async () => {
@@ -62,16 +76,27 @@ describe('preflight', () => {
 describe('quote', () => {
   it('bills 1 credit per started minute of the window, 0 when the proof allowance applies', async () => {
     const { deps } = fakes();
-    const quote = (extra: Record<string, unknown>) => quoteAnalysis(deps, account({ creditsBalance: 1 }), analysisCreateSchema.parse({ source_url: URL_, ...extra }));
+    const quote = (extra: Record<string, unknown>) =>
+      quoteAnalysis(deps, account({ creditsBalance: 1 }), analysisCreateSchema.parse({ source_url: URL_, ...extra }));
     expect(await quote({ analysis_start_seconds: 10, analysis_end_seconds: 70 })).toMatchObject({ billedMs: 60_000, credits: 1, affordable: true });
     expect(await quote({ analysis_start_seconds: 10, analysis_end_seconds: 70.5 })).toMatchObject({ credits: 2, affordable: false });
-    expect(await quote({ analysis_start_seconds: 0, analysis_end_seconds: 120, use_proof_allowance: true })).toMatchObject({ credits: 0, affordable: true, proof: { applies: true } });
+    expect(await quote({ analysis_start_seconds: 0, analysis_end_seconds: 120, use_proof_allowance: true })).toMatchObject({
+      credits: 0,
+      affordable: true,
+      proof: { applies: true },
+    });
   });
 
   it('refuses windows outside the source, backwards ones and proof windows over 7,200 s', async () => {
     const { deps } = fakes({ durationMs: 9_000_000 });
     const code = (start: number, end: number, proof = false) =>
-      codeOf(quoteAnalysis(deps, account(), analysisCreateSchema.parse({ source_url: URL_, analysis_start_seconds: start, analysis_end_seconds: end, use_proof_allowance: proof })));
+      codeOf(
+        quoteAnalysis(
+          deps,
+          account(),
+          analysisCreateSchema.parse({ source_url: URL_, analysis_start_seconds: start, analysis_end_seconds: end, use_proof_allowance: proof }),
+        ),
+      );
     expect(await code(30, 30)).toBe('window_out_of_range');
     expect(await code(0, 9_001)).toBe('window_out_of_range');
     expect(await code(0, 7_201, true)).toBe('window_out_of_range');
@@ -82,9 +107,19 @@ describe('quote', () => {
 describe('submission', () => {
   it('reserves the quote with a find_moments question built from the request, and keeps the URL internal', async () => {
     const { deps, created } = fakes();
-    const analysis = await submitOneOff(deps, account(), body({ what_to_find: 'laughter', chat_moment_types: ['funny'], speech_cleanup: 'tight', max_moments: 4 }));
+    const analysis = await submitOneOff(
+      deps,
+      account(),
+      body({ what_to_find: 'laughter', chat_moment_types: ['funny'], speech_cleanup: 'tight', max_moments: 4 }),
+    );
     const [{ run } = { run: undefined }] = created;
-    expect(analysis).toMatchObject({ kind: 'one_off', status: 'queued', reservedCredits: 2, proof: false, request: { what_to_find: 'laughter', max_moments: 4, speech_cleanup: 'tight' } });
+    expect(analysis).toMatchObject({
+      kind: 'one_off',
+      status: 'queued',
+      reservedCredits: 2,
+      proof: false,
+      request: { what_to_find: 'laughter', max_moments: 4, speech_cleanup: 'tight' },
+    });
     expect(run).toMatchObject({
       scanner: { type: 'find_moments', instructions: 'laughter', max_observations: 4, profile: 'conversation' },
       oneOff: { sourceUrl: URL_, brief: { chatMomentTypes: ['funny'] }, speechCleanup: 'tight', proof: false, maxSourceBytes: 10 * GiB },
@@ -107,7 +142,9 @@ describe('submission', () => {
   });
 
   it('maps a lost reservation race to 402, and refunds at once when the workflow cannot start', async () => {
-    expect(await codeOf(submitOneOff(fakes({}, 'proof_allowance_exhausted').deps, account(), body({ use_proof_allowance: true })))).toBe('proof_allowance_exhausted');
+    expect(await codeOf(submitOneOff(fakes({}, 'proof_allowance_exhausted').deps, account(), body({ use_proof_allowance: true })))).toBe(
+      'proof_allowance_exhausted',
+    );
     expect(await codeOf(submitOneOff(fakes({}, 'insufficient_credits').deps, account(), body()))).toBe('insufficient_credits');
     const down = fakes({}, 'created', true);
     expect(await codeOf(submitOneOff(down.deps, account(), body()))).toBe('queue_unavailable');

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { batchStatusOf, isTerminalBatch, isTerminalItem, itemTransitions, type BatchCounters, type ItemStatus, type ItemTransition } from '../../../../functions/domain/batches/model.js';
+import {
+  batchStatusOf,
+  isTerminalBatch,
+  isTerminalItem,
+  itemTransitions,
+  type BatchCounters,
+  type ItemStatus,
+  type ItemTransition,
+} from '../../../../functions/domain/batches/model.js';
 
 const counters = (c: Partial<BatchCounters> & { total: number }): BatchCounters => ({ queued: 0, processing: 0, completed: 0, failed: 0, canceled: 0, ...c });
 
@@ -36,21 +44,26 @@ describe('itemTransitions', () => {
 
   it('keeps the counters adding up to total, and every batch reaches a terminal state once its items have', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 100 }), fc.array(fc.tuple(fc.nat(), fc.constantFrom(...transitionNames)), { maxLength: 400 }), fc.boolean(), (total, steps, cancel) => {
-        const items: ItemStatus[] = Array.from({ length: total }, () => 'queued');
-        const c = counters({ total, queued: total });
-        for (const [pick, name] of steps) {
-          const index = pick % total;
-          const { from, to } = itemTransitions[name];
-          if (items[index] !== from) continue; // the store's condition refuses it
-          items[index] = to;
-          c[from] -= 1;
-          c[to] += 1;
-          expect(c.queued + c.processing + c.completed + c.failed + c.canceled).toBe(total);
-        }
-        const settled = items.every(isTerminalItem);
-        expect(isTerminalBatch(batchStatusOf(c, cancel))).toBe(settled);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 100 }),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom(...transitionNames)), { maxLength: 400 }),
+        fc.boolean(),
+        (total, steps, cancel) => {
+          const items: ItemStatus[] = Array.from({ length: total }, () => 'queued');
+          const c = counters({ total, queued: total });
+          for (const [pick, name] of steps) {
+            const index = pick % total;
+            const { from, to } = itemTransitions[name];
+            if (items[index] !== from) continue; // the store's condition refuses it
+            items[index] = to;
+            c[from] -= 1;
+            c[to] += 1;
+            expect(c.queued + c.processing + c.completed + c.failed + c.canceled).toBe(total);
+          }
+          const settled = items.every(isTerminalItem);
+          expect(isTerminalBatch(batchStatusOf(c, cancel))).toBe(settled);
+        },
+      ),
     );
   });
 });

@@ -190,7 +190,13 @@ describe('enforceContract', () => {
   it('maps unknown classifier labels to other and keeps configured labels case-canonical', () => {
     const ctx: ContractContext = { ...monitorCtx, scanner: { type: 'classifier', output: { labels } } };
     const out = enforceContract(
-      { status: 'answered', findings: [{ value: 'GOAL', relevance_score: 0.9 }, { value: 'penalty', relevance_score: 0.5 }] },
+      {
+        status: 'answered',
+        findings: [
+          { value: 'GOAL', relevance_score: 0.9 },
+          { value: 'penalty', relevance_score: 0.5 },
+        ],
+      },
       ctx,
     );
     expect(out.map((o) => o.value)).toEqual(['goal', 'other']);

@@ -30,7 +30,12 @@ describe('mergeChunkAnswers', () => {
   it('joins the two sides of a burst straddling a boundary into one finding', () => {
     const before = moment('loud', 598_000, 600_000, 0.6, { signals: ['loudness'], transcript_excerpt: 'and then', speaker: 'spk_0' });
     const after = moment('loud', 600_000, 602_000, 0.9, { signals: ['loudness', 'speech_activity'], transcript_excerpt: 'a bang' });
-    const [merged, ...rest] = findingsOf(mergeChunkAnswers('find_moments', [{ chunk: chunk(0), result: answered([before]) }, { chunk: chunk(1), result: answered([after]) }]));
+    const [merged, ...rest] = findingsOf(
+      mergeChunkAnswers('find_moments', [
+        { chunk: chunk(0), result: answered([before]) },
+        { chunk: chunk(1), result: answered([after]) },
+      ]),
+    );
 
     expect(rest).toEqual([]);
     expect(merged).toEqual({
@@ -50,7 +55,12 @@ describe('mergeChunkAnswers', () => {
 
   it('joins sides that stop or start within the slack of the boundary, not farther', () => {
     const merge = (endMs: number, startMs: number) =>
-      findingsOf(mergeChunkAnswers('find_moments', [{ chunk: chunk(0), result: answered([moment('speech', 590_000, endMs)]) }, { chunk: chunk(1), result: answered([moment('speech', startMs, 610_000)]) }]));
+      findingsOf(
+        mergeChunkAnswers('find_moments', [
+          { chunk: chunk(0), result: answered([moment('speech', 590_000, endMs)]) },
+          { chunk: chunk(1), result: answered([moment('speech', startMs, 610_000)]) },
+        ]),
+      );
     expect(merge(CHUNK_MS - BOUNDARY_SLACK_MS, CHUNK_MS + BOUNDARY_SLACK_MS)).toHaveLength(1);
     expect(merge(CHUNK_MS - BOUNDARY_SLACK_MS - 1, CHUNK_MS)).toHaveLength(2);
     expect(merge(CHUNK_MS, CHUNK_MS + BOUNDARY_SLACK_MS + 1)).toHaveLength(2);
@@ -62,7 +72,10 @@ describe('mergeChunkAnswers', () => {
     const silenceAfter = moment('silence', 600_000, 650_000);
     const later = moment('loud', 700_000, 702_000);
     const findings = findingsOf(
-      mergeChunkAnswers('find_moments', [{ chunk: chunk(0), result: answered([inside, loudBefore]) }, { chunk: chunk(1), result: answered([silenceAfter, later]) }]),
+      mergeChunkAnswers('find_moments', [
+        { chunk: chunk(0), result: answered([inside, loudBefore]) },
+        { chunk: chunk(1), result: answered([silenceAfter, later]) },
+      ]),
     );
     expect(findings).toEqual([inside, loudBefore, silenceAfter, later]);
     findings.forEach((finding, i) => expect(finding).toBe([inside, loudBefore, silenceAfter, later][i]));
@@ -82,7 +95,13 @@ describe('mergeChunkAnswers', () => {
   });
 
   it('joins monitor matches of the same value and concept, never a match with a no-match', () => {
-    const match = (startMs: number, endMs: number, concept = 'loud') => ({ value: true, event_type: concept, relevance_score: 1, start_ms: startMs, end_ms: endMs });
+    const match = (startMs: number, endMs: number, concept = 'loud') => ({
+      value: true,
+      event_type: concept,
+      relevance_score: 1,
+      start_ms: startMs,
+      end_ms: endMs,
+    });
     const noMatch = { value: false, relevance_score: 0, title: 'No match', signals: ['loudness'] };
     const findings = findingsOf(
       mergeChunkAnswers('monitor', [
@@ -101,7 +120,12 @@ describe('mergeChunkAnswers', () => {
 
   it('is unsupported only when no chunk could answer, and never joins across a chunk that could not', () => {
     const unsupported: AnalyzerResult = { status: 'unsupported', reason: 'The instructions name nothing the local analyzer can measure.' };
-    expect(mergeChunkAnswers('find_moments', [{ chunk: chunk(0), result: unsupported }, { chunk: chunk(1), result: unsupported }])).toEqual(unsupported);
+    expect(
+      mergeChunkAnswers('find_moments', [
+        { chunk: chunk(0), result: unsupported },
+        { chunk: chunk(1), result: unsupported },
+      ]),
+    ).toEqual(unsupported);
     expect(mergeChunkAnswers('find_moments', [])).toEqual({ status: 'unsupported', reason: 'Nothing was analysed.' });
 
     const before = moment('loud', 598_000, 600_000);
@@ -165,7 +189,9 @@ describe('mergeChunkAnswers properties', () => {
     fc.assert(
       fc.property(chunkedAnswersArb, (answers) => {
         const findings = findingsOf(mergeChunkAnswers('find_moments', answers)).map((f) => ({ identity: eventTypeOf(f), ...rangeOf(f) }));
-        for (const { chunk: { startMs: boundary } } of answers.slice(1)) {
+        for (const {
+          chunk: { startMs: boundary },
+        } of answers.slice(1)) {
           const reaching = findings.filter((f) => f.startMs < boundary && f.endMs >= boundary - BOUNDARY_SLACK_MS);
           const continuing = findings.filter((f) => f.endMs > boundary && f.startMs <= boundary + BOUNDARY_SLACK_MS);
           for (const a of reaching) for (const b of continuing) if (a !== b) expect(a.identity).not.toBe(b.identity);
@@ -193,7 +219,13 @@ describe('mergeChunkAnswers properties', () => {
         expect(merged.length).toBeLessThanOrEqual(input.length);
         for (const finding of input) {
           const { startMs, endMs } = rangeOf(finding);
-          const cover = merged.find((m) => eventTypeOf(m) === eventTypeOf(finding) && rangeOf(m).startMs <= startMs && rangeOf(m).endMs >= endMs && (m.relevance_score as number) >= (finding.relevance_score as number));
+          const cover = merged.find(
+            (m) =>
+              eventTypeOf(m) === eventTypeOf(finding) &&
+              rangeOf(m).startMs <= startMs &&
+              rangeOf(m).endMs >= endMs &&
+              (m.relevance_score as number) >= (finding.relevance_score as number),
+          );
           expect(cover, JSON.stringify(finding)).toBeDefined();
         }
       }),
@@ -201,10 +233,21 @@ describe('mergeChunkAnswers properties', () => {
   });
 
   it('passes whatever an analyzer returned that it cannot join through unchanged', () => {
-    const junk = fc.oneof(fc.string(), fc.double(), fc.boolean(), fc.constant(null), fc.integer(), fc.array(fc.integer()), fc.record({ start_ms: fc.string(), end_ms: fc.double() }));
+    const junk = fc.oneof(
+      fc.string(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.integer(),
+      fc.array(fc.integer()),
+      fc.record({ start_ms: fc.string(), end_ms: fc.double() }),
+    );
     fc.assert(
       fc.property(fc.array(junk, { maxLength: 10 }), fc.array(junk, { maxLength: 10 }), (first, second) => {
-        const result = mergeChunkAnswers('find_moments', [{ chunk: chunk(0), result: answered(first) }, { chunk: chunk(1), result: answered(second) }]);
+        const result = mergeChunkAnswers('find_moments', [
+          { chunk: chunk(0), result: answered(first) },
+          { chunk: chunk(1), result: answered(second) },
+        ]);
         expect(findingsOf(result)).toEqual([...first, ...second]);
       }),
     );

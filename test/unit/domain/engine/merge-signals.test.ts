@@ -43,7 +43,11 @@ describe('mergeSignals', () => {
       music: [{ startMs: 600_000, endMs: 1_200_000 }],
     },
   );
-  const third = chunkSignals({ startMs: 1_200_000, endMs: DURATION_MS }, { frozen: [{ startMs: 1_200_000, endMs: 1_300_000 }] }, { music: [{ startMs: 1_200_000, endMs: 1_210_000 }] });
+  const third = chunkSignals(
+    { startMs: 1_200_000, endMs: DURATION_MS },
+    { frozen: [{ startMs: 1_200_000, endMs: 1_300_000 }] },
+    { music: [{ startMs: 1_200_000, endMs: 1_210_000 }] },
+  );
 
   const merged = mergeSignals([third, first, second]);
 

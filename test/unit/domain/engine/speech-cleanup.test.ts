@@ -11,7 +11,13 @@ function audio(silence: Span[] = [], loudPeaks: Span[] = []): AudioSignals {
 
 /** One segment whose words have the given spans. */
 const said = (...words: Span[]): TranscriptSegment[] => [
-  { startMs: words[0]!.startMs, endMs: words.at(-1)!.endMs, text: words.map(() => 'word').join(' '), speaker: null, words: words.map((w) => ({ ...w, text: 'word' })) },
+  {
+    startMs: words[0]!.startMs,
+    endMs: words.at(-1)!.endMs,
+    text: words.map(() => 'word').join(' '),
+    speaker: null,
+    words: words.map((w) => ({ ...w, text: 'word' })),
+  },
 ];
 
 const moment = span(0, 10_000);
@@ -75,21 +81,30 @@ describe('tightSubclips', () => {
   });
 
   it('always answers ordered, non-overlapping, non-empty integer subclips inside the moment', () => {
-    const spanArb = fc.tuple(fc.double({ min: -2_000, max: 22_000, noNaN: true }), fc.double({ min: 0, max: 3_000, noNaN: true })).map(([start, length]) => span(start, start + length));
+    const spanArb = fc
+      .tuple(fc.double({ min: -2_000, max: 22_000, noNaN: true }), fc.double({ min: 0, max: 3_000, noNaN: true }))
+      .map(([start, length]) => span(start, start + length));
     fc.assert(
-      fc.property(fc.array(spanArb, { maxLength: 12 }), fc.array(spanArb, { maxLength: 20 }), fc.array(spanArb, { maxLength: 4 }), fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 1, max: 10_000 }), (silence, words, peaks, start, length) => {
-        const m = span(start, start + length);
-        const transcript = words.length ? said(...[...words].sort((a, b) => a.startMs - b.startMs)) : null;
-        const subclips = tightSubclips(m, { audio: audio(silence, peaks), transcript });
-        expect(subclips.length).toBeGreaterThan(0);
-        subclips.forEach((s, i) => {
-          expect(Number.isInteger(s.startMs) && Number.isInteger(s.endMs)).toBe(true);
-          expect(s.endMs).toBeGreaterThan(s.startMs);
-          expect(s.startMs).toBeGreaterThanOrEqual(m.startMs);
-          expect(s.endMs).toBeLessThanOrEqual(m.endMs);
-          if (i > 0) expect(s.startMs).toBeGreaterThan(subclips[i - 1]!.endMs);
-        });
-      }),
+      fc.property(
+        fc.array(spanArb, { maxLength: 12 }),
+        fc.array(spanArb, { maxLength: 20 }),
+        fc.array(spanArb, { maxLength: 4 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: 1, max: 10_000 }),
+        (silence, words, peaks, start, length) => {
+          const m = span(start, start + length);
+          const transcript = words.length ? said(...[...words].sort((a, b) => a.startMs - b.startMs)) : null;
+          const subclips = tightSubclips(m, { audio: audio(silence, peaks), transcript });
+          expect(subclips.length).toBeGreaterThan(0);
+          subclips.forEach((s, i) => {
+            expect(Number.isInteger(s.startMs) && Number.isInteger(s.endMs)).toBe(true);
+            expect(s.endMs).toBeGreaterThan(s.startMs);
+            expect(s.startMs).toBeGreaterThanOrEqual(m.startMs);
+            expect(s.endMs).toBeLessThanOrEqual(m.endMs);
+            if (i > 0) expect(s.startMs).toBeGreaterThan(subclips[i - 1]!.endMs);
+          });
+        },
+      ),
     );
   });
 });

@@ -6,7 +6,8 @@ import type { ServiceEvent } from '../../../../functions/domain/events/model.js'
 import type { RunRecord } from '../../../../functions/domain/runs/model.js';
 
 const AT = '2026-03-01T10:00:00.000Z';
-const run = (oneOff: boolean) => ({ accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1', ...(oneOff ? { oneOff: { proof: false } } : {}) }) as unknown as RunRecord;
+const run = (oneOff: boolean) =>
+  ({ accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1', ...(oneOff ? { oneOff: { proof: false } } : {}) }) as unknown as RunRecord;
 
 /** An outbox in memory, a bus that records (and fails when told), and subjects presented as `{id}`. */
 function fakeRelay(pending: { accountId: string; announcement: Announcement }[]) {
@@ -63,7 +64,12 @@ describe('the relay', () => {
     expect(relay.published).toEqual([
       {
         accountId: 'acct_1',
-        event: { id: eventIdOf('upload.ready', 'upl_1'), type: 'upload.ready', created_at: AT, data: { object: { subject: { kind: 'upload', uploadId: 'upl_1' } } } },
+        event: {
+          id: eventIdOf('upload.ready', 'upl_1'),
+          type: 'upload.ready',
+          created_at: AT,
+          data: { object: { subject: { kind: 'upload', uploadId: 'upl_1' } } },
+        },
       },
     ]);
     expect(relay.pending).toEqual([]);
@@ -77,7 +83,11 @@ describe('the relay', () => {
     expect(relay.warnings).toEqual([expect.stringContaining('stays pending')]);
     relay.failOn([]);
     expect(await drainOutbox(relay.deps)).toBe(1);
-    expect(relay.published.map((p) => p.event.id)).toEqual([eventIdOf('upload.ready', 'upl_1'), eventIdOf('upload.ready', 'upl_2'), eventIdOf('run.completed', 'run_1')]);
+    expect(relay.published.map((p) => p.event.id)).toEqual([
+      eventIdOf('upload.ready', 'upl_1'),
+      eventIdOf('upload.ready', 'upl_2'),
+      eventIdOf('run.completed', 'run_1'),
+    ]);
   });
 
   it('drops an announcement whose record is gone, saying so', async () => {

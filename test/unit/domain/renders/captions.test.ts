@@ -108,7 +108,11 @@ describe('captionScript', () => {
   it('bold_pop: the preset font and colours, size scaled to the output, lower third, uppercase, one event per spoken word', () => {
     const script = captionScript(words, 'bold_pop', { width: 540, height: 960 }, 5_000);
     expect(script).toContain('PlayResX: 540\nPlayResY: 960');
-    const style = script.split('\n').find((l) => l.startsWith('Style: '))!.slice('Style: '.length).split(',');
+    const style = script
+      .split('\n')
+      .find((l) => l.startsWith('Style: '))!
+      .slice('Style: '.length)
+      .split(',');
     // Name, font, size (72 at 1080 wide -> 36), primary white, secondary highlight, outline black.
     expect(style.slice(0, 6)).toEqual(['Caption', 'DejaVu Sans', '36', '&H00FFFFFF', '&H0000D4FF', '&H00000000']);
     // Bold; alignment 2 (bottom centre) a quarter of the height up: the lower third.
@@ -126,7 +130,11 @@ describe('captionScript', () => {
 
   it('clean: one event per line, no highlight, bottom, case kept', () => {
     const script = captionScript(words, 'clean', { width: 1080, height: 1920 }, 5_000);
-    const style = script.split('\n').find((l) => l.startsWith('Style: '))!.slice('Style: '.length).split(',');
+    const style = script
+      .split('\n')
+      .find((l) => l.startsWith('Style: '))!
+      .slice('Style: '.length)
+      .split(',');
     expect(style.slice(1, 3)).toEqual(['DejaVu Sans', '56']);
     expect(style[7]).toBe('0');
     expect(dialogues(script)).toEqual([['0:00:00.00', '0:00:02.00', 'hello \\{big\\} world again']]);
@@ -134,7 +142,11 @@ describe('captionScript', () => {
 
   it('headline: centred, in the serif font', () => {
     const script = captionScript(words, 'headline', { width: 1080, height: 1080 }, 5_000);
-    const style = script.split('\n').find((l) => l.startsWith('Style: '))!.slice('Style: '.length).split(',');
+    const style = script
+      .split('\n')
+      .find((l) => l.startsWith('Style: '))!
+      .slice('Style: '.length)
+      .split(',');
     expect(style[1]).toBe('DejaVu Serif');
     expect(style[18]).toBe('5');
   });

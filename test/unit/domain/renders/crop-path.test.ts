@@ -1,16 +1,46 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { autoPath, followedFaces, pathFor, positionAt, stackedPaths, DEFAULT_PATH_OPTIONS, type CropKey } from '../../../../functions/domain/renders/crop-path.js';
+import {
+  autoPath,
+  followedFaces,
+  pathFor,
+  positionAt,
+  stackedPaths,
+  DEFAULT_PATH_OPTIONS,
+  type CropKey,
+} from '../../../../functions/domain/renders/crop-path.js';
 import { planFrame } from '../../../../functions/domain/renders/framing.js';
-import { cutsIn, isCut, salientRegion, type ObservedFace, type RgbFrame, type SubjectSample, type SubjectTrack } from '../../../../functions/domain/renders/subjects.js';
+import {
+  cutsIn,
+  isCut,
+  salientRegion,
+  type ObservedFace,
+  type RgbFrame,
+  type SubjectSample,
+  type SubjectTrack,
+} from '../../../../functions/domain/renders/subjects.js';
 import { pathExpression, renderFilterGraph, sampleArgs } from '../../../../functions/adapters/renders/ffmpeg-render.js';
 
 const source = { width: 640, height: 360 };
 const crop = { width: 202, height: 360 };
 const INTERVAL = 500;
 
-const face = (cx: number, size = 80, extra: Partial<ObservedFace> = {}): ObservedFace => ({ x: cx - size / 2, y: 100, width: size, height: size, score: 0.95, activity: 0, ...extra });
-const sample = (i: number, faces: ObservedFace[], extra: Partial<SubjectSample> = {}): SubjectSample => ({ timeMs: i * INTERVAL, faces, salient: null, cut: false, ...extra });
+const face = (cx: number, size = 80, extra: Partial<ObservedFace> = {}): ObservedFace => ({
+  x: cx - size / 2,
+  y: 100,
+  width: size,
+  height: size,
+  score: 0.95,
+  activity: 0,
+  ...extra,
+});
+const sample = (i: number, faces: ObservedFace[], extra: Partial<SubjectSample> = {}): SubjectSample => ({
+  timeMs: i * INTERVAL,
+  faces,
+  salient: null,
+  cut: false,
+  ...extra,
+});
 const track = (samples: SubjectSample[]): SubjectTrack => ({ source, intervalMs: INTERVAL, samples, detector: 'test' });
 const centreAt = (keys: CropKey[], ms: number) => positionAt(keys, ms).x + crop.width / 2;
 
@@ -24,7 +54,8 @@ describe('crop path', () => {
   test('a subject that moves follows without lag and ends on it', () => {
     const at = (i: number) => 200 + 15 * i;
     const keys = autoPath(track(Array.from({ length: 20 }, (_, i) => sample(i, [face(at(i))]))), crop);
-    for (let i = 0; i < 20; i++) expect(Math.abs(centreAt(keys, i * INTERVAL) - at(i)), `sample ${i}`).toBeLessThanOrEqual(DEFAULT_PATH_OPTIONS.deadZone * crop.width + 1);
+    for (let i = 0; i < 20; i++)
+      expect(Math.abs(centreAt(keys, i * INTERVAL) - at(i)), `sample ${i}`).toBeLessThanOrEqual(DEFAULT_PATH_OPTIONS.deadZone * crop.width + 1);
   });
 
   test('a subject that moves faster than the window may: the pan is bounded by maxSpeed, and it catches up', () => {
@@ -54,7 +85,10 @@ describe('crop path', () => {
     const edge = autoPath(track(Array.from({ length: 6 }, (_, i) => sample(i, [face(5)]))), crop);
     expect(edge.every((k) => k.x === 0)).toBe(true);
     const empty = autoPath(track(Array.from({ length: 6 }, (_, i) => sample(i, []))), crop);
-    expect(empty).toEqual([{ timeMs: 0, x: 219, y: 0 }, { timeMs: 2500, x: 219, y: 0 }]);
+    expect(empty).toEqual([
+      { timeMs: 0, x: 219, y: 0 },
+      { timeMs: 2500, x: 219, y: 0 },
+    ]);
   });
 
   test('no face: the salient region is followed', () => {
@@ -99,7 +133,10 @@ describe('crop path', () => {
   });
 
   test('the ffmpeg expression of a path is the path: same position at every time', () => {
-    const keyList = fc.array(fc.record({ dt: fc.integer({ min: 1, max: 3000 }), x: fc.integer({ min: 0, max: 438 }), jump: fc.boolean() }), { minLength: 1, maxLength: 30 });
+    const keyList = fc.array(fc.record({ dt: fc.integer({ min: 1, max: 3000 }), x: fc.integer({ min: 0, max: 438 }), jump: fc.boolean() }), {
+      minLength: 1,
+      maxLength: 30,
+    });
     fc.assert(
       fc.property(keyList, fc.integer({ min: 0, max: 100_000 }), (list, probe) => {
         let t = 0;
@@ -116,23 +153,52 @@ describe('crop path', () => {
     const plan = planFrame(source, { width: 1080, height: 1920 }, 'auto', moving);
     const graph = renderFilterGraph([{ startMs: 1000, endMs: 6000 }], plan, true);
     expect(graph).toContain(`crop=202:360:'${pathExpression(plan.panels[0]?.path ?? [], 'x')}':'0',scale=1080:1920`);
-    const args = sampleArgs({ sourceUrl: 'https://example.test/s.mp4', segments: [{ startMs: 1000, endMs: 3000 }, { startMs: 5000, endMs: 6000 }] }, {
-      fps: 2,
-      size: { width: 320, height: 180 },
-      cutFps: 25,
-      cutSize: { width: 64, height: 36 },
-    });
+    const args = sampleArgs(
+      {
+        sourceUrl: 'https://example.test/s.mp4',
+        segments: [
+          { startMs: 1000, endMs: 3000 },
+          { startMs: 5000, endMs: 6000 },
+        ],
+      },
+      {
+        fps: 2,
+        size: { width: 320, height: 180 },
+        cutFps: 25,
+        cutSize: { width: 64, height: 36 },
+      },
+    );
     const complex = args[args.indexOf('-filter_complex') + 1] ?? '';
     expect(complex).toContain('[0:v]trim=start=0.000:end=2.000');
     expect(complex).toContain('[0:v]trim=start=4.000:end=5.000');
     expect(complex).toContain('fps=fps=2:round=up,scale=320:180,format=rgb24[samples]');
-    expect(args.slice(-14)).toEqual(['-map', '[samples]', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:3', '-map', '[cuts]', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:4']);
+    expect(args.slice(-14)).toEqual([
+      '-map',
+      '[samples]',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      'pipe:3',
+      '-map',
+      '[cuts]',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'gray',
+      'pipe:4',
+    ]);
   });
 
   test('pathFor with explicit breaks keeps each shot to itself', () => {
     const samples = Array.from({ length: 8 }, (_, i) => sample(i, []));
     const targets = samples.map((_, i) => ({ x: i < 4 ? 120 : 520, y: 180 }));
-    const keys = pathFor(track(samples), crop, targets, samples.map((_, i) => i === 4));
+    const keys = pathFor(
+      track(samples),
+      crop,
+      targets,
+      samples.map((_, i) => i === 4),
+    );
     expect(keys.filter((k) => k.jump)).toHaveLength(1);
   });
 });

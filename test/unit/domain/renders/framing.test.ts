@@ -40,12 +40,24 @@ describe('framing geometry', () => {
 
 describe('cutting a moment', () => {
   const moment = { start_ms: 10_000, end_ms: 20_000, edit: { mode: 'continuous', subclips: [] } };
-  const tight = { ...moment, edit: { mode: 'subclips', subclips: [{ start_ms: 10_000, end_ms: 12_000 }, { start_ms: 15_000, end_ms: 20_000 }] } };
+  const tight = {
+    ...moment,
+    edit: {
+      mode: 'subclips',
+      subclips: [
+        { start_ms: 10_000, end_ms: 12_000 },
+        { start_ms: 15_000, end_ms: 20_000 },
+      ],
+    },
+  };
 
   test('continuous moments are one span; subclips are concatenated', () => {
     expect(segmentsOf(moment)).toEqual([{ startMs: 10_000, endMs: 20_000 }]);
     expect(renderedMsOf(moment)).toBe(10_000);
-    expect(segmentsOf(tight)).toEqual([{ startMs: 10_000, endMs: 12_000 }, { startMs: 15_000, endMs: 20_000 }]);
+    expect(segmentsOf(tight)).toEqual([
+      { startMs: 10_000, endMs: 12_000 },
+      { startMs: 15_000, endMs: 20_000 },
+    ]);
     expect(renderedMsOf(tight)).toBe(7_000);
   });
 
@@ -61,7 +73,7 @@ describe('cutting a moment', () => {
     expect(graph).toContain('scale=1080:1920');
   });
 
-  test('a source without audio gets silence of each span\'s length; stacked output uses vstack', () => {
+  test("a source without audio gets silence of each span's length; stacked output uses vstack", () => {
     const plan = planFrame(source, { width: 1080, height: 1920 }, 'stacked');
     const graph = renderFilterGraph(segmentsOf(moment), plan, false);
     expect(graph).toContain('anullsrc=r=48000:cl=stereo,atrim=duration=10.000');

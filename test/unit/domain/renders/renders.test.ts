@@ -17,7 +17,11 @@ import { renderCreateSchema } from '../../../../functions/resources/renders/requ
 
 const ACCOUNT = 'acct_0193a4b1c2d37e8f9a0b1c2d3e4f5a60';
 const ANALYSIS = 'ana_0193a4b1c2d37e8f9a0b1c2d3e4f5a64';
-const codeOf = async (promise: Promise<unknown>) => ((await promise.then(() => undefined, (error: unknown) => error)) as ApiError | undefined);
+const codeOf = async (promise: Promise<unknown>) =>
+  (await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  )) as ApiError | undefined;
 
 const moment = (id: string, startMs: number, endMs: number): MomentRecord => ({
   object: 'moment',
@@ -73,8 +77,16 @@ function memoryRenders(allowanceUsedMs = 0) {
   return { store, renders, announced, proof };
 }
 
-function world(options: { status?: AnalysisRecord['status']; mediaKind?: RunRecord['mediaKind']; proof?: boolean; captions?: boolean; moments?: MomentRecord[] } = {}) {
-  const analysis = { analysisId: ANALYSIS, accountId: ACCOUNT, runId: 'run_1', status: options.status ?? 'completed', proof: options.proof ?? false } as AnalysisRecord;
+function world(
+  options: { status?: AnalysisRecord['status']; mediaKind?: RunRecord['mediaKind']; proof?: boolean; captions?: boolean; moments?: MomentRecord[] } = {},
+) {
+  const analysis = {
+    analysisId: ANALYSIS,
+    accountId: ACCOUNT,
+    runId: 'run_1',
+    status: options.status ?? 'completed',
+    proof: options.proof ?? false,
+  } as AnalysisRecord;
   const run = { runId: 'run_1', mediaKind: options.mediaKind ?? 'video', objectKey: 'accounts/a/uploads/u' } as RunRecord;
   const moments = options.moments ?? [moment('mom_a', 0, 10_000), moment('mom_b', 20_000, 45_000), moment('mom_c', 50_000, 80_000)];
   const renders = memoryRenders();
@@ -128,7 +140,9 @@ describe('submitRender', () => {
     const error = await codeOf(submitRender(world().deps, ACCOUNT, request({ render: { captions: { enabled: true } } })));
     expect(error?.code).toBe('captions_unavailable');
     expect(error?.message).toMatch(/TRANSCRIBER/);
-    await expect(submitRender(world({ captions: true }).deps, ACCOUNT, request({ render: { captions: { enabled: true } } }))).resolves.toMatchObject({ status: 'queued' });
+    await expect(submitRender(world({ captions: true }).deps, ACCOUNT, request({ render: { captions: { enabled: true } } }))).resolves.toMatchObject({
+      status: 'queued',
+    });
   });
 
   it('stacked framing needs a portrait output', async () => {
@@ -146,7 +160,9 @@ describe('submitRender', () => {
     expect((await codeOf(submitRender(deps, ACCOUNT, request({ moment_ids: ['mom_c'] }))))?.code).toBe('proof_allowance_exhausted');
     expect(renders.proof.usedMs).toBe(35_000);
     // One request over 60 s on its own never reaches the store.
-    expect((await codeOf(submitRender(world({ proof: true }).deps, ACCOUNT, request({ moment_ids: ['mom_b', 'mom_c', 'mom_a'] }))))?.code).toBe('proof_allowance_exhausted');
+    expect((await codeOf(submitRender(world({ proof: true }).deps, ACCOUNT, request({ moment_ids: ['mom_b', 'mom_c', 'mom_a'] }))))?.code).toBe(
+      'proof_allowance_exhausted',
+    );
   });
 
   it('the same Idempotency-Key answers the first render and creates nothing more', async () => {
@@ -175,14 +191,20 @@ describe('render pipeline', () => {
     const { deps, renders } = world();
     const render = await submitRender(deps, ACCOUNT, request({ moment_ids: ['mom_a', 'mom_b', 'mom_c'] }));
     const renderer: MomentRenderer['render'] = (plan) =>
-      plan.segments[0]?.startMs === 20_000 ? Promise.reject(new Error('ffmpeg failed')) : Promise.resolve({ width: 1080, height: 1920, durationMs: 10_000, sizeBytes: 1234 });
+      plan.segments[0]?.startMs === 20_000
+        ? Promise.reject(new Error('ffmpeg failed'))
+        : Promise.resolve({ width: 1080, height: 1920, durationMs: 10_000, sizeBytes: 1234 });
     const ref = { accountId: ACCOUNT, renderId: render.renderId };
     expect(await renderMoment(pipeline(deps, renderer), { ...ref, momentId: 'mom_a' })).toBe('completed');
     expect(await renderMoment(pipeline(deps, renderer), { ...ref, momentId: 'mom_b' })).toBe('failed');
     // mom_c's task never finished.
     const settled = await settleRender(pipeline(deps, renderer), ref);
     expect(settled?.status).toBe('completed');
-    expect(settled?.assets.mom_a).toMatchObject({ status: 'completed', objectKey: `accounts/${ACCOUNT}/renders/${render.renderId}/mom_a.mp4`, captions: false });
+    expect(settled?.assets.mom_a).toMatchObject({
+      status: 'completed',
+      objectKey: `accounts/${ACCOUNT}/renders/${render.renderId}/mom_a.mp4`,
+      captions: false,
+    });
     expect(settled?.assets.mom_b).toMatchObject({ status: 'failed', error: { code: 'render_failed' } });
     expect(settled?.assets.mom_c).toMatchObject({ status: 'failed', error: { code: 'render_failed' } });
     await settleRender(pipeline(deps, renderer), ref);
@@ -194,17 +216,30 @@ describe('render pipeline', () => {
   it('no moment rendered: render.failed', async () => {
     const { deps, renders } = world();
     const render = await submitRender(deps, ACCOUNT, request({}));
-    const settled = await settleRender(pipeline(deps, () => Promise.reject(new Error('x'))), { accountId: ACCOUNT, renderId: render.renderId });
+    const settled = await settleRender(
+      pipeline(deps, () => Promise.reject(new Error('x'))),
+      { accountId: ACCOUNT, renderId: render.renderId },
+    );
     expect(settled).toMatchObject({ status: 'failed', error: { code: 'render_failed' } });
     expect(renders.announced.map((a) => a.type)).toEqual(['render.failed']);
   });
 
-  it('captions: the renderer gets an ASS script of the moment\'s words only where there are words; the asset says whether they were burned in', async () => {
-    const spoken = { ...moment('mom_a', 0, 10_000), words: [{ text: 'hello', start_ms: 1_000, end_ms: 1_400 }, { text: 'world', start_ms: 1_500, end_ms: 1_900 }] };
+  it("captions: the renderer gets an ASS script of the moment's words only where there are words; the asset says whether they were burned in", async () => {
+    const spoken = {
+      ...moment('mom_a', 0, 10_000),
+      words: [
+        { text: 'hello', start_ms: 1_000, end_ms: 1_400 },
+        { text: 'world', start_ms: 1_500, end_ms: 1_900 },
+      ],
+    };
     const quiet = { ...moment('mom_b', 20_000, 45_000), words: [] };
     const untranscribed = moment('mom_c', 50_000, 80_000);
     const { deps } = world({ captions: true, moments: [spoken, quiet, untranscribed] });
-    const render = await submitRender(deps, ACCOUNT, request({ moment_ids: ['mom_a', 'mom_b', 'mom_c'], render: { captions: { enabled: true, preset_id: 'clean' } } }));
+    const render = await submitRender(
+      deps,
+      ACCOUNT,
+      request({ moment_ids: ['mom_a', 'mom_b', 'mom_c'], render: { captions: { enabled: true, preset_id: 'clean' } } }),
+    );
     const scripts: (string | null)[] = [];
     const renderer: MomentRenderer['render'] = (plan) => {
       scripts.push(plan.captions);
@@ -215,7 +250,11 @@ describe('render pipeline', () => {
     expect(scripts[0]).toContain('Dialogue: 0,0:00:01.00,0:00:02.30,Caption,,0,0,0,,hello world');
     expect(scripts.slice(1)).toEqual([null, null]);
     const stored = await deps.renders.get(ACCOUNT, render.renderId);
-    expect([stored?.assets.mom_a, stored?.assets.mom_b, stored?.assets.mom_c].map((a) => a?.status === 'completed' && a.captions)).toEqual([true, false, false]);
+    expect([stored?.assets.mom_a, stored?.assets.mom_b, stored?.assets.mom_c].map((a) => a?.status === 'completed' && a.captions)).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 });
 
@@ -243,7 +282,7 @@ describe('a render whose workflow cannot be started', () => {
     const starts: string[] = [];
     let fail = true;
     keyed.deps.workflows = { startRender: (ref) => (fail ? Promise.reject(new Error('throttled')) : Promise.resolve(void starts.push(ref.renderId))) };
-    expect((await codeOf(submitRender(keyed.deps, ACCOUNT, request({}), 'k'))) ?.code).toBe('queue_unavailable');
+    expect((await codeOf(submitRender(keyed.deps, ACCOUNT, request({}), 'k')))?.code).toBe('queue_unavailable');
     fail = false;
     const retried = await submitRender(keyed.deps, ACCOUNT, request({}), 'k');
     expect(retried.status).toBe('queued');

@@ -37,7 +37,15 @@ describe('trackFace', () => {
   it('gives up when the face moved further than the search, or the picture cut to another', () => {
     const face = { x: 100, y: 60, width: PATCH, height: PATCH };
     expect(trackFace(picture(100, 60), picture(200, 60), SIZE, face, 48)).toBeNull();
-    expect(trackFace(picture(100, 60), picture(100, 60, 57).map((v) => 255 - v), SIZE, face, 48)).toBeNull();
+    expect(
+      trackFace(
+        picture(100, 60),
+        picture(100, 60, 57).map((v) => 255 - v),
+        SIZE,
+        face,
+        48,
+      ),
+    ).toBeNull();
   });
 });
 

@@ -40,7 +40,8 @@ function world(limit: number, runIds: string[], { capacity = 100, accountOf = (_
       queue.set(runId, { runId, analysisId: `ana_${runId}`, taskToken: token });
       return Promise.resolve(true);
     },
-    oldestWaiting: (accountId) => Promise.resolve([...queue.values()].filter((e) => runs.get(e.runId)!.accountId === accountId).sort((a, b) => a.runId.localeCompare(b.runId))[0]),
+    oldestWaiting: (accountId) =>
+      Promise.resolve([...queue.values()].filter((e) => runs.get(e.runId)!.accountId === accountId).sort((a, b) => a.runId.localeCompare(b.runId))[0]),
     waitingEntry: (_account, runId) => Promise.resolve(queue.get(runId)),
     grant: (accountId, entry, limits): Promise<GrantOutcome> => {
       if (holding(accountId) >= limits.account) return Promise.resolve('account_full');
@@ -90,7 +91,19 @@ function world(limit: number, runIds: string[], { capacity = 100, accountOf = (_
     await releaseSlot(deps, ref(runId));
   };
   const dispatched = () => [...runs].find(([, run]) => run.status === 'dispatched')?.[0];
-  return { deps, runs, queue, woken, waiters, ref, finish, dispatched, inUse: () => holding(ACCOUNT_ID), admitted: () => admitted, maxAdmitted: () => maxAdmitted };
+  return {
+    deps,
+    runs,
+    queue,
+    woken,
+    waiters,
+    ref,
+    finish,
+    dispatched,
+    inUse: () => holding(ACCOUNT_ID),
+    admitted: () => admitted,
+    maxAdmitted: () => maxAdmitted,
+  };
 }
 
 describe('acquireSlot and dispatchWaiting', () => {
@@ -152,12 +165,12 @@ describe('acquireSlot and dispatchWaiting', () => {
   });
 });
 
-describe('admission to the deployment\'s capacity', () => {
+describe("admission to the deployment's capacity", () => {
   /** Two-digit numbers keep submission order lexical, as time-ordered ids do. */
   const ids = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `run_${prefix}${String(i).padStart(2, '0')}`);
   const accountOfRun = (runId: string) => `acct_${runId.slice(4, 5)}`;
 
-  it('admits no more runs than the capacity, whatever the accounts\' slots, and admits the rest as runs finish', async () => {
+  it("admits no more runs than the capacity, whatever the accounts' slots, and admits the rest as runs finish", async () => {
     const runIds = [...ids('a', 6), ...ids('b', 6), ...ids('c', 6)];
     const w = world(4, runIds, { capacity: 3, accountOf: accountOfRun });
     for (const runId of runIds) await acquireSlot(w.deps, w.ref(runId), `token-${runId}`);
@@ -168,7 +181,7 @@ describe('admission to the deployment\'s capacity', () => {
     expect(w.admitted()).toBe(0);
   });
 
-  it('one account\'s backlog never delays another account\'s first run: freed capacity goes to the account holding the fewest', async () => {
+  it("one account's backlog never delays another account's first run: freed capacity goes to the account holding the fewest", async () => {
     // Account a submitted 10 runs before b and c submitted one each; the capacity is 2.
     const runIds = [...ids('a', 10), 'run_b00', 'run_c00'];
     const w = world(5, runIds, { capacity: 2, accountOf: accountOfRun });
@@ -208,7 +221,7 @@ describe('admission to the deployment\'s capacity', () => {
     expect(w.admitted()).toBe(1);
   });
 
-  it('forgets an account\'s mark once nothing of it waits', async () => {
+  it("forgets an account's mark once nothing of it waits", async () => {
     const w = world(2, ['run_a00', 'run_b00'], { capacity: 1, accountOf: accountOfRun });
     await acquireSlot(w.deps, w.ref('run_a00'), 'token-a');
     await acquireSlot(w.deps, w.ref('run_b00'), 'token-b');

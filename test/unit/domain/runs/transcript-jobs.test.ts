@@ -18,7 +18,13 @@ const ref = { accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1' };
 const chunk = { index: 0, startMs: 0, endMs: 60_000 };
 const SIGNALS_KEY = 'artifacts/acct_1/ana_1/chunks/0/signals.json';
 const run = { objectKey: 'accounts/acct_1/uploads/upl_1', mediaKind: 'audio', sourceDurationMs: 60_000, window: null };
-const segment: TranscriptSegment = { startMs: 42_000, endMs: 44_000, text: 'Liftoff.', speaker: 'spk_0', words: [{ startMs: 42_000, endMs: 44_000, text: 'Liftoff' }] };
+const segment: TranscriptSegment = {
+  startMs: 42_000,
+  endMs: 44_000,
+  text: 'Liftoff.',
+  speaker: 'spk_0',
+  words: [{ startMs: 42_000, endMs: 44_000, text: 'Liftoff' }],
+};
 
 /** The steps' deps with in-memory artifacts, the measured signals of audioSignals(), and a job whose answers the test sets. */
 function pipelineWith(options: { audio?: boolean } = {}) {

@@ -143,12 +143,15 @@ describe('addresses and loopback', () => {
     expect(codeOf(raw)).toBe('untrusted_source_url');
   });
 
-  it.each(['http://localhost:8080/clip.mp4', 'https://localhost/clip.mp4', 'http://127.0.0.1:8080/clip.mp4', 'http://[::1]:8080/clip.mp4', 'http://2130706433:8080/clip.mp4'])(
-    'accepts a trusted loopback host with allowLoopback: %s',
-    (raw) => {
-      expect(classify(raw, true).origin.kind).toBe('trusted_host');
-    },
-  );
+  it.each([
+    'http://localhost:8080/clip.mp4',
+    'https://localhost/clip.mp4',
+    'http://127.0.0.1:8080/clip.mp4',
+    'http://[::1]:8080/clip.mp4',
+    'http://2130706433:8080/clip.mp4',
+  ])('accepts a trusted loopback host with allowLoopback: %s', (raw) => {
+    expect(classify(raw, true).origin.kind).toBe('trusted_host');
+  });
 
   it('still refuses untrusted loopback, private addresses and credentials with allowLoopback', () => {
     expect(() => classifySourceUrl('http://127.0.0.1:8080/clip.mp4', ['media.example.com'], { allowLoopback: true })).toThrow(ApiError);
@@ -159,20 +162,27 @@ describe('addresses and loopback', () => {
 });
 
 describe('not a URL', () => {
-  it.each(['', 'clip.mp4', '/clip.mp4', 'www.youtube.com/watch?v=x', 'ftp://media.example.com/clip.mp4', 'file:///etc/passwd', 'javascript:alert(1)', 'data:video/mp4;base64,AAAA', 'https://'])(
-    '%j is validation_failed on source_url',
-    (raw) => {
-      const error = (() => {
-        try {
-          classify(raw);
-        } catch (caught) {
-          return caught as ApiError;
-        }
-      })();
-      expect(error).toBeInstanceOf(ApiError);
-      expect(error).toMatchObject({ code: 'validation_failed', param: 'source_url' });
-    },
-  );
+  it.each([
+    '',
+    'clip.mp4',
+    '/clip.mp4',
+    'www.youtube.com/watch?v=x',
+    'ftp://media.example.com/clip.mp4',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'data:video/mp4;base64,AAAA',
+    'https://',
+  ])('%j is validation_failed on source_url', (raw) => {
+    const error = (() => {
+      try {
+        classify(raw);
+      } catch (caught) {
+        return caught as ApiError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'validation_failed', param: 'source_url' });
+  });
 
   it('never repeats the URL in a message', () => {
     for (const raw of ['https://attacker.net/clip.mp4?X-Amz-Signature=SECRET', 'https://u:SECRET@media.example.com/x', 'ht!tp://SECRET']) {

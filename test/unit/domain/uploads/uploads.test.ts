@@ -46,7 +46,12 @@ const syncApiError = (fn: () => void): ApiError => {
 describe('createUpload', () => {
   it('creates a pending upload with a signed PUT that carries content-type and the retention tag', async () => {
     const { deps, uploads } = fakeDeps();
-    const { upload, targets } = await createUpload(deps, testAccount({ plan: 'beginner' }), { filename: 'talk.mp3', content_type: 'audio/mpeg', size_bytes: 1234 }, NOW);
+    const { upload, targets } = await createUpload(
+      deps,
+      testAccount({ plan: 'beginner' }),
+      { filename: 'talk.mp3', content_type: 'audio/mpeg', size_bytes: 1234 },
+      NOW,
+    );
 
     expect(upload).toMatchObject({
       status: 'pending',
@@ -61,7 +66,10 @@ describe('createUpload', () => {
     });
     expect(upload.uploadId).toMatch(/^upl_[0-9a-f]{32}$/);
     expect(upload.objectKey).toBe(`accounts/${ACCOUNT_ID}/uploads/${upload.uploadId}`);
-    expect(targets).toMatchObject({ kind: 'single', target: { method: 'PUT', headers: { 'content-type': 'audio/mpeg', 'x-amz-tagging': 'retention-days=7' } } });
+    expect(targets).toMatchObject({
+      kind: 'single',
+      target: { method: 'PUT', headers: { 'content-type': 'audio/mpeg', 'x-amz-tagging': 'retention-days=7' } },
+    });
     // The record's TTL is some time after the target expires (nobody can use it past then).
     expect(uploads.records.get(`${ACCOUNT_ID}/${upload.uploadId}`)?.ttl).toBe(recordExpiry(upload));
     expect(recordExpiry(upload)).toBe(Math.ceil((NOW.getTime() + 15 * 60_000 + 30 * 86_400_000) / 1000));
@@ -270,7 +278,14 @@ describe('completeUpload', () => {
 
 describe('derived states and the run gate', () => {
   const base = (overrides: Partial<UploadRecord>): UploadRecord =>
-    uploadRecord({ filename: 'f', objectKey: 'k', expiresAt: later(1000).toISOString(), createdAt: NOW.toISOString(), updatedAt: NOW.toISOString(), ...overrides });
+    uploadRecord({
+      filename: 'f',
+      objectKey: 'k',
+      expiresAt: later(1000).toISOString(),
+      createdAt: NOW.toISOString(),
+      updatedAt: NOW.toISOString(),
+      ...overrides,
+    });
   const ready = base({ status: 'ready', retentionExpiresAt: later(7 * 86_400_000).toISOString(), durationMs: 1000 });
 
   it('reads pending past expires_at as expired and ready past retention as deleted', () => {

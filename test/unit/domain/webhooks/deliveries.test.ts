@@ -50,7 +50,15 @@ describe('fanOut', () => {
       'webhook-signature': `v1,LaSw:${sent.id}:${now.getTime()}:${call!.body.length}`,
     });
     const [stored] = h.deliveries.all();
-    expect(stored).toMatchObject({ accountId: ACCOUNT_ID, endpointId: A, eventId: sent.id, eventType: 'run.completed', payload: call!.body, status: 'succeeded', nextAttemptAt: null });
+    expect(stored).toMatchObject({
+      accountId: ACCOUNT_ID,
+      endpointId: A,
+      eventId: sent.id,
+      eventType: 'run.completed',
+      payload: call!.body,
+      status: 'succeeded',
+      nextAttemptAt: null,
+    });
     expect(stored!.deliveryId).toMatch(/^dlv_[0-9a-f]{32}$/);
     expect(stored!.attempts).toEqual([{ at: now.toISOString(), statusCode: 200, durationMs: 12, responseBody: 'answer 200' }]);
     expect(h.scheduled).toEqual([]);
@@ -101,8 +109,15 @@ describe('fanOut', () => {
   });
 
   it('delivers webhook.test only to the endpoint it names, subscribed or not, and only within the account', async () => {
-    const h = harness({ endpoints: [endpoint({ endpointId: A, events: ['upload.failed'] }), endpoint({ endpointId: B }), endpoint({ endpointId: D, accountId: OTHER_ACCOUNT_ID })] });
-    const test = (endpointId: string) => event({ id: `evt_${endpointId.slice(4)}`, type: 'webhook.test', data: { object: { object: 'webhook_endpoint', endpoint_id: endpointId } } });
+    const h = harness({
+      endpoints: [
+        endpoint({ endpointId: A, events: ['upload.failed'] }),
+        endpoint({ endpointId: B }),
+        endpoint({ endpointId: D, accountId: OTHER_ACCOUNT_ID }),
+      ],
+    });
+    const test = (endpointId: string) =>
+      event({ id: `evt_${endpointId.slice(4)}`, type: 'webhook.test', data: { object: { object: 'webhook_endpoint', endpoint_id: endpointId } } });
     expect((await fanOut(h.deps, ACCOUNT_ID, test(A))).map((d) => d.endpointId)).toEqual([A]);
     expect(await fanOut(h.deps, ACCOUNT_ID, test(D))).toEqual([]);
     expect(await fanOut(h.deps, ACCOUNT_ID, event({ type: 'webhook.test', data: { object: {} } }))).toEqual([]);
@@ -141,7 +156,10 @@ describe('attemptDelivery', () => {
     expect(h.deliveries.all()[0]).toMatchObject({ status: 'succeeded', nextAttemptAt: null });
     expect(h.calls.map((c) => c.headers['webhook-id'])).toEqual(Array(4).fill(event().id));
     // Scaled: 5 ms, 300 ms, 1.8 s.
-    const gaps = h.deliveries.all()[0]!.attempts.slice(1).map((a, i, rest) => Date.parse(a.at) - Date.parse(i ? rest[i - 1]!.at : h.deliveries.all()[0]!.attempts[0]!.at));
+    const gaps = h.deliveries
+      .all()[0]!
+      .attempts.slice(1)
+      .map((a, i, rest) => Date.parse(a.at) - Date.parse(i ? rest[i - 1]!.at : h.deliveries.all()[0]!.attempts[0]!.at));
     expect(gaps).toEqual([5, 300, 1_800]);
   });
 

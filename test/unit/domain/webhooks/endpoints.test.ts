@@ -39,8 +39,9 @@ function memoryStore() {
       return Promise.resolve(true);
     }),
     get: vi.fn((accountId: string, endpointId: string) => Promise.resolve(structuredClone(records.get(key(accountId, endpointId))))),
-    list: vi.fn((accountId: string, page: PageRequest): Promise<Page<WebhookEndpointRecord>> =>
-      Promise.resolve({ items: ofAccount(accountId).reverse().slice(0, page.limit), nextCursor: null }),
+    list: vi.fn(
+      (accountId: string, page: PageRequest): Promise<Page<WebhookEndpointRecord>> =>
+        Promise.resolve({ items: ofAccount(accountId).reverse().slice(0, page.limit), nextCursor: null }),
     ),
     listAll: vi.fn((accountId: string) => Promise.resolve(ofAccount(accountId))),
     replace: vi.fn((endpoint: WebhookEndpointRecord, readUpdatedAt?: string) => {
@@ -191,11 +192,17 @@ describe('updateWebhookEndpoint', () => {
     const { endpoint } = await createWebhookEndpoint(d, account, { ...input, description: 'prod' }, NOW);
     const changed = await updateWebhookEndpoint(d, ACCOUNT_ID, endpoint.endpointId, { enabled: false, description: null }, later(1000));
     expect(changed).toEqual({ ...endpoint, enabled: false, description: null, updatedAt: later(1000).toISOString() });
-    const again = await updateWebhookEndpoint(d, ACCOUNT_ID, endpoint.endpointId, { events: ['scanner_batch.completed'], url: 'https://other.example.com/x' }, later(2000));
+    const again = await updateWebhookEndpoint(
+      d,
+      ACCOUNT_ID,
+      endpoint.endpointId,
+      { events: ['scanner_batch.completed'], url: 'https://other.example.com/x' },
+      later(2000),
+    );
     expect(again).toMatchObject({ events: ['scanner_batch.completed'], url: 'https://other.example.com/x', enabled: false, secrets: endpoint.secrets });
   });
 
-  it('checks a new URL like a new endpoint\'s, and only then', async () => {
+  it("checks a new URL like a new endpoint's, and only then", async () => {
     const { deps: d, store } = deps();
     const { endpoint } = await createWebhookEndpoint(d, account, input, NOW);
     vi.mocked(d.checkUrl).mockClear();
@@ -268,7 +275,7 @@ describe('rotateWebhookSecret', () => {
     expect(rotated.updatedAt).toBe(later(HOUR_MS).toISOString());
   });
 
-  it('keeps each rotated-out secret\'s own expiry, and at most five secrets, newest first', async () => {
+  it("keeps each rotated-out secret's own expiry, and at most five secrets, newest first", async () => {
     const { deps: d } = deps();
     const { endpoint, secret: first } = await createWebhookEndpoint(d, account, input, NOW);
     const second = (await rotateWebhookSecret(d, ACCOUNT_ID, endpoint.endpointId, later(1000))).secret;
@@ -284,7 +291,7 @@ describe('rotateWebhookSecret', () => {
     expect(last.endpoint.secrets[0]).toEqual({ secret: last.secret });
   });
 
-  it('is 404 for another account\'s endpoint', async () => {
+  it("is 404 for another account's endpoint", async () => {
     const { deps: d } = deps();
     const { endpoint } = await createWebhookEndpoint(d, account, input, NOW);
     expect(await apiError(rotateWebhookSecret(d, OTHER_ACCOUNT_ID, endpoint.endpointId, NOW))).toMatchObject({ code: 'not_found' });

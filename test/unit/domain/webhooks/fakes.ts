@@ -47,12 +47,23 @@ export class FakeDeliveryStore implements WebhookDeliveryStore {
   }
 
   list(accountId: string) {
-    return Promise.resolve({ items: [...this.byId.values()].filter((d) => d.accountId === accountId).reverse().map(clone), nextCursor: null });
+    return Promise.resolve({
+      items: [...this.byId.values()]
+        .filter((d) => d.accountId === accountId)
+        .reverse()
+        .map(clone),
+      nextCursor: null,
+    });
   }
 
   listDue(at: string, limit: number) {
     const due = [...this.byId.values()].filter((d) => d.status === 'pending' && d.nextAttemptAt !== null && d.nextAttemptAt <= at);
-    return Promise.resolve(due.sort((a, b) => a.nextAttemptAt!.localeCompare(b.nextAttemptAt!)).slice(0, limit).map(clone));
+    return Promise.resolve(
+      due
+        .sort((a, b) => a.nextAttemptAt!.localeCompare(b.nextAttemptAt!))
+        .slice(0, limit)
+        .map(clone),
+    );
   }
 
   all(): WebhookDeliveryRecord[] {
@@ -96,7 +107,9 @@ export function scriptedTransport(script: (number | string)[]) {
     post: (url, body, headers) => {
       calls.push({ url, body, headers });
       const answer = script[Math.min(index++, script.length - 1)]!;
-      return Promise.resolve(typeof answer === 'number' ? { statusCode: answer, durationMs: 12, responseBody: `answer ${answer}` } : { error: answer, durationMs: 3 });
+      return Promise.resolve(
+        typeof answer === 'number' ? { statusCode: answer, durationMs: 12, responseBody: `answer ${answer}` } : { error: answer, durationMs: 3 },
+      );
     },
   };
   return { transport, calls };
@@ -120,14 +133,24 @@ export interface Harness {
   sign: ReturnType<typeof vi.fn<(id: string, at: Date, payload: string, secrets: readonly string[]) => string>>;
 }
 
-export function harness(options: { endpoints?: WebhookEndpointRecord[]; script?: (number | string)[]; deploymentEnabled?: boolean; account?: Partial<Account>; retryScale?: number } = {}): Harness {
+export function harness(
+  options: {
+    endpoints?: WebhookEndpointRecord[];
+    script?: (number | string)[];
+    deploymentEnabled?: boolean;
+    account?: Partial<Account>;
+    retryScale?: number;
+  } = {},
+): Harness {
   const deliveries = new FakeDeliveryStore();
   const endpoints = options.endpoints ?? [endpoint()];
   const { transport, calls } = scriptedTransport(options.script ?? [200]);
   const scheduled: Harness['scheduled'] = [];
   const account = testAccount(options.account);
   const time = manualClock();
-  const sign = vi.fn((id: string, at: Date, payload: string, secrets: readonly string[]) => secrets.map((s) => `v1,${s.slice(-4)}:${id}:${at.getTime()}:${payload.length}`).join(' '));
+  const sign = vi.fn((id: string, at: Date, payload: string, secrets: readonly string[]) =>
+    secrets.map((s) => `v1,${s.slice(-4)}:${id}:${at.getTime()}:${payload.length}`).join(' '),
+  );
   const deps: DeliveryDeps = {
     deliveries,
     endpoints: {

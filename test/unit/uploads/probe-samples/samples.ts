@@ -1,11 +1,6 @@
 import type { Inspection } from '../../../../functions/domain/uploads/ports.js';
 import type { MediaKind, UploadContentType } from '../../../../functions/domain/uploads/model.js';
-import {
-  acceptedSpecials,
-  fixtureForContentType,
-  rejectedInputs,
-  type FixtureName,
-} from '../../../helpers/media-fixtures.js';
+import { acceptedSpecials, fixtureForContentType, rejectedInputs, type FixtureName } from '../../../helpers/media-fixtures.js';
 
 /** Stands for the signed URL in recorded arguments and output. */
 export const URL_PLACEHOLDER = '{url}';
