@@ -79,13 +79,11 @@ describe('authorizer', () => {
   it('tells the route to refuse a request the bucket has no token for, and when to retry', async () => {
     const now = Date.now();
     // 100 tokens of 50 ms each: a time 5 s ahead (and one token's worth) means an empty bucket.
-    ddb
-      .on(UpdateCommand)
-      .rejects(
-        Object.assign(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }), {
-          Item: { tat: { N: String(now + 5_050) } },
-        }),
-      );
+    ddb.on(UpdateCommand).rejects(
+      Object.assign(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }), {
+        Item: { tat: { N: String(now + 5_050) } },
+      }),
+    );
     const result = await authorize(authorizerEvent({ authorization: `Bearer ${GOOD_KEY}` }));
     expect(result.context).toMatchObject({ accountId: ACCOUNT_ID, rateLimit: 100, rateRemaining: 0, retryAfter: 1 });
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
