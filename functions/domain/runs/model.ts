@@ -184,6 +184,9 @@ export interface Chunk {
   endMs: number;
 }
 
+/** The span a run analyses: its window, or the whole source. */
+export const analysedRange = (run: RunRecord): Span => run.window ?? { startMs: 0, endMs: run.sourceDurationMs };
+
 /** Fields that accepted work starts with, set once here for runs of every kind. */
 type RunLifecycle = 'status' | 'error' | 'observationCount' | 'createdAt' | 'updatedAt' | 'startedAt' | 'completedAt';
 type AnalysisLifecycle = 'status' | 'billing' | 'chunksTotal' | 'chunksDone' | 'error' | 'createdAt' | 'updatedAt';
