@@ -18,7 +18,7 @@ import type {
 import type { RgbFrame } from '../../domain/renders/subjects.js';
 import type { MediaFileWriter } from '../../domain/sources/ports.js';
 
-export interface FfmpegRendererOptions {
+interface FfmpegRendererOptions {
   ffmpegPath: string;
   ffprobePath: string;
   /** Uploads the finished MP4 (multipart above its part size). */

@@ -26,7 +26,7 @@ export type UploadTargets = { kind: 'single'; target: SignedTarget } | { kind: '
 export const mediaObjectKey = (accountId: string, uploadId: string): string => `accounts/${accountId}/uploads/${uploadId}`;
 
 /** POST /v1/uploads as validated at the edge; the size against the account's limit is checked here. */
-export interface UploadCreate {
+interface UploadCreate {
   filename: string;
   content_type: UploadContentType;
   size_bytes: number;

@@ -29,7 +29,7 @@ export const retentionTags = (retentionDays: number): Record<string, string> => 
 export const encodeTags = (tags: Record<string, string>): string => new URLSearchParams(tags).toString();
 
 /** Upload records outlive their object by this long, so reconciliation still finds them. */
-export const UPLOAD_RECORD_GRACE_DAYS = 30;
+const UPLOAD_RECORD_GRACE_DAYS = 30;
 
 /** Retention and record expiry count in whole days. */
 export const DAY_MS = 86_400_000;

@@ -6,7 +6,7 @@ import { getRun } from '../queries.js';
 import type { PipelineDeps, SignalsRunner, SignalsRunnerSetting } from './deps.js';
 
 /** A chunk as PlanChunks hands it to the state machine, which routes its extraction by `runner`. */
-export interface PlannedChunk extends Chunk {
+interface PlannedChunk extends Chunk {
   runner: SignalsRunner;
   /**
    * `job`: the signals step stages the chunk's audio and the state machine then waits for its
