@@ -9,6 +9,8 @@ import type { ProviderKind, SourceOrigin } from '../sources/ports.js';
 
 export const runStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed'] as const;
 type RunStatus = (typeof runStatuses)[number];
+/** A run in one of these has not ended: it still has work (and a workflow) ahead of it. */
+export const unfinishedRunStatuses = ['queued', 'dispatched', 'processing'] as const satisfies readonly RunStatus[];
 export const analysisStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed', 'canceled'] as const;
 export type AnalysisStatus = (typeof analysisStatuses)[number];
 export const analysisKinds = ['one_off', 'scanner_run'] as const;
