@@ -22,8 +22,8 @@ const flag = (off: string, on: string, fallback: string) =>
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
 
-export const analyzers = ['local', 'bedrock', 'openai'] as const;
-export const transcribers = ['none', 'aws-transcribe', 'whisper-cpp', 'pocketsphinx', 'moonshine'] as const;
+const analyzers = ['local', 'bedrock', 'openai'] as const;
+const transcribers = ['none', 'aws-transcribe', 'whisper-cpp', 'pocketsphinx', 'moonshine'] as const;
 
 /** Where Debian's `pocketsphinx` and `pocketsphinx-en-us` packages put the CLI and the US English model. */
 export const POCKETSPHINX_DEFAULTS = { bin: '/usr/bin/pocketsphinx_continuous', modelDir: '/usr/share/pocketsphinx/model/en-us' } as const;

@@ -9,7 +9,7 @@ import type { WorkflowName } from './workflows/registry.js';
  * SPEC Limits: a batch body is at most 512 KiB, checked on the raw body before parsing. Kept here,
  * not beside the batch schemas, so that every handler (which reads this table) does not build them.
  */
-export const MAX_BATCH_BODY_BYTES = 512 * 1024;
+const MAX_BATCH_BODY_BYTES = 512 * 1024;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -20,7 +20,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  * - ignored: never stored (SPEC: uploads, webhook endpoints)
  * - none: reads; the header has no meaning
  */
-export type IdempotencyRule = 'accepted' | 'required' | 'ignored' | 'none';
+type IdempotencyRule = 'accepted' | 'required' | 'ignored' | 'none';
 
 /** Which table or bucket access a route's Lambda needs; CDK grants from this, nothing more. */
 export type DataAccess = 'read' | 'readWrite';
@@ -215,7 +215,7 @@ export function routeFor(handler: Route['handler']): Route {
 /** Entry module of the catch-all that answers unknown routes with the error envelope. */
 export const notFoundHandler = 'api/not-found' as const;
 
-export type RouteMatch =
+type RouteMatch =
   | { kind: 'route'; route: Route; pathParameters: Record<string, string> }
   | { kind: 'method_not_allowed'; allowed: HttpMethod[] }
   | { kind: 'not_found' };

@@ -8,7 +8,7 @@ export interface ServiceApp {
   readonly stack: MediaScannerStack;
 }
 
-export interface ServiceAppProps extends AppProps {
+interface ServiceAppProps extends AppProps {
   /** cdk.json's "context", which persisted settings must match (deployment-context.ts). @default read from cdk.json */
   readonly committedContext?: Readonly<Record<string, unknown>>;
 }

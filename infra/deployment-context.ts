@@ -57,7 +57,7 @@ export const persistedContextKeys: readonly string[] = [
 ];
 
 /** `-c confirmContextChange=true` accepts a one-off deploy of settings cdk.json does not hold (`confirmEngineChange` is the same flag). */
-export const confirmContextChangeKeys = ['confirmContextChange', 'confirmEngineChange'] as const;
+const confirmContextChangeKeys = ['confirmContextChange', 'confirmEngineChange'] as const;
 
 /** A context value as comparable text: `-c` gives strings, cdk.json any JSON (`100` and `"100"` are the same setting). */
 const comparable = (value: unknown): string | undefined =>

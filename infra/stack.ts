@@ -18,7 +18,7 @@ import { serviceStateMachineArn, WorkflowStateMachine } from './constructs/workf
 import { lambdaContractOf, units } from '../functions/runtime/contracts.js';
 import { admissionContext, deploymentContextKeys, emailsContext, operationsContextKeys, positiveNumberContext } from './deployment-context.js';
 
-export interface MediaScannerStackProps extends StackProps {
+interface MediaScannerStackProps extends StackProps {
   /** Deployment-wide cap on observations per run (SPEC: at most 50). @default 50 */
   readonly maxObservationsCap?: number;
 }

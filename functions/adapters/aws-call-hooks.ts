@@ -18,7 +18,7 @@ export interface StandInCall {
   readonly input: Readonly<Record<string, unknown>>;
 }
 
-export interface AwsCallHooks {
+interface AwsCallHooks {
   /** Called with every SDK client the service builds (it adds its middleware). */
   readonly client?: (client: object) => void;
   readonly standIn?: (call: StandInCall) => void;

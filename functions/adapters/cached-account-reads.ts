@@ -1,7 +1,7 @@
 import type { AccountStore } from '../domain/accounts/ports.js';
 
 /** What a request's authorizer reads: the key, then its account's plan (for the request limit). */
-export type AccountReads = Pick<AccountStore, 'findApiKey' | 'getAccount'>;
+type AccountReads = Pick<AccountStore, 'findApiKey' | 'getAccount'>;
 
 /** Entries kept at most per read; past it the oldest goes first, so a flood of unknown keys cannot grow memory. */
 const MAX_ENTRIES = 10_000;

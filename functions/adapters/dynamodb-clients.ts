@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { instrumentClient } from './aws-call-hooks.js';
 
 /** The table's clients: the document client shares the low-level one's middleware stack. */
-export interface DynamoDbClients {
+interface DynamoDbClients {
   dynamo: DynamoDBClient;
   doc: DynamoDBDocumentClient;
 }

@@ -8,17 +8,17 @@ import { join } from 'node:path';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 
-export const repoRoot = join(import.meta.dirname, '..', '..');
+const repoRoot = join(import.meta.dirname, '..', '..');
 export const documentFile = join(repoRoot, 'openapi.json');
 export const clientTypesFile = join(repoRoot, 'packages', 'client', 'src', 'schema.ts');
 
 /** The package version is the document's `info.version`. */
-export const packageVersion = (): string => (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const packageVersion = (): string => (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
-export const documentText = (document: OpenApiDocument): string => `${JSON.stringify(document, null, 2)}\n`;
+const documentText = (document: OpenApiDocument): string => `${JSON.stringify(document, null, 2)}\n`;
 
 /** TypeScript types of every path, operation and component, as openapi-fetch consumes them. */
-export async function clientTypesText(document: OpenApiDocument): Promise<string> {
+async function clientTypesText(document: OpenApiDocument): Promise<string> {
   const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { silent: true, rootTypes: true, rootTypesNoSchemaPrefix: true });
   return `${COMMENT_HEADER.replace('Do not make direct changes to the file.', 'Do not make direct changes to the file: run `npm run openapi`.')}${astToString(ast)}`;
 }

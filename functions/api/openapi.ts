@@ -21,7 +21,7 @@ import { resourceExamples } from './openapi-examples.js';
 type Json = Record<string, unknown>;
 type Schemas = RequestSchemas<z.ZodMiniType, z.ZodMiniType, z.ZodMiniType>;
 
-export const OPENAPI_VERSION = '3.1.0';
+const OPENAPI_VERSION = '3.1.0';
 const functionsDir = join(import.meta.dirname, '..');
 const componentRef = (name: string) => `#/components/schemas/${name}`;
 
@@ -108,7 +108,7 @@ function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query
 }
 
 /** The error codes a route can answer: the common ones its route-table entry implies, then its use case's own. */
-export function errorCodesOf(route: RouteDefinition, schemas: Schemas, operation: Operation): ErrorCode[] {
+function errorCodesOf(route: RouteDefinition, schemas: Schemas, operation: Operation): ErrorCode[] {
   const codes: ErrorCode[] = ['unauthorized'];
   const idempotent = route.idempotency === 'accepted' || route.idempotency === 'required';
   if (schemas.params || schemas.query || schemas.body || idempotent) codes.push('validation_failed');

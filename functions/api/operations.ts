@@ -22,7 +22,7 @@ export const tags = {
   Webhooks: 'Signed event delivery (Standard Webhooks): endpoints, their secrets, test events and the delivery log.',
   Meta: 'This document.',
 } as const;
-export type Tag = keyof typeof tags;
+type Tag = keyof typeof tags;
 
 export interface Operation {
   operationId: string;

@@ -5,7 +5,7 @@ import { resolveFfmpegPath, resolveFfprobePath } from '../adapters/ffmpeg-binari
 import { s3ArtifactStore } from '../adapters/s3-artifact-store.js';
 import { FfmpegSignalExtractor } from '../adapters/signals/ffmpeg-signal-extractor.js';
 import type { SignalExtractor } from '../domain/engine/signals.js';
-import type { PipelineDeps } from '../domain/runs/pipeline.js';
+import type { PipelineDeps } from '../domain/runs/steps/deps.js';
 import { settleBatchItem } from '../domain/batches/workflow.js';
 import { readSecretString } from '../adapters/secrets.js';
 import { lazy } from '../shared/memo.js';

@@ -1,7 +1,7 @@
 import { meteredUploadStore } from '../adapters/metered-stores.js';
 import { dynamoUploadStore } from '../adapters/table/upload-store.js';
 import type { RunnableSourceLookup } from '../domain/runs/ports.js';
-import { findRunnableUpload } from '../domain/uploads/uploads.js';
+import { findRunnableUpload } from '../domain/uploads/status.js';
 import { lazy } from '../shared/memo.js';
 import { powertoolsMetrics } from '../shared/metrics.js';
 import { table } from './table.js';

@@ -1,7 +1,7 @@
 import { config } from '../config.js';
 import { ffprobeInspector, spawnFfprobe } from '../adapters/media/ffprobe-inspector.js';
 import { resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
-import type { UploadDeps } from '../domain/uploads/uploads.js';
+import type { UploadDeps } from '../domain/uploads/ports.js';
 import { logger } from '../shared/logger.js';
 import { lazy } from '../shared/memo.js';
 import { media } from './media.js';

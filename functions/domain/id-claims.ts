@@ -1,7 +1,7 @@
 import { ApiError } from './errors.js';
 
 /** What an idempotent creation makes: runs (with their analysis), one-off analyses, batches, renders. */
-export type ClaimPurpose = 'run' | 'one_off' | 'batch' | 'render';
+type ClaimPurpose = 'run' | 'one_off' | 'batch' | 'render';
 
 /**
  * The ids a creation under an Idempotency-Key uses, claimed before anything is reserved or

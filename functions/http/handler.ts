@@ -16,7 +16,7 @@ export interface RequestSchemas<P extends z.ZodMiniType, Q extends z.ZodMiniType
   body?: B;
 }
 
-export interface ApiRequest<P, Q, B> {
+interface ApiRequest<P, Q, B> {
   accountId: string;
   requestId: string;
   params: P;

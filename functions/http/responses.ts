@@ -21,7 +21,7 @@ export function jsonResponse(status: number, body: unknown, requestId: string, e
 }
 
 /** `output.labels[2]`, the way an integrator writes the path to a field. */
-export function paramPath(path: readonly PropertyKey[]): string {
+function paramPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)), '');
 }
 

@@ -11,7 +11,7 @@ const repoRoot = join(import.meta.dirname, '..', '..');
 export const bundleDir = join(repoRoot, 'node_modules', '.cache', 'media-scanner');
 
 /** A module to bundle: a file, or module text whose imports are absolute paths. */
-export type BundleSource = { readonly entry: string } | { readonly contents: string };
+type BundleSource = { readonly entry: string } | { readonly contents: string };
 
 /**
  * Modules bundled once per host process, as the Dockerfile bundles a container task's entrypoint:

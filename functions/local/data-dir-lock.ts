@@ -36,7 +36,7 @@ export class DataDirInUse extends Error {
   }
 }
 
-export interface DataDirLock {
+interface DataDirLock {
   /** The lock of a host that died, taken over; undefined after a clean stop or on a new directory. */
   readonly previous: HostLockRecord | undefined;
   /** Records the port the host listens on, for a second host's message. */

@@ -100,7 +100,7 @@ export function stillRunning(recorded: ProcessIdentity, withCommand: boolean): b
 }
 
 /** What the kernel sends a tied child when the host dies: SIGKILL, or SIGTERM for a child that must end cleanly. */
-export type DeathSignal = 'KILL' | 'TERM';
+type DeathSignal = 'KILL' | 'TERM';
 const tie = (signal: DeathSignal) => ['setpriv', '--pdeathsig', signal, '--'];
 let tieWorks: boolean | undefined;
 
@@ -244,7 +244,7 @@ while [ "$rounds" -lt 40 ]; do
   rounds=$((rounds + 1))
 done`;
 
-export interface Reaper {
+interface Reaper {
   pid: number | undefined;
   /** The host is stopping cleanly: the reaper exits without ending anything. */
   release(): void;

@@ -35,13 +35,13 @@ import { inUnit } from './unit-context.js';
 import { lambdaContractOf, units } from '../runtime/contracts.js';
 import { once } from '../shared/memo.js';
 
-export const LOCAL_TABLE = 'media-scanner-local';
-export const LOCAL_BUCKET = 'media-scanner-local-media';
+const LOCAL_TABLE = 'media-scanner-local';
+const LOCAL_BUCKET = 'media-scanner-local-media';
 /** s3rver's built-in credentials; DynamoDB Local (sharedDb) accepts any. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const LOCAL_REGION = 'us-east-1';
 
-export interface LocalHostOptions {
+interface LocalHostOptions {
   dataDir: string;
   port: number;
   /** The default account's key; generated once and kept when absent. */
@@ -72,7 +72,7 @@ interface PersistedState {
 }
 
 /** Written while the host runs, so the admin CLI can find its DynamoDB. */
-export interface RunningHost {
+interface RunningHost {
   base_url: string;
   dynamodb_endpoint: string;
   s3_endpoint: string;
@@ -84,7 +84,7 @@ export interface RunningHost {
 }
 
 export const stateFile = (dataDir: string) => join(dataDir, 'local-host.json');
-export const runningFile = (dataDir: string) => join(dataDir, 'running.json');
+const runningFile = (dataDir: string) => join(dataDir, 'running.json');
 
 async function readJson<T>(path: string): Promise<T | undefined> {
   try {

@@ -4,13 +4,15 @@ import { renderEntity } from '../adapters/table/entities/render.js';
 import { runEntity } from '../adapters/table/entities/run.js';
 import type { BatchRef, BatchWorkflowStarter } from '../domain/batches/ports.js';
 import { nowIso } from '../domain/clock.js';
-import type { RunRecord } from '../domain/runs/model.js';
+import { unfinishedRunStatuses, type RunRecord } from '../domain/runs/model.js';
 import type { AnalysisRef, SlotStore, WorkflowStarter } from '../domain/runs/ports.js';
 import type { RenderRef, RenderWorkflowStarter } from '../domain/renders/model.js';
 
 type RunState = AnalysisRef & Pick<RunRecord, 'status' | 'slot' | 'capacity'>;
 
-const unfinished = (run: RunState) => ['queued', 'dispatched', 'processing'].includes(run.status);
+const unfinished = (run: RunState) => (unfinishedRunStatuses as readonly string[]).includes(run.status);
+/** `:queued, :dispatched, ...`: the unfinished statuses as expression values. */
+const unfinishedValues = Object.fromEntries(unfinishedRunStatuses.map((status) => [`:${status}`, status]));
 
 async function scanAll<T>(doc: DynamoDBDocumentClient, input: Omit<ScanCommandInput, 'ExclusiveStartKey' | 'ConsistentRead'>): Promise<T[]> {
   const found: T[] = [];
@@ -27,10 +29,10 @@ async function scanAll<T>(doc: DynamoDBDocumentClient, input: Omit<ScanCommandIn
 const runsToReconcile = (doc: DynamoDBDocumentClient, tableName: string) =>
   scanAll<RunState>(doc, {
     TableName: tableName,
-    FilterExpression: '#entity = :run AND (#status IN (:queued, :dispatched, :processing) OR slot = :held OR #capacity = :held)',
+    FilterExpression: `#entity = :run AND (#status IN (${Object.keys(unfinishedValues).join(', ')}) OR slot = :held OR #capacity = :held)`,
     ProjectionExpression: 'accountId, runId, analysisId, #status, slot, #capacity',
     ExpressionAttributeNames: { '#entity': 'entity', '#status': 'status', '#capacity': 'capacity' },
-    ExpressionAttributeValues: { ':run': runEntity.name, ':queued': 'queued', ':dispatched': 'dispatched', ':processing': 'processing', ':held': 'held' },
+    ExpressionAttributeValues: { ':run': runEntity.name, ...unfinishedValues, ':held': 'held' },
   });
 
 /**

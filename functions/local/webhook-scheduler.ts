@@ -3,7 +3,7 @@ import { recordDeliveryWakeUp, recordScheduledWakeUp } from './aws-calls/recorde
 import { asUnit } from './unit-context.js';
 import { units } from '../runtime/contracts.js';
 
-export interface LocalSchedulerOptions {
+interface LocalSchedulerOptions {
   deliveries: Pick<WebhookDeliveryStore, 'listDue'>;
   /** One wake-up of a delivery (domain attemptDelivery with the host's parts). */
   attempt: (accountId: string, deliveryId: string) => Promise<unknown>;

@@ -5,7 +5,7 @@ import { asUnit } from './unit-context.js';
 import { units } from '../runtime/contracts.js';
 import { LocalDeliveryScheduler } from './webhook-scheduler.js';
 
-export interface LocalWebhookSender {
+interface LocalWebhookSender {
   /** The host's DeliveryScheduler (installed before any handler runs). */
   scheduler: LocalDeliveryScheduler;
   /** Subscribes to the bus and resumes pending deliveries; returns how many were resumed. */

@@ -92,7 +92,7 @@ export interface LambdaContract extends ContractBase {
   readonly concurrencyReserve: ConcurrencyReserve | undefined;
 }
 
-export type LambdaRuntime = 'nodejs24.x' | 'python3.12';
+type LambdaRuntime = 'nodejs24.x' | 'python3.12';
 
 /**
  * A share of the AWS account's regional Lambda concurrency kept for the functions the API cannot
@@ -172,7 +172,7 @@ function lambdaContract(unit: string, needs: LambdaNeeds): LambdaContract {
 }
 
 /** The functions that are neither a route nor a workflow task. */
-export const serviceFunctions = {
+const serviceFunctions = {
   // Every request passes it (and takes its request token there): a slow table should fail it fast, not hold the client.
   [units.authorizer]: { module: 'authorizer/handler', timeoutSeconds: 10, concurrencyReserve: 'authorizer' },
   [units.fallback]: { module: 'api/not-found' },
@@ -192,7 +192,7 @@ export const serviceFunctions = {
 // ---- The container image (layers/ffmpeg/Dockerfile) ----
 
 /** What the image gives every container task, read from its Dockerfile. */
-export interface ImageFacts {
+interface ImageFacts {
   readonly user: UnixUser;
   /** `VOLUME` paths: a Fargate bind mount there starts with the image's directory's owner and mode. */
   readonly volumes: readonly string[];
@@ -321,7 +321,7 @@ export function runtimeContracts(image: ImageFacts = imageFacts()): ReadonlyMap<
 let loaded: ReadonlyMap<string, RuntimeContract> | undefined;
 
 /** The contract of one unit; throws for a name that is no deployed unit. */
-export function contractOf(unit: string): RuntimeContract {
+function contractOf(unit: string): RuntimeContract {
   const contract = (loaded ??= runtimeContracts()).get(unit);
   if (!contract) throw new Error(`No run-time contract for unit ${unit}`);
   return contract;

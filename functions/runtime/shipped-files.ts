@@ -10,7 +10,7 @@ import { shippedSpeechFiles } from '../adapters/transcribers/moonshine-model.js'
 import type { StagedFiles } from './contracts.js';
 
 /** A file of a shipped directory: its path inside the directory, and where it is installed here. */
-export interface ShippedFile {
+interface ShippedFile {
   readonly name: string;
   readonly source: string;
 }

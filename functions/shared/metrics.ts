@@ -5,7 +5,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * no API call, no grant). Namespace and service from POWERTOOLS_METRICS_NAMESPACE and
  * POWERTOOLS_SERVICE_NAME; the local host turns them off (POWERTOOLS_METRICS_DISABLED).
  */
-export const metrics = new Metrics({
+const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'MediaScanner',
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'media-scanner',
 });

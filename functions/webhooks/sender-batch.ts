@@ -19,7 +19,7 @@ const busEventSchema = z.object({
 /** A pending delivery fallen due (aws-scheduler.ts sends these, directly or through a one-time schedule). */
 const dueDeliverySchema = z.object({ account_id: z.string().check(z.minLength(1)), delivery_id: z.string().check(z.minLength(1)) });
 
-export type SenderMessage = { kind: 'event'; accountId: string; event: ServiceEvent } | { kind: 'due'; accountId: string; deliveryId: string };
+type SenderMessage = { kind: 'event'; accountId: string; event: ServiceEvent } | { kind: 'due'; accountId: string; deliveryId: string };
 
 /** What one queue message asks for; throws for anything else (the message then ends in the dead-letter queue). */
 export function parseSenderMessage(body: string): SenderMessage {
@@ -35,7 +35,7 @@ export function parseSenderMessage(body: string): SenderMessage {
   throw new Error('Neither a bus event nor a due delivery');
 }
 
-export interface SenderLog {
+interface SenderLog {
   error(message: string, details: Record<string, unknown>): void;
 }
 

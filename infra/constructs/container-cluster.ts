@@ -22,7 +22,7 @@ export function subnetPrefixFor(taskLimit: number): number {
   throw new Error(`Invalid CDK context: containerTaskLimit=${taskLimit} needs more addresses than two subnets of a /${VPC_PREFIX} VPC hold`);
 }
 
-export interface ContainerClusterProps {
+interface ContainerClusterProps {
   /** The deployment's limit on concurrent container tasks (admission, DESIGN §6): the subnets are sized for it. */
   readonly taskLimit: number;
 }

@@ -38,7 +38,7 @@ export const signalsPlanningTask = 'PlanChunksFunction' satisfies keyof Analysis
 export const transcriptionJobTask = 'AwaitTranscriptFunction' satisfies keyof Analysis['tasks'];
 
 /** Something that runs an engine: its grants go to `grantee`, cdk-nag acknowledgements on `scope`, which owns it. */
-export interface EngineUser {
+interface EngineUser {
   readonly scope: Construct;
   readonly grantee: IGrantable;
   addEnvironment(name: string, value: string): void;
@@ -85,7 +85,7 @@ function engineSettingsIn(node: Node): EngineConfig {
   }
 }
 
-export interface EngineAccessProps {
+interface EngineAccessProps {
   /** The media bucket: Amazon Transcribe reads sources from it and writes transcripts under TRANSCRIPTS_PREFIX. */
   readonly bucket: Bucket;
 }

@@ -13,14 +13,14 @@ import { outboxEntryEntity } from '../../functions/adapters/table/entities/outbo
 import { ServiceFunction } from './service-function.js';
 import type { ServiceTable } from './service-table.js';
 
-export interface EventDeliveryProps {
+interface EventDeliveryProps {
   readonly table: ServiceTable;
   readonly eventBus: IEventBus;
   readonly environment: Readonly<Record<string, string>>;
 }
 
 /** An encrypted, TLS-only queue that keeps what failed for 14 days, for inspection and redrive. */
-export const deadLetterQueue = (scope: Construct, id: string): Queue =>
+const deadLetterQueue = (scope: Construct, id: string): Queue =>
   new Queue(scope, id, { enforceSSL: true, encryption: QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) });
 
 /** Messages the sender could not handle this many times go to its dead-letter queue. */

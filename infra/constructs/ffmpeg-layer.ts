@@ -13,7 +13,7 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const layerDir = fileURLToPath(new URL('../../layers/ffmpeg/', import.meta.url));
 
 /** The architecture of the pinned build, and so of every function that carries the layer and of the container tasks. */
-export const ffmpegArchitecture = Architecture.X86_64;
+const ffmpegArchitecture = Architecture.X86_64;
 
 /**
  * The pinned ffmpeg build: the linux-x64 static binaries that `npm ci` installs as optional
@@ -28,7 +28,7 @@ const ffmpegSources = [
 ] as const;
 
 /** One binary of the pinned build as package-lock.json pins it. */
-export interface PinnedBinary {
+interface PinnedBinary {
   readonly binary: (typeof ffmpegSources)[number]['binary'];
   /** The npm package that ships the binary, its version and the integrity npm ci checked its tarball against. */
   readonly name: string;
@@ -38,7 +38,7 @@ export interface PinnedBinary {
 }
 
 /** One binary of the pinned build as installed here, verified. */
-export interface InstalledBinary extends PinnedBinary {
+interface InstalledBinary extends PinnedBinary {
   /** The installed file. */
   readonly path: string;
   /** The static build it is, as its package names it (John Van Sickle's build date and git revision). */

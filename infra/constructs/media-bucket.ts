@@ -4,13 +4,13 @@ import { Construct } from 'constructs';
 import { RETENTION_TAG_KEY, retentionClasses } from '../../functions/domain/uploads/retention.js';
 
 /** Prefix of workflow intermediates (signals, findings): they matter only while a run is in flight. */
-export const ARTIFACTS_PREFIX = 'artifacts/';
+const ARTIFACTS_PREFIX = 'artifacts/';
 
 /**
  * Days a media object outlives its retention class. Upload records read `deleted` from creation +
  * retention on, so the object is never removed before that; S3 also rounds expiry up to midnight UTC.
  */
-export const RETENTION_GRACE_DAYS = 1;
+const RETENTION_GRACE_DAYS = 1;
 
 /**
  * Private storage for uploaded media and workflow artifacts, with server access logs in a bucket of

@@ -161,7 +161,7 @@ function makeImage(stack: Stack): StackImage {
 const imageAsset = (stack: Stack, directory: string): ContainerImage =>
   ContainerImage.fromDockerImageAsset(new DockerImageAsset(stack, 'ContainerImage', { directory, platform: imagePlatform }));
 
-export interface ServiceContainerTaskProps {
+interface ServiceContainerTaskProps {
   /** The container task's run-time contract (its entry in the workflow table, and what the image gives it). */
   readonly contract: ContainerContract;
   readonly cluster: ContainerCluster;

@@ -43,7 +43,7 @@ function wordTableHooks(): ICommandHooks {
   };
 }
 
-export interface ServiceFunctionProps {
+interface ServiceFunctionProps {
   /**
    * The unit's run-time contract (functions/runtime/contracts.ts): its runtime and entry module
    * (which exports or defines `handler`), memory, timeout, /tmp size, concurrency reserve (sized by

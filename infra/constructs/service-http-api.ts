@@ -22,7 +22,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { HttpMethod as RouteMethod } from '../../functions/routes.js';
 
-export interface ServiceHttpApiProps {
+interface ServiceHttpApiProps {
   /** Lambda REQUEST authorizer attached to every route, the catch-all included. */
   readonly authorizer: IFunction;
   /** Answers every request that matches no route (the `$default` route). */

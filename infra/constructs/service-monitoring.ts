@@ -51,7 +51,7 @@ const FIVE_MINUTES = Duration.minutes(5);
 const ONE_HOUR = Duration.hours(1);
 
 /** What the stack holds that the alarms cover, found in the construct tree (never listed by hand). */
-export interface MonitoredResources {
+interface MonitoredResources {
   readonly functions: readonly LambdaFunction[];
   readonly stateMachines: readonly StateMachine[];
   /** Queues that something names as its dead-letter queue (see deadLetterQueueIds). */
@@ -105,7 +105,7 @@ function eventSources(stack: Stack, mappings: readonly CfnEventSourceMapping[]):
 }
 
 /** Finds, under `scope`, everything the service's alarms must cover. */
-export function monitoredResources(scope: IConstruct): MonitoredResources {
+function monitoredResources(scope: IConstruct): MonitoredResources {
   const stack = Stack.of(scope);
   const constructs = scope.node.findAll();
   const ofType = <T>(type: abstract new (...args: never[]) => T): T[] => constructs.filter((c): c is T & IConstruct => c instanceof type);
@@ -135,7 +135,7 @@ function friendlyName(construct: IConstruct): string {
   return parts.join('-');
 }
 
-export interface ServiceMonitoringProps {
+interface ServiceMonitoringProps {
   /** The public HTTP API; its `$default` stage is the one monitored. */
   readonly api: IHttpApi;
   /** Addresses subscribed to the alarm topic by email (each must confirm). */

@@ -22,7 +22,7 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const placeholderPattern = /\$\{([^}]*)\}/g;
 
 /** Every `${Placeholder}` name in a text, in order of first appearance. */
-export const placeholdersIn = (text: string): string[] => [...new Set(Array.from(text.matchAll(placeholderPattern), (m) => m[1]!))];
+const placeholdersIn = (text: string): string[] => [...new Set(Array.from(text.matchAll(placeholderPattern), (m) => m[1]!))];
 
 interface TaskParameters {
   FunctionName?: unknown;
@@ -101,7 +101,7 @@ export function substitutionErrors(definition: string, substitutions: Readonly<R
  * Service state machines are named (`<stack>-<workflow>`), so that tasks can be granted on one's
  * ARN without referring to it: its definition names those tasks, and a reference back would be a cycle.
  */
-export const serviceStateMachineName = (scope: Construct, workflow: string): string => `${Stack.of(scope).stackName}-${workflow}`;
+const serviceStateMachineName = (scope: Construct, workflow: string): string => `${Stack.of(scope).stackName}-${workflow}`;
 
 export const serviceStateMachineArn = (scope: Construct, workflow: string): string =>
   Stack.of(scope).formatArn({
@@ -111,7 +111,7 @@ export const serviceStateMachineArn = (scope: Construct, workflow: string): stri
     arnFormat: ArnFormat.COLON_RESOURCE_NAME,
   });
 
-export interface WorkflowStateMachineProps {
+interface WorkflowStateMachineProps {
   /** The workflow's key in the workflow table, e.g. `analysis`. */
   readonly name: string;
   readonly workflow: WorkflowDefinition;

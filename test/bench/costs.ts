@@ -10,7 +10,7 @@ import { promptFor } from '../../functions/adapters/analyzers/llm-prompt.js';
 import { awsTranscribeJobs } from '../../functions/adapters/transcribers/aws-transcribe.js';
 import { pipeline } from '../../functions/composition/pipeline.js';
 import type { SourceSignals } from '../../functions/domain/engine/signals.js';
-import { signalsKeyOf } from '../../functions/domain/runs/pipeline.js';
+import { signalsKeyOf } from '../../functions/domain/runs/steps/artifacts.js';
 import { scannerCreateSchema } from '../../functions/resources/scanners/request.js';
 import { logger } from '../../functions/shared/logger.js';
 import { startLocalHost, type LocalHost } from '../../functions/local/host.js';

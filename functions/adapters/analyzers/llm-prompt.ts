@@ -17,7 +17,7 @@ export interface ChatTurn {
 }
 
 /** One request to a model: the system prompt and the conversation so far; resolves to the reply's text. */
-export type AskModel = (system: string, turns: readonly ChatTurn[]) => Promise<string>;
+type AskModel = (system: string, turns: readonly ChatTurn[]) => Promise<string>;
 
 /**
  * The model's reply was not the JSON answer asked for, even after one correction. A task failure
@@ -111,7 +111,7 @@ function transcriptSummary(segments: SourceSignals['transcript']) {
 }
 
 /** The signals as the model reads them: every measurement, downsampled where it could run to thousands of entries. */
-export function signalsSummary(signals: SourceSignals) {
+function signalsSummary(signals: SourceSignals) {
   const { video, audio, window } = signals;
   return {
     media_kind: signals.mediaKind,

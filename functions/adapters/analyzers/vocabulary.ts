@@ -5,7 +5,7 @@ import type { SourceSignals, Span } from '../../domain/engine/signals.js';
  * The local analyzer's vocabulary (docs/local-analyzer.md): the signal concepts it can ground
  * an instruction in. Anything outside it (and outside the transcript) is unsupported.
  */
-export type ConceptName = 'scene_change' | 'motion' | 'static' | 'black' | 'frozen' | 'silence' | 'loud' | 'speech' | 'music';
+type ConceptName = 'scene_change' | 'motion' | 'static' | 'black' | 'frozen' | 'silence' | 'loud' | 'speech' | 'music';
 
 /** One occurrence of a concept: where, and how strongly (0..1). */
 export interface Occurrence extends Span {
@@ -23,7 +23,7 @@ export interface Grounding {
   fromTranscript: boolean;
 }
 
-export interface Concept {
+interface Concept {
   name: ConceptName;
   /** Words that name it (matched whole-word, case-insensitive). */
   words: RegExp;
@@ -39,7 +39,7 @@ const spans = (list: Span[] | undefined, strength: (s: Span) => number): Occurre
 /** Longer spans are stronger evidence, saturating at ten seconds. */
 export const byLength = (s: Span) => Math.min(1, (s.endMs - s.startMs) / 10_000);
 
-export const concepts: Concept[] = [
+const concepts: Concept[] = [
   {
     name: 'scene_change',
     words: /\b(scene\s*(change|changes|cut|cuts)|cuts?|transitions?|shot\s*changes?|scene\s*switch(es)?)\b/i,
@@ -131,7 +131,7 @@ const SAYING = new Set([
 ]);
 
 /** An instruction read for grounding: the part that names signal concepts, and the topic of what is said. */
-export interface Reading {
+interface Reading {
   /** The text before the saying word (all of it when nothing is asked about what is said). */
   signalText: string;
   signalWords: Word[];

@@ -5,7 +5,7 @@ import type { EventPublisher } from '../../domain/events/ports.js';
 import type { ServiceEvent } from '../../domain/events/model.js';
 
 /** Accepts an event: resolves once the event is safe with the subscriber (the webhook sender: its deliveries written). */
-export type EventListener = (accountId: string, event: ServiceEvent) => Promise<void>;
+type EventListener = (accountId: string, event: ServiceEvent) => Promise<void>;
 
 export interface LocalEventBus extends EventPublisher {
   /** In-process delivery (the local webhook sender subscribes here); returns the unsubscribe. */

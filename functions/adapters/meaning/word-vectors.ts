@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
  * `npm run build:word-vectors`, or on first use, into node_modules/.cache (generated, not
  * committed: it is a pure function of the pinned package).
  */
-export const TABLE_WORDS = 50_000;
+const TABLE_WORDS = 50_000;
 const DIMENSIONS = 100;
 /**
  * Dominant directions removed from the table ("All-but-the-Top", Mu & Viswanath, ICLR 2018): the
@@ -20,7 +20,7 @@ const DIMENSIONS = 100;
  */
 const REMOVED_DIRECTIONS = 1;
 
-export interface WordVectors {
+interface WordVectors {
   readonly size: number;
   /** Cosine similarity of two words (-1..1); null when either is outside the table. */
   similarity(a: string, b: string): number | null;

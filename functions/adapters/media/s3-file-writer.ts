@@ -17,7 +17,7 @@ const GiB = 1024 ** 3;
 /** S3 caps parts per upload at 10,000. */
 const MAX_PARTS = 10_000;
 
-export interface S3FileWriterOptions {
+interface S3FileWriterOptions {
   /** Larger files go up in parts (one PUT stops at 5 GiB). Default 5 GiB. */
   singlePutMaxBytes?: number | undefined;
   /** Default 512 MiB; raised when a file would need more than 10,000 parts. */

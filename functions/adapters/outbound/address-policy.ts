@@ -25,7 +25,7 @@ export interface AddressPolicy {
   allowLoopback: boolean;
 }
 
-export type AddressVerdict = { allowed: true; loopback: boolean } | { allowed: false; range: string };
+type AddressVerdict = { allowed: true; loopback: boolean } | { allowed: false; range: string };
 
 const globalUnicast = ipaddr.IPv6.parseCIDR('2000::/3');
 const nat64WellKnown = ipaddr.IPv6.parseCIDR('64:ff9b::/96');

@@ -13,22 +13,19 @@
  */
 
 /** Why a target was refused before anything was sent to it. */
-export const refusalReasons = ['invalid_url', 'scheme_not_allowed', 'credentials_in_url', 'port_not_allowed', 'host_not_allowed', 'forbidden_address'] as const;
-export type RefusalReason = (typeof refusalReasons)[number];
+type RefusalReason = 'invalid_url' | 'scheme_not_allowed' | 'credentials_in_url' | 'port_not_allowed' | 'host_not_allowed' | 'forbidden_address';
 
 /** Why an allowed exchange did not complete. */
-export const failureReasons = [
-  'dns_failed',
-  'connect_failed',
-  'tls_failed',
-  'network_error',
-  'timeout',
-  'too_large',
-  'too_many_redirects',
-  'bad_redirect',
-  'aborted',
-] as const;
-export type FailureReason = (typeof failureReasons)[number];
+type FailureReason =
+  | 'dns_failed'
+  | 'connect_failed'
+  | 'tls_failed'
+  | 'network_error'
+  | 'timeout'
+  | 'too_large'
+  | 'too_many_redirects'
+  | 'bad_redirect'
+  | 'aborted';
 
 export type OutboundReason = RefusalReason | FailureReason;
 

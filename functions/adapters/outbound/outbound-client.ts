@@ -29,7 +29,7 @@ const reservedHeaders = new Set(['host', 'content-length', 'transfer-encoding', 
 /** Headers not carried to another origin on a redirect. */
 const credentialHeaders = ['authorization', 'cookie', 'proxy-authorization'];
 
-export interface OutboundClientOptions {
+interface OutboundClientOptions {
   /** Default: the operating system's resolver. */
   resolver?: DnsResolver | undefined;
   /** Local host only (`LOCAL_ALLOW_LOOPBACK_TARGETS=1`): loopback targets allowed, over http too. */
@@ -40,9 +40,9 @@ export interface OutboundClientOptions {
   userAgent?: string | undefined;
 }
 
-export type OutboundMethod = 'GET' | 'HEAD' | 'POST';
+type OutboundMethod = 'GET' | 'HEAD' | 'POST';
 
-export interface OutboundRequest {
+interface OutboundRequest {
   url: string | URL;
   method?: OutboundMethod | undefined;
   headers?: Readonly<Record<string, string>> | undefined;
@@ -64,7 +64,7 @@ export interface OutboundRequest {
   signal?: AbortSignal | undefined;
 }
 
-export interface BufferedRequest extends OutboundRequest {
+interface BufferedRequest extends OutboundRequest {
   /** Body bytes kept. Default 1 MiB. */
   maxBytes?: number | undefined;
   /**
@@ -74,12 +74,12 @@ export interface BufferedRequest extends OutboundRequest {
   overflow?: 'fail' | 'truncate' | undefined;
 }
 
-export interface StreamRequest extends OutboundRequest {
+interface StreamRequest extends OutboundRequest {
   /** A larger body (or a larger declared Content-Length) fails with `too_large`. */
   maxBytes: number;
 }
 
-export interface OutboundResponseHead {
+interface OutboundResponseHead {
   status: number;
   headers: IncomingHttpHeaders;
   /** The URL that answered, after redirects. May carry a signed query: never log it (use `target`). */
@@ -89,7 +89,7 @@ export interface OutboundResponseHead {
   redirects: number;
 }
 
-export interface OutboundBufferedResponse extends OutboundResponseHead {
+interface OutboundBufferedResponse extends OutboundResponseHead {
   body: Buffer;
   /** overflow `truncate` only: the body was longer than `body`. */
   truncated: boolean;

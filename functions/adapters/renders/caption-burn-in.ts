@@ -24,7 +24,7 @@ export function shippedFontFiles(): { name: string; source: string }[] {
 }
 
 /** Every font a preset can name must be in the directory: a missing one would be a silent fallback. */
-export function checkFontsDir(fontsDir: string): void {
+function checkFontsDir(fontsDir: string): void {
   const missing = FONTS.filter((font) => !existsSync(join(fontsDir, font.file))).map((font) => font.file);
   if (missing.length) throw new Error(`the caption fonts directory ${fontsDir} lacks ${missing.join(', ')}`);
 }

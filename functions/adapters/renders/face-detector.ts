@@ -16,7 +16,7 @@ import type { Face, RgbFrame, SubjectDetector } from '../../domain/renders/subje
  * framing fixture's tilted face found on every frame at 0.89-0.94. face-api's Tiny Face Detector
  * (~90 ms) missed that face on a third of the frames.
  */
-export interface BlazeFaceDetectorOptions {
+interface BlazeFaceDetectorOptions {
   /** Folder of blazeface.json and blazeface.bin. */
   modelDir: string;
   /** Folder of tfjs-backend-wasm*.wasm. */
@@ -26,7 +26,7 @@ export interface BlazeFaceDetectorOptions {
 }
 
 /** What a deployment must carry (the container image stages these: infra/constructs/service-container-task.ts). */
-export const FACE_DETECTOR_FILES = {
+const FACE_DETECTOR_FILES = {
   model: ['blazeface.json', 'blazeface.bin'],
   wasm: ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm'],
 } as const;

@@ -18,7 +18,7 @@ import type {
 import type { RgbFrame } from '../../domain/renders/subjects.js';
 import type { MediaFileWriter } from '../../domain/sources/ports.js';
 
-export interface FfmpegRendererOptions {
+interface FfmpegRendererOptions {
   ffmpegPath: string;
   ffprobePath: string;
   /** Uploads the finished MP4 (multipart above its part size). */
@@ -104,6 +104,13 @@ export function pathExpression(keys: CropKey[], axis: 'x' | 'y'): string {
   return terms.join('+').replace(/\+-/g, '-');
 }
 
+/** The moment's span of the source, by input seeking: only it is read and decoded, and its timestamps start at 0. */
+function momentInput(job: MomentCut): string[] {
+  const first = job.segments[0]?.startMs ?? 0;
+  const last = job.segments.at(-1)?.endMs ?? first;
+  return [...NETWORK_INPUT, '-ss', seconds(first), '-t', seconds(last - first), '-i', job.sourceUrl];
+}
+
 /**
  * The ffmpeg command line that samples a moment for framing (exported for unit tests): the same
  * cut as the render (video only), `fps` frames a second scaled to `size` as raw RGB on pipe 3, and
@@ -111,7 +118,6 @@ export function pathExpression(keys: CropKey[], axis: 'x' | 'y'): string {
  */
 export function sampleArgs(job: MomentCut, { fps, size, cutFps, cutSize }: FrameSampling): string[] {
   const first = job.segments[0]?.startMs ?? 0;
-  const last = job.segments.at(-1)?.endMs ?? first;
   const parts = job.segments.map(
     (segment, i) => `[0:v]trim=start=${seconds(segment.startMs - first)}:end=${seconds(segment.endMs - first)},setpts=PTS-STARTPTS[v${i}]`,
   );
@@ -124,13 +130,7 @@ export function sampleArgs(job: MomentCut, { fps, size, cutFps, cutSize }: Frame
     'error',
     '-hide_banner',
     '-nostdin',
-    ...NETWORK_INPUT,
-    '-ss',
-    seconds(first),
-    '-t',
-    seconds(last - first),
-    '-i',
-    job.sourceUrl,
+    ...momentInput(job),
     '-filter_complex',
     parts.join(';'),
     '-map',
@@ -152,22 +152,13 @@ export function sampleArgs(job: MomentCut, { fps, size, cutFps, cutSize }: Frame
 
 /** The whole ffmpeg command line of one render (exported for unit tests). */
 export function renderArgs(job: MomentCut, plan: FramePlan, hasAudio: boolean, outputPath: string, captions?: CaptionBurnIn): string[] {
-  const first = job.segments[0]?.startMs ?? 0;
-  const last = job.segments.at(-1)?.endMs ?? first;
   return [
     '-v',
     'error',
     '-hide_banner',
     '-nostdin',
     '-y',
-    ...NETWORK_INPUT,
-    // Input seeking: only the moment's span is read and decoded, and its timestamps start at 0.
-    '-ss',
-    seconds(first),
-    '-t',
-    seconds(last - first),
-    '-i',
-    job.sourceUrl,
+    ...momentInput(job),
     // Captions are drawn last, over the framed output, so their size and place are the output's.
     '-filter_complex',
     renderFilterGraph(job.segments, plan, hasAudio) + (captions ? `;[vout]${burnInFilter(captions)}[vcaptioned]` : ''),

@@ -40,7 +40,7 @@ const EPS = 1e-12;
 /** Decisions are made per 0.5 s bucket; spans are runs of buckets. */
 const ACTIVITY_BUCKET_MS = 500;
 
-export const activityThresholds = {
+const activityThresholds = {
   /** Below this mean level (dBFS) a window is treated as quiet: neither speech nor tone. */
   activeDb: -50,
   speechWindowS: 2,

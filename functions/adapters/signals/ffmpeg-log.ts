@@ -112,7 +112,7 @@ export function parseSilencedetect(log: FfmpegLog): RawSpan[] {
   return parseStartEnd(log, /\] silence_start: (\S+)/, /\] silence_end: (\S+)/);
 }
 
-export interface Ebur128Log {
+interface Ebur128Log {
   /** Momentary loudness (LUFS, 400 ms window) every 100 ms; `timeS` is the window's end. */
   momentary: TimedValue[];
   /** The summary's integrated loudness, or null when no summary was printed. */

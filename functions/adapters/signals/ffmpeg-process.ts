@@ -1,7 +1,7 @@
 import { launch } from '../child-process.js';
 import { SignalExtractionError } from './errors.js';
 
-export interface RunOptions {
+interface RunOptions {
   /** The child is killed (SIGKILL) once this has passed. */
   timeoutMs: number;
   /** Cap on stdout + stderr text kept; a child that prints more is killed (a runaway log). */

@@ -23,7 +23,7 @@ import { transitionThresholds } from './transitions.js';
 import { THUMB_BYTES, VideoFrameAnalyzer, type VideoFrames } from './video-frames.js';
 import { meanColor, motionLevels, sceneCuts, videoDefaults } from './video-signals.js';
 
-export interface FfmpegSignalExtractorOptions {
+interface FfmpegSignalExtractorOptions {
   /** See resolveFfmpegPath / resolveFfprobePath. */
   ffmpegPath: string;
   ffprobePath: string;
@@ -42,7 +42,7 @@ export interface FfmpegSignalExtractorOptions {
   minVideoPartSeconds?: number;
 }
 
-export type ExtractInput = Parameters<SignalExtractor['extract']>[0];
+type ExtractInput = Parameters<SignalExtractor['extract']>[0];
 
 const PROBE_TIMEOUT_MS = 30_000;
 const ANALYSED_FRAME_MS = 1000 / ANALYSIS_FPS;
@@ -204,7 +204,7 @@ interface VideoMeasurements {
  * one left open at a part's end (not the last) ending there, and merged later: a span that
  * crosses a boundary is seen whole by one part or continued by the next.
  */
-export function joinVideoParts(
+function joinVideoParts(
   parts: readonly { part: Omit<VideoPart, 'args'>; log: FfmpegLog; thumbnails: Uint8Array }[],
   analyzer: VideoFrameAnalyzer | null,
 ): VideoMeasurements {

@@ -76,7 +76,7 @@ import { THUMB_HEIGHT, THUMB_WIDTH } from './video-frames.js';
 export const ANALYSIS_FPS = 10;
 const ANALYSIS_WIDTH = 160;
 
-export interface GraphInput {
+interface GraphInput {
   url: string;
   /** Window on the source, ms. */
   window: Span;
@@ -123,7 +123,7 @@ export function videoPartBounds(durationS: number, parts: number, minPartS: numb
   });
 }
 
-export const detectorSettings = {
+const detectorSettings = {
   blackMinSeconds: 0.5,
   /** blackdetect: a pixel is black under 10% luma; 98% such pixels make a black frame (default). */
   blackPixelThreshold: 0.1,
@@ -167,7 +167,7 @@ function audioChains(input: string, loudness: string, pcm: string): string {
 }
 
 /** The ffmpeg runs that measure a window: picture and sound each in its own process, run side by side. */
-export interface FfmpegRuns {
+interface FfmpegRuns {
   /** Empty without a video stream. */
   video: VideoPart[];
   audio: string[] | null;

@@ -21,7 +21,7 @@ export const videoDefaults = {
 } as const;
 
 /** A dissolve, fade or wipe on the analysed stream (seconds from the window start); see transitions.ts. */
-export interface GradualChange {
+interface GradualChange {
   fromS: number;
   toS: number;
   /** Comparable to a cut's scene score: mean |B - A| of the 0..255 luma over 100. */

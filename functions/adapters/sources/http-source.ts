@@ -107,7 +107,7 @@ async function bodyPrefix(body: Readable, path: string) {
 }
 
 /** Where a download may also go while it is written to disk: the bucket, as one streamed PUT of a declared length. */
-export type StreamingCopy = (body: Readable, sizeBytes: number, contentType: string) => Promise<void>;
+type StreamingCopy = (body: Readable, sizeBytes: number, contentType: string) => Promise<void>;
 
 /**
  * The whole source into `dir`, at most maxBytes. With `alsoTo`, a source that declares its length

@@ -4,7 +4,7 @@ import { logger } from '../../shared/logger.js';
 import { answerOf, type ProviderResolverInvoker } from './provider-resolution.js';
 import { runYtDlp } from './yt-dlp-process.js';
 
-export interface ProcessProviderResolverOptions {
+interface ProcessProviderResolverOptions {
   /** functions/provider-resolver/handler.py: the file the function runs on AWS. */
   handlerPath: string;
   /** The function's timeout (its run-time contract): the handler stops yt-dlp before it, as on Lambda. */

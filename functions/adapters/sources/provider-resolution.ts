@@ -6,7 +6,7 @@ import { factsOf, providerMessage } from './yt-dlp-info.js';
 import { ytDlpUnavailable } from './yt-dlp-process.js';
 
 /** The provider-resolver function's event (functions/provider-resolver/handler.py). */
-export interface ProviderResolverEvent {
+interface ProviderResolverEvent {
   readonly url: string;
 }
 
@@ -41,7 +41,7 @@ const answerSchema = z.union([
 /** Not in time, or the function failed: the page may well resolve on a retry (503, not the source's fault). */
 const notResolved = (why: string) => new ApiError('provider_unavailable', `The provider page could not be resolved now (${why}); try again later.`);
 
-export function factsOfAnswer(answer: unknown): SourceFacts {
+function factsOfAnswer(answer: unknown): SourceFacts {
   const parsed = answerSchema.safeParse(answer);
   if (!parsed.success) throw notResolved('the resolver failed');
   const result = parsed.data;

@@ -18,7 +18,7 @@ export const fileRangeSource = (path: string, size: number): RangeSource => ({
   read: (start, end) => Promise.resolve(createReadStream(path, { start, end })),
 });
 
-export interface RangeBridge {
+interface RangeBridge {
   /** `http://127.0.0.1:<port>/<token>`: what ffprobe opens instead of the source. */
   readonly url: string;
   /** The first error a read of the source raised (an ffprobe verdict drawn after one is void). */

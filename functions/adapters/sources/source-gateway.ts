@@ -30,7 +30,7 @@ export interface SourceReaderOptions {
   downloadTimeoutMs?: number | undefined;
 }
 
-export interface SourceGatewayOptions extends SourceReaderOptions {
+interface SourceGatewayOptions extends SourceReaderOptions {
   store: MediaFileWriter;
   /** Provider pages' downloads (the container image installs yt-dlp). */
   ytDlp: YtDlp;

@@ -16,7 +16,7 @@ export const ytDlpUnavailable = () =>
     'Resolving provider pages needs yt-dlp, which this deployment lacks: install the Debian package yt-dlp or set YT_DLP_PATH.',
   );
 
-export interface YtDlpRun {
+interface YtDlpRun {
   exitCode: number | null;
   stdout: string;
   stderr: string;

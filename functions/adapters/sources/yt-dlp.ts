@@ -26,7 +26,7 @@ import { unreadable } from './verify-video.js';
  * re-encoding), merged into MP4 with our ffmpeg. The resolver adds `b*` so an audio-only page
  * still answers and is refused for what it is.
  */
-export interface YtDlpOptions {
+interface YtDlpOptions {
   /** YT_DLP_PATH; absent: `yt-dlp` on `searchPath`. */
   binaryPath?: string | undefined;
   /** Directories searched for `yt-dlp` (default: PATH). */

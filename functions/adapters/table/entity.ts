@@ -10,7 +10,7 @@ import { tableKeys, type IndexFields, type KeyFields, type KeyTemplates } from '
 export type Item = Record<string, unknown>;
 
 /** What an item is made of, besides its keys and tag. */
-export interface ItemParts<K extends KeyTemplates> {
+interface ItemParts<K extends KeyTemplates> {
   /** The values of the key templates' slots (and of GSI1's: without them, the item is not on the index). */
   fields: KeyFields<K> & IndexFields<K>;
   /** The attributes stored beside the keys. */

@@ -8,7 +8,7 @@
  * by a request).
  */
 export type TableKey = { PK: string; SK: string };
-export type IndexKey = { GSI1PK: string; GSI1SK: string };
+type IndexKey = { GSI1PK: string; GSI1SK: string };
 
 export const ACCOUNT_PARTITION = 'ACCT#{accountId}';
 /** The deployment's admission (DESIGN §6): its admitted count and the accounts waiting for capacity. */

@@ -38,7 +38,7 @@ export async function conditionalWrite(table: TableContext, command: PutCommand 
 export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 
 /** How one transaction ended: written, or which item's condition refused it. */
-export type TransactOutcome = { ok: true } | { ok: false; failedIndex: number };
+type TransactOutcome = { ok: true } | { ok: false; failedIndex: number };
 
 const MAX_ATTEMPTS = 8;
 

@@ -11,7 +11,7 @@ export interface TableContext {
   cursors: () => Promise<CursorCodec>;
 }
 
-export interface PageOptions<T> {
+interface PageOptions<T> {
   /** Newest first by default (ids are UUIDv7, so sort-key order is creation order); ranked items read oldest first. */
   order?: 'newestFirst' | 'oldestFirst';
   /** Keeps only matching records (conditions the key cannot express, or that depend on the clock). */

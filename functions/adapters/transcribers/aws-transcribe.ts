@@ -5,7 +5,7 @@ import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@a
 import type { LanguageCode, TranscribeClient, TranscriptionJob } from '@aws-sdk/client-transcribe';
 import * as z from '../../shared/zod.js';
 import type { Span, TranscriptionJobs, TranscriptSegment } from '../../domain/engine/signals.js';
-import { TRANSCRIPT_WAIT_LIMIT_MS } from '../../domain/runs/pipeline.js';
+import { TRANSCRIPT_WAIT_LIMIT_MS } from '../../domain/runs/steps/await-transcript.js';
 import { runTool } from '../signals/ffmpeg-process.js';
 import { TranscriptionFailed } from './errors.js';
 import { MAX_TOOL_OUTPUT_BYTES, withWindowWav } from './window-wav.js';

@@ -50,7 +50,7 @@ export function speechSpans(probabilities: readonly number[]): Span[] {
   return spans;
 }
 
-export interface SegmentLimits {
+interface SegmentLimits {
   /** Moonshine often hears nothing in a span this short on its own (STACK.md: ~1.5 s). */
   minMs: number;
   /** Longest gap bridged when a short span joins a neighbour. */
@@ -59,7 +59,7 @@ export interface SegmentLimits {
   maxMs: number;
 }
 
-export const SEGMENT_LIMITS: SegmentLimits = { minMs: 1_500, maxGapMs: 2_000, maxMs: 20_000 };
+const SEGMENT_LIMITS: SegmentLimits = { minMs: 1_500, maxGapMs: 2_000, maxMs: 20_000 };
 
 const length = (span: Span) => span.endMs - span.startMs;
 

@@ -16,7 +16,7 @@ export const MAX_TOOL_OUTPUT_BYTES = 16 * 1024 * 1024;
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 /** What a recogniser gets: the window's audio as a WAV in a scratch directory of its own, and its share of the time budget. */
-export interface WindowWav {
+interface WindowWav {
   wavPath: string;
   workDir: string;
   sampleRate: number;
@@ -37,7 +37,7 @@ export const transcribeWindowWav = (
   recognise: (wav: WindowWav) => Promise<TranscriptSegment[]>,
 ): Promise<TranscriptSegment[]> => withWindowWav(options, url, window, recognise, []);
 
-export interface WindowWavOptions {
+interface WindowWavOptions {
   ffmpegPath: string;
   timeoutMs?: number | undefined;
   scratchPrefix: string;

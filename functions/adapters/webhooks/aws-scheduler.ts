@@ -3,10 +3,10 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryScheduler } from '../../domain/webhooks/ports.js';
 
 /** SQS delays a message by at most 15 minutes. */
-export const MAX_SQS_DELAY_SECONDS = 900;
+const MAX_SQS_DELAY_SECONDS = 900;
 
 /** The message that wakes the sender for one delivery (SQS body, or the Scheduler target's input). */
-export interface DueDeliveryMessage {
+interface DueDeliveryMessage {
   account_id: string;
   delivery_id: string;
 }
@@ -22,7 +22,7 @@ export interface AwsSchedulerSettings {
   scheduleGroup: string;
 }
 
-export interface AwsSchedulerClients {
+interface AwsSchedulerClients {
   sqs: () => Promise<SQSClient>;
   /** Only for delays beyond 15 minutes: a function that never waits that long never loads it. */
   scheduler: () => Promise<SchedulerClient>;

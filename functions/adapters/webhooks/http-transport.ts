@@ -5,12 +5,12 @@ import { ATTEMPT_TIMEOUT_MS } from '../../domain/webhooks/schedule.js';
 import type { WebhookTransport } from '../../domain/webhooks/ports.js';
 
 /** What a delivery report keeps of the receiver's answer. */
-export const RESPONSE_BODY_BYTES = 1024;
+const RESPONSE_BODY_BYTES = 1024;
 
 /** The `error` of an attempt whose URL breaks the outbound rules now (a private address, plain http, ...). */
-export const TARGET_REFUSED = 'target_refused';
+const TARGET_REFUSED = 'target_refused';
 
-export interface TransportLog {
+interface TransportLog {
   warn(message: string, details: Record<string, unknown>): void;
 }
 

@@ -1,5 +1,5 @@
 import { requireAccount } from '../../domain/accounts/accounts.js';
-import { completeUpload } from '../../domain/uploads/uploads.js';
+import { completeUpload } from '../../domain/uploads/complete.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../resources/uploads/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';

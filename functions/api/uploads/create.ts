@@ -1,5 +1,5 @@
 import { requireAccount } from '../../domain/accounts/accounts.js';
-import { createUpload } from '../../domain/uploads/uploads.js';
+import { createUpload } from '../../domain/uploads/create.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../resources/uploads/presenter.js';
 import { uploadCreateSchema } from '../../resources/uploads/request.js';

@@ -1,4 +1,4 @@
-import { getUpload } from '../../domain/uploads/uploads.js';
+import { getUpload } from '../../domain/uploads/queries.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../resources/uploads/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';

@@ -1,4 +1,4 @@
-import { listUploads } from '../../domain/uploads/uploads.js';
+import { listUploads } from '../../domain/uploads/queries.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../resources/uploads/presenter.js';
 import { presentList } from '../../resources/common/list.js';

@@ -31,7 +31,7 @@ export async function requireAccount(store: Pick<AccountStore, 'getAccount'>, ac
   return account;
 }
 
-export interface NewAccount {
+interface NewAccount {
   plan: PlanName;
   credits: number;
   /** Use this key instead of generating one (the local host's LOCAL_API_KEY). */

@@ -13,12 +13,12 @@ export interface AcquisitionDeps {
 }
 
 /** The source could not be fetched or decoded (failureOf maps the name to `source_unreadable`). */
-export class SourceUnreadable extends Error {
+class SourceUnreadable extends Error {
   override readonly name = 'SourceUnreadable';
 }
 
 /** The source is shorter now than the window quoted against it (`source_changed`). */
-export class SourceChanged extends Error {
+class SourceChanged extends Error {
   override readonly name = 'SourceChanged';
 }
 

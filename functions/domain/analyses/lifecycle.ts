@@ -14,7 +14,7 @@ export async function getAnalysis(runs: RunStore, accountId: string, analysisId:
 }
 
 /** GET /v1/analyses: a page, and filters combined with AND (each optional). */
-export interface AnalysesQuery extends PageRequest {
+interface AnalysesQuery extends PageRequest {
   status?: AnalysisStatus | undefined;
   kind?: AnalysisKind | undefined;
   /** ISO 8601. */

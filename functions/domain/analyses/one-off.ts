@@ -16,12 +16,12 @@ import { PAID_MAX_SOURCE_BYTES, PROOF_MAX_SOURCE_BYTES, PROOF_MAX_WINDOW_MS } fr
 import { ONE_OFF_DEFAULTS } from './model.js';
 
 /** POST /v1/sources/preflight as validated at the edge. */
-export interface PreflightInput {
+interface PreflightInput {
   source_url: string;
 }
 
 /** POST /v1/analyses (and its quote) as validated at the edge; what needs the source is checked here. */
-export interface AnalysisCreate {
+interface AnalysisCreate {
   source_url: string;
   analysis_start_seconds: number;
   analysis_end_seconds: number;
@@ -57,10 +57,10 @@ async function probe(deps: Pick<OneOffDeps, 'sources' | 'allowLoopback'>, accoun
   return { url, origin, facts: await deps.sources.preflight(url, origin) };
 }
 
-export const proofAvailable = (account: Account): boolean => !account.proofAnalysisId;
+const proofAvailable = (account: Account): boolean => !account.proofAnalysisId;
 
 /** Where a source came from, as records show it: a provider or the trusted host, never the URL. */
-export function presentedSource({ url, origin, facts }: ProbedSource): AnalysisSource {
+function presentedSource({ url, origin, facts }: ProbedSource): AnalysisSource {
   return {
     kind: 'url',
     provider:
@@ -157,7 +157,7 @@ function definitionOf(input: AnalysisCreate): ScannerDefinition {
 }
 
 /** Where the private copy of a one-off source lives: beside uploads, under the account. */
-export const acquiredSourceKey = (accountId: string, analysisId: string): string => `accounts/${accountId}/sources/${analysisId}`;
+const acquiredSourceKey = (accountId: string, analysisId: string): string => `accounts/${accountId}/sources/${analysisId}`;
 
 /**
  * POST /v1/analyses: re-computes the quote, then reserves its credits (or claims the proof

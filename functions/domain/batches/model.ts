@@ -6,7 +6,7 @@ import type { TerminalError } from '../runs/model.js';
 export const itemStatuses = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
 export type ItemStatus = (typeof itemStatuses)[number];
 export const batchStatuses = ['queued', 'processing', 'canceling', 'completed', 'partial', 'failed', 'canceled'] as const;
-export type BatchStatus = (typeof batchStatuses)[number];
+type BatchStatus = (typeof batchStatuses)[number];
 
 export type BatchCounters = Record<'total' | ItemStatus, number>;
 

@@ -35,7 +35,7 @@ export interface BatchView {
  * under it is the answer: one batch, whose items each become one run.
  */
 /** POST /v1/scanner-batches as validated at the edge (1 to 100 items, client ids unique); each item analyses its full upload. */
-export interface BatchCreate {
+interface BatchCreate {
   items: { client_id: string; scanner_id: string; upload_id: string; metadata?: Metadata | undefined }[];
 }
 

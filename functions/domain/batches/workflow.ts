@@ -25,7 +25,7 @@ export interface BatchWorkflowDeps {
   callbacks: TaskTokenCallbacks;
 }
 
-export class BatchNotSettled extends Error {
+class BatchNotSettled extends Error {
   override readonly name = 'BatchNotSettled';
 }
 

@@ -27,7 +27,7 @@ export interface Meaning {
 export const SAME_MEANING = 0.4;
 
 /** How one instruction term was found in a line: `said` is the line's word, `similarity` 1 when the lemmas are equal. */
-export interface TermMatch {
+interface TermMatch {
   term: string;
   said: string;
   similarity: number;

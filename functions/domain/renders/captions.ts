@@ -14,7 +14,7 @@ export interface CaptionWord {
 }
 
 /** One caption line: shown from its first word's start to `endMs`. */
-export interface CaptionLine {
+interface CaptionLine {
   words: CaptionWord[];
   startMs: number;
   endMs: number;
@@ -113,7 +113,7 @@ export function assText(text: string): string {
 }
 
 /** The output frame the captions are drawn on. */
-export interface CaptionCanvas {
+interface CaptionCanvas {
   width: number;
   height: number;
 }

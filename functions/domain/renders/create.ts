@@ -59,7 +59,7 @@ async function requestedMoments(deps: Pick<RenderDeps, 'runs'>, accountId: strin
  * attempt created under it is the answer (its workflow started again if that attempt could not).
  */
 /** POST /v1/renders as validated at the edge, every default filled in. */
-export interface RenderCreate {
+interface RenderCreate {
   analysis_id: string;
   moment_ids: string[];
   render: RenderSettings;

@@ -19,7 +19,7 @@ export interface CropKey {
   jump?: boolean;
 }
 
-export interface PathOptions {
+interface PathOptions {
   /** Smaller target moves than this fraction of the crop width leave the window where it is. */
   deadZone: number;
   /** Fastest pan, in crop widths per second. */
@@ -146,7 +146,7 @@ function smooth(points: Point[], window: number): Point[] {
 }
 
 /** Drops keys that lie on the line between their neighbours (within `tolerance` pixels); jumps stay. */
-export function simplify(keys: CropKey[], tolerance = 1): CropKey[] {
+function simplify(keys: CropKey[], tolerance = 1): CropKey[] {
   if (keys.length <= 2) return keys;
   const out: CropKey[] = [keys[0] as CropKey];
   for (let i = 1; i < keys.length - 1; i++) {

@@ -16,7 +16,7 @@ export interface Rect extends Size {
   y: number;
 }
 
-export interface Panel {
+interface Panel {
   /** The part of the source shown (at the start, when `path` moves it). */
   crop: Rect;
   /** The crop's top-left corner over the moment's time (crop-path.ts); absent: `crop` holds still. */

@@ -1,7 +1,7 @@
 import type { RenderRecord } from './model.js';
 
 /** How long a download URL in a GET answer stays valid. */
-export const ASSET_URL_TTL_SECONDS = 60 * 60;
+const ASSET_URL_TTL_SECONDS = 60 * 60;
 
 /** Signs a GET of one stored object for `expiresInSeconds`. */
 export type ObjectSigner = (objectKey: string, expiresInSeconds: number) => Promise<string>;

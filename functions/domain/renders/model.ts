@@ -4,7 +4,7 @@ import type { TerminalError } from '../runs/model.js';
 import type { AspectRatioId, CaptionPresetId, FramingMode, RenderFormat } from './presets.js';
 
 export const renderStatuses = ['queued', 'processing', 'completed', 'failed'] as const;
-export type RenderStatus = (typeof renderStatuses)[number];
+type RenderStatus = (typeof renderStatuses)[number];
 
 /** What the client asked for, with every default filled in (the record echoes it). */
 export interface RenderSettings {
@@ -50,7 +50,7 @@ export interface RenderRef {
   renderId: string;
 }
 
-export type RenderCreateOutcome = 'created' | 'already_created' | 'proof_allowance_exhausted';
+type RenderCreateOutcome = 'created' | 'already_created' | 'proof_allowance_exhausted';
 
 export interface RenderStore {
   /**

@@ -23,7 +23,7 @@ export interface RenderPipelineDeps {
 }
 
 /** Where a rendered moment lives: under the account, beside its uploads and sources. */
-export const renderAssetKey = (accountId: string, renderId: string, momentId: string): string => `accounts/${accountId}/renders/${renderId}/${momentId}.mp4`;
+const renderAssetKey = (accountId: string, renderId: string, momentId: string): string => `accounts/${accountId}/renders/${renderId}/${momentId}.mp4`;
 
 const failed = (momentId: string, error: TerminalError): RenderAsset => ({ momentId, status: 'failed', error });
 

@@ -67,7 +67,7 @@ export interface MomentRenderer {
   render(plan: MomentRenderPlan): Promise<RenderedFile>;
 }
 
-export interface MomentRenderRequest extends MomentCut {
+interface MomentRenderRequest extends MomentCut {
   /** The output frame; null: the source's own size. */
   output: Size | null;
   mode: FramingMode;
@@ -77,7 +77,7 @@ export interface MomentRenderRequest extends MomentCut {
   tags: Record<string, string>;
 }
 
-export interface RenderPlanningDeps {
+interface RenderPlanningDeps {
   renderer: Pick<MomentRenderer, 'probe' | 'sample'>;
   /** Finds faces on the sampled frames when a plan crops; null: the salient region only. */
   detector: SubjectDetector | null;
@@ -94,7 +94,7 @@ const CUT_FPS = 25;
 const CUT_SIZE = { width: 64, height: 36 };
 
 /** How a moment of `durationMs` from a source of `source`'s size is sampled for framing. */
-export function frameSampling(source: Size, durationMs: number): FrameSampling {
+function frameSampling(source: Size, durationMs: number): FrameSampling {
   const fps = Math.min(SAMPLE_FPS, (MAX_SAMPLES * 1000) / Math.max(1, durationMs));
   const scale = Math.min(1, SAMPLE_SIDE / Math.max(source.width, source.height));
   return { fps, size: { width: even(source.width * scale), height: even(source.height * scale) }, cutFps: CUT_FPS, cutSize: CUT_SIZE };

@@ -41,7 +41,7 @@ export const FONTS = [
   { id: 'dejavu-serif-bold', family: 'DejaVu Serif', style: 'Bold', file: 'DejaVuSerif-Bold.ttf' },
   { id: 'dejavu-sans-mono-bold', family: 'DejaVu Sans Mono', style: 'Bold', file: 'DejaVuSansMono-Bold.ttf' },
 ] as const;
-export type FontId = (typeof FONTS)[number]['id'];
+type FontId = (typeof FONTS)[number]['id'];
 /** DejaVu's licence: the Bitstream Vera licence with public-domain changes (free to embed and redistribute). */
 export const FONT_LICENSE = {
   name: 'Bitstream Vera Fonts License (DejaVu changes: public domain)',

@@ -51,7 +51,7 @@ export interface SubjectTrack {
 }
 
 /** Luma (BT.601) of a frame, one byte per pixel. */
-export function lumaOf(frame: RgbFrame): Uint8Array {
+function lumaOf(frame: RgbFrame): Uint8Array {
   const out = new Uint8Array(frame.width * frame.height);
   for (let i = 0, p = 0; i < out.length; i++, p += 3) {
     out[i] = (77 * (frame.rgb[p] ?? 0) + 150 * (frame.rgb[p + 1] ?? 0) + 29 * (frame.rgb[p + 2] ?? 0)) >> 8;

@@ -9,7 +9,7 @@ import { refundEntry } from './billing.js';
 import { creditsFor, endAnnouncements, queuedAnalysis, queuedRun, type BatchItemRef, type RunRecord } from './model.js';
 import type { ReservationOutcome, RunStore, RunnableSource, WorkflowStarter } from './ports.js';
 
-export interface NewRun {
+interface NewRun {
   accountId: string;
   /** The scanner version the run pins. */
   scanner: ScannerRecord;

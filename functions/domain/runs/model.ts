@@ -8,15 +8,17 @@ import type { ChatMomentType, MomentBrief } from '../engine/moment-brief.js';
 import type { ProviderKind, SourceOrigin } from '../sources/ports.js';
 
 export const runStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed'] as const;
-export type RunStatus = (typeof runStatuses)[number];
+type RunStatus = (typeof runStatuses)[number];
+/** A run in one of these has not ended: it still has work (and a workflow) ahead of it. */
+export const unfinishedRunStatuses = ['queued', 'dispatched', 'processing'] as const satisfies readonly RunStatus[];
 export const analysisStatuses = ['queued', 'dispatched', 'processing', 'completed', 'failed', 'canceled'] as const;
 export type AnalysisStatus = (typeof analysisStatuses)[number];
 export const analysisKinds = ['one_off', 'scanner_run'] as const;
 export type AnalysisKind = (typeof analysisKinds)[number];
 export const billingStates = ['reserved', 'charged', 'refunded'] as const;
-export type BillingState = (typeof billingStates)[number];
+type BillingState = (typeof billingStates)[number];
 /** A run's concurrency slot: absent while it waits, held once dispatched, released exactly once. */
-export type SlotState = 'held' | 'released';
+type SlotState = 'held' | 'released';
 
 export interface TerminalError {
   code: string;
@@ -70,7 +72,7 @@ export const speechCleanups = ['natural', 'tight'] as const;
 export type SpeechCleanup = (typeof speechCleanups)[number];
 
 /** What a one-off analysis needs beyond a find_moments definition. */
-export interface OneOffWork {
+interface OneOffWork {
   /** Internal: the caller's URL may carry a signed query. Never presented or logged. */
   sourceUrl: string;
   origin: SourceOrigin;
@@ -100,7 +102,7 @@ export type AnalysisSource =
     };
 
 /** The request of a one-off analysis, as its record shows it. */
-export interface OneOffRequest {
+interface OneOffRequest {
   what_to_find: string | null;
   profile: 'conversation' | 'gameplay';
   chat_moment_types: ChatMomentType[];
@@ -183,6 +185,9 @@ export interface Chunk {
   startMs: number;
   endMs: number;
 }
+
+/** The span a run analyses: its window, or the whole source. */
+export const analysedRange = (run: RunRecord): Span => run.window ?? { startMs: 0, endMs: run.sourceDurationMs };
 
 /** Fields that accepted work starts with, set once here for runs of every kind. */
 type RunLifecycle = 'status' | 'error' | 'observationCount' | 'createdAt' | 'updatedAt' | 'startedAt' | 'completedAt';

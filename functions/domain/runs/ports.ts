@@ -33,12 +33,12 @@ export type RunnableSourceLookup = (accountId: string, uploadId: string, param?:
 export type ReservationOutcome = 'created' | 'already_created' | 'insufficient_credits' | 'proof_allowance_exhausted' | 'item_not_waiting';
 
 /** What acquisition measured of the private copy of a one-off source. */
-export interface AcquiredSource {
+interface AcquiredSource {
   durationMs: number;
   sizeBytes: number;
 }
 
-export interface AnalysisFilter {
+interface AnalysisFilter {
   /** Only analyses with ids at or after this one (time-ordered ids: created at or after). */
   fromId?: string | undefined;
   keep?: ((analysis: AnalysisRecord) => boolean) | undefined;

@@ -44,7 +44,7 @@ export async function listAnalysisMoments(
 }
 
 /** GET /v1/observations: a page, and filters combined with AND (each optional). */
-export interface ObservationsQuery extends PageRequest {
+interface ObservationsQuery extends PageRequest {
   scanner_id?: string | undefined;
   scanner_version?: number | undefined;
   run_id?: string | undefined;

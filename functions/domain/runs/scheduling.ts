@@ -118,7 +118,7 @@ async function capacityCandidates(deps: SchedulingDeps, releasedBy: string): Pro
 }
 
 /** Hands freed capacity (and the releasing account's freed slot) to waiting runs across accounts, fairest first. */
-export async function dispatchAcrossAccounts(deps: SchedulingDeps, releasedBy: string): Promise<void> {
+async function dispatchAcrossAccounts(deps: SchedulingDeps, releasedBy: string): Promise<void> {
   for (let round = 0; round < MAX_DISPATCH_ROUNDS; round++) {
     const [next] = await capacityCandidates(deps, releasedBy);
     if (!next) return;

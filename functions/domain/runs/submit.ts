@@ -17,7 +17,7 @@ export interface SubmitRunDeps extends ScannerDeps {
 }
 
 /** POST /v1/scanners/{scanner_id}/runs as validated at the edge; the window rules that need the scanner and the upload are checked here. */
-export interface RunCreate {
+interface RunCreate {
   upload_id: string;
   analysis_start_seconds?: number | undefined;
   analysis_end_seconds?: number | undefined;

@@ -30,7 +30,7 @@ export interface SourceFacts {
   title: string | null;
 }
 
-export interface AcquireTarget {
+interface AcquireTarget {
   objectKey: string;
   maxBytes: number;
   /** S3 object tags of the stored copy (the retention class). */

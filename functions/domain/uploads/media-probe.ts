@@ -17,7 +17,7 @@ import type { StreamSummary, UploadFailure, UploadFailureCode, MediaKind } from 
 
 // ---- ffprobe JSON (the parts we read) ---------------------------------------------------------
 
-export interface ProbeStream {
+interface ProbeStream {
   index: number;
   codec_type?: string;
   codec_name?: string;
@@ -34,21 +34,21 @@ export interface ProbeStream {
   nb_read_packets?: string;
 }
 
-export interface ProbeFormat {
+interface ProbeFormat {
   format_name?: string;
   start_time?: string;
   duration?: string;
   size?: string;
 }
 
-export interface ProbePacket {
+interface ProbePacket {
   stream_index?: number;
   pts_time?: string;
   dts_time?: string;
   duration_time?: string;
 }
 
-export interface ProbeOutput {
+interface ProbeOutput {
   streams?: ProbeStream[];
   format?: ProbeFormat;
   packets?: ProbePacket[];
@@ -79,13 +79,13 @@ export interface LayoutPass {
   lengthDeclared: boolean;
 }
 
-export type Verdict = { ok: true } | { ok: false; error: UploadFailure };
-export type LayoutVerdict = LayoutPass | { ok: false; error: UploadFailure };
+type Verdict = { ok: true } | { ok: false; error: UploadFailure };
+type LayoutVerdict = LayoutPass | { ok: false; error: UploadFailure };
 
 /** Seconds of media the tail read covers before the declared end. */
 export const TAIL_SECONDS = 5;
 /** How far before the declared end the data may stop (or 1% of the duration, if more). */
-export const TAIL_TOLERANCE_SECONDS = 0.5;
+const TAIL_TOLERANCE_SECONDS = 0.5;
 /** Packets decoded from the start of a candidate stream. */
 export const HEAD_PACKETS = 50;
 

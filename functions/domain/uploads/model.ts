@@ -26,7 +26,7 @@ export const mediaKindOf = (contentType: UploadContentType): MediaKind => ((vide
 export const uploadStatuses = ['pending', 'ready', 'failed', 'expired', 'deleted'] as const;
 export type UploadStatus = (typeof uploadStatuses)[number];
 
-/** The states an upload is stored in; `expired` and `deleted` are derived on read (domain/uploads/uploads.ts). */
+/** The states an upload is stored in; `expired` and `deleted` are derived on read (domain/uploads/status.ts). */
 export type StoredUploadStatus = 'pending' | 'ready' | 'failed';
 
 /** Why an upload failed; every code fails closed and is documented in docs/uploads.md. */

@@ -72,3 +72,15 @@ export interface MediaInspector {
    */
   inspect(url: string, mediaKind: MediaKind, limits: { maxDurationMs: number; prefixOnly?: boolean }): Promise<Inspection>;
 }
+
+/** What the upload use cases are given. */
+export interface UploadDeps {
+  uploads: UploadStore;
+  media: MediaStore;
+  inspector: MediaInspector;
+  /** Uploads above this many bytes get multipart part targets instead of one PUT. */
+  multipartThresholdBytes: number;
+  partSizeBytes: number;
+  /** Where problems that must not fail the request (cleanup) are reported. */
+  warn: (message: string, error: unknown) => void;
+}

@@ -1,4 +1,5 @@
 import { plans } from '../accounts/plans.js';
+import type { UploadRecord } from './model.js';
 
 /**
  * Source retention (SPEC Limits: beginner 7, hobby 30, creator 90 days) as S3 sees it: every media
@@ -28,4 +29,15 @@ export const retentionTags = (retentionDays: number): Record<string, string> => 
 export const encodeTags = (tags: Record<string, string>): string => new URLSearchParams(tags).toString();
 
 /** Upload records outlive their object by this long, so reconciliation still finds them. */
-export const UPLOAD_RECORD_GRACE_DAYS = 30;
+const UPLOAD_RECORD_GRACE_DAYS = 30;
+
+/** Retention and record expiry count in whole days. */
+export const DAY_MS = 86_400_000;
+
+const epochSeconds = (iso: string, plusDays = 0): number => Math.ceil((Date.parse(iso) + plusDays * DAY_MS) / 1000);
+
+/** When the table may drop the record: some time after nobody can use it any more. */
+export function recordExpiry(upload: UploadRecord): number {
+  const end = upload.retentionExpiresAt ?? upload.failedAt ?? upload.expiresAt;
+  return epochSeconds(end, UPLOAD_RECORD_GRACE_DAYS);
+}

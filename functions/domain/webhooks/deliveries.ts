@@ -33,7 +33,7 @@ export interface DeliveryDeps {
 }
 
 /** Why an attempt sent nothing, as its `error` (the transport adds its own: target_refused, timeout, ...). */
-export const attemptErrors = {
+const attemptErrors = {
   endpointDeleted: 'endpoint_deleted',
   endpointDisabled: 'endpoint_disabled',
   deliveryOff: 'event_delivery_unavailable',
@@ -89,7 +89,7 @@ async function targetsOf(deps: DeliveryDeps, accountId: string, event: ServiceEv
 }
 
 /** A delivery of an event, as fan-out found or made it, and its endpoint. */
-export interface EventDelivery {
+interface EventDelivery {
   delivery: WebhookDeliveryRecord;
   endpoint: WebhookEndpointRecord;
   /** Made by this call (false: an earlier fan-out of the same event made it). */
@@ -172,7 +172,7 @@ async function send(
   return { result: await deps.transport.post(endpoint.url, delivery.payload, headers), final: false };
 }
 
-export const isSuccessfulAttempt = (attempt: Pick<DeliveryAttempt, 'statusCode'>): boolean =>
+const isSuccessfulAttempt = (attempt: Pick<DeliveryAttempt, 'statusCode'>): boolean =>
   attempt.statusCode !== undefined && attempt.statusCode >= 200 && attempt.statusCode < 300;
 
 /**

@@ -17,7 +17,7 @@ import type { WebhookEndpointStore, WebhookUrlCheck } from './ports.js';
 /** Endpoints one account may have: each event fans out to all of them. */
 export const MAX_WEBHOOK_ENDPOINTS = 16;
 /** How long a rotated-out secret keeps signing deliveries, beside the new one. */
-export const ROTATED_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+const ROTATED_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
 /** The current secret and at most four rotated-out ones: every delivery carries one signature per secret. */
 export const MAX_SIGNING_SECRETS = 5;
 /** Random bytes of a secret (Standard Webhooks: 24 to 64). */
@@ -26,14 +26,14 @@ const SECRET_BYTES = 32;
 const MAX_CHANGE_ATTEMPTS = 5;
 
 /** POST /v1/webhook-endpoints as validated at the edge; the URL's outbound rules are checked here. */
-export interface WebhookEndpointCreate {
+interface WebhookEndpointCreate {
   url: string;
   events: SubscribableEventType[];
   description?: string | undefined;
 }
 
 /** A PATCH: any of the fields; `description: null` clears it. */
-export interface WebhookEndpointPatch {
+interface WebhookEndpointPatch {
   url?: string | undefined;
   events?: SubscribableEventType[] | undefined;
   description?: string | null | undefined;

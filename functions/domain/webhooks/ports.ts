@@ -24,7 +24,7 @@ export interface WebhookEndpointStore {
 }
 
 /** Whether a webhook URL may be targeted now (DESIGN 9), its host resolved; `reason` says why not, for the integrator. */
-export type WebhookUrlVerdict = { allowed: true; url: string } | { allowed: false; reason: string };
+type WebhookUrlVerdict = { allowed: true; url: string } | { allowed: false; reason: string };
 
 /** Checks a webhook URL with the shared outbound rules (functions/adapters/outbound); the URL stored is the normalized `url`. */
 export type WebhookUrlCheck = (url: string) => Promise<WebhookUrlVerdict>;

@@ -82,7 +82,7 @@ function record(call: SdkCall, via: RecordedCall['via']): void {
 }
 
 /** A call the local host answers in-process, described as the SDK call AWS would get. */
-export const recordStandIn = (call: StandInCall): void => record(call, 'stand-in');
+const recordStandIn = (call: StandInCall): void => record(call, 'stand-in');
 
 /**
  * The local workflow runner's stand-ins for Step Functions: starting an execution of `workflow`,

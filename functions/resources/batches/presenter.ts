@@ -13,7 +13,7 @@ export const presentBatchSummary = (batch: BatchRecord): BatchSummaryResource =>
   completed_at: batch.completedAt,
 });
 
-export const presentBatchItem = (item: BatchItemRecord): BatchItemResource => ({
+const presentBatchItem = (item: BatchItemRecord): BatchItemResource => ({
   object: 'scanner_batch_item' as const,
   client_id: item.clientId,
   scanner_id: item.scannerId,

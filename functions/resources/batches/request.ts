@@ -4,9 +4,9 @@ import { listQuerySchema } from '../common/list.js';
 import { metadataSchema } from '../../domain/metadata.js';
 
 /** SPEC Limits: 1 to 100 items (the body's 512 KiB bound is the route's, in routes.ts). */
-export const MAX_BATCH_ITEMS = 100;
+const MAX_BATCH_ITEMS = 100;
 export const MAX_ITEM_PAGE = 100;
-export const MAX_BATCH_PAGE = 50;
+const MAX_BATCH_PAGE = 50;
 
 const batchItemSchema = z.strictObject({
   client_id: idField,

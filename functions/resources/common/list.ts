@@ -10,7 +10,6 @@ export const listQuerySchema = z.strictObject({
   limit: pageSizeParam('limit', 100, 20),
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
 });
-export type ListQuery = z.infer<typeof listQuerySchema>;
 
 /** `{object: "list", data, next_cursor}`: pass next_cursor back as `?cursor=` for the next page. */
 export const listSchema = <T extends z.ZodMiniType>(item: T) =>
@@ -19,7 +18,7 @@ export const listSchema = <T extends z.ZodMiniType>(item: T) =>
     data: z.array(item),
     next_cursor: z.nullable(z.string()).check(z.describe('Opaque; send it back as `cursor` for the next page. Null on the last page.')),
   });
-export type List<T> = { object: 'list'; data: T[]; next_cursor: string | null };
+type List<T> = { object: 'list'; data: T[]; next_cursor: string | null };
 
 export const presentList = <T, R>(page: Page<T>, present: (item: T, index: number) => R): List<R> => ({
   object: 'list' as const,

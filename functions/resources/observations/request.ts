@@ -15,4 +15,3 @@ export const observationsQuerySchema = z.extend(listQuerySchema, {
   evidence_kind: z.optional(z.enum([...evidenceKinds.video, ...evidenceKinds.audio])),
   created_after: z.optional(z.iso.datetime({ offset: true })),
 });
-export type ObservationsQuery = z.infer<typeof observationsQuerySchema>;

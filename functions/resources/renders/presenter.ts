@@ -3,7 +3,7 @@ import type { RenderRecord } from '../../domain/renders/model.js';
 import { ASPECT_RATIOS, CAPTION_PRESETS, EFFECTS, FONT_LICENSE, FONTS, FRAMING_MODES, RENDER_FORMATS } from '../../domain/renders/presets.js';
 
 /** A signed download link of one asset, made when the record is read. */
-export interface AssetLink {
+interface AssetLink {
   url: string;
   expiresAt: string;
 }

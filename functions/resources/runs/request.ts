@@ -9,6 +9,5 @@ export const runCreateSchema = z.strictObject({
   analysis_end_seconds: z.optional(z.number().check(z.positive())),
   metadata: z.optional(metadataSchema),
 });
-export type RunCreate = z.infer<typeof runCreateSchema>;
 
 export const runIdParams = z.strictObject({ run_id: idParam });

@@ -1,4 +1,5 @@
-import { uploadStatusAt, type UploadTargets } from '../../domain/uploads/uploads.js';
+import { uploadStatusAt } from '../../domain/uploads/status.js';
+import type { UploadTargets } from '../../domain/uploads/create.js';
 import type { UploadRecord } from '../../domain/uploads/model.js';
 import type { UploadResource } from './response.js';
 

@@ -15,7 +15,7 @@ const filenameSchema = z.string().check(
   z.refine((name) => name !== '.' && name !== '..', { message: 'A filename must name a file.' }),
 );
 
-/** POST /v1/uploads body. Size against the account's limit is checked in domain/uploads/uploads.ts. */
+/** POST /v1/uploads body. Size against the account's limit is checked in domain/uploads/create.ts. */
 export const uploadCreateSchema = z.strictObject({
   filename: filenameSchema,
   content_type: z.enum(uploadContentTypes, {

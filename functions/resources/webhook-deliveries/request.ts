@@ -13,6 +13,5 @@ export const deliveryListQuerySchema = z.extend(listQuerySchema, {
   status: z.optional(z.enum(deliveryStatuses, { error: `Must be one of: ${deliveryStatuses.join(', ')}.` })),
   event_id: z.optional(idField),
 });
-export type DeliveryListQuery = z.infer<typeof deliveryListQuerySchema>;
 
 export const deliveryIdParams = z.strictObject({ delivery_id: idParam });

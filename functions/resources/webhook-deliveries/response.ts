@@ -2,7 +2,7 @@ import * as z from '../../shared/zod.js';
 import { deliveryStatuses, subscribableEventTypes } from '../../domain/webhooks/model.js';
 import { id, milliseconds, nullableTimestamp, timestamp } from '../common/response.js';
 
-export const deliveryAttemptSchema = z.object({
+const deliveryAttemptSchema = z.object({
   at: timestamp.check(z.describe('When the attempt started.')),
   status_code: z
     .nullable(z.int().check(z.minimum(100), z.maximum(599)))
@@ -18,7 +18,6 @@ export const deliveryAttemptSchema = z.object({
   duration_ms: milliseconds,
   response_body: z.nullable(z.string()).check(z.describe("The first 1 KiB of the receiver's answer, as text.")),
 });
-export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptSchema>;
 
 export const webhookDeliverySchema = z.object({
   object: z.literal('webhook_delivery'),

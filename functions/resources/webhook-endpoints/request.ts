@@ -4,8 +4,8 @@ import { idParam } from '../common/fields.js';
 import { maxChars } from '../../domain/metadata.js';
 
 /** Longer URLs are refused before any DNS lookup. */
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
-export const MAX_WEBHOOK_DESCRIPTION_CHARS = 500;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_DESCRIPTION_CHARS = 500;
 
 /**
  * The endpoint's URL as sent. The outbound rules (https, no credentials, public addresses only)

@@ -1,5 +1,5 @@
 import * as z from '../../shared/zod.js';
-import { analyzeChunk } from '../../domain/runs/pipeline.js';
+import { analyzeChunk } from '../../domain/runs/steps/analyze-chunk.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
 import { pipeline } from '../../composition/pipeline.js';
 import { traced } from '../../composition/tracing.js';

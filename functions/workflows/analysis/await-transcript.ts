@@ -1,5 +1,5 @@
 import * as z from '../../shared/zod.js';
-import { awaitChunkTranscript } from '../../domain/runs/pipeline.js';
+import { awaitChunkTranscript } from '../../domain/runs/steps/await-transcript.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
 import { pipeline } from '../../composition/pipeline.js';
 import { traced } from '../../composition/tracing.js';

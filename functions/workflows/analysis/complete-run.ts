@@ -1,5 +1,5 @@
 import * as z from '../../shared/zod.js';
-import { completeRun } from '../../domain/runs/pipeline.js';
+import { completeRun } from '../../domain/runs/steps/end-run.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
 import { pipeline } from '../../composition/pipeline.js';
 

@@ -1,4 +1,4 @@
-import { markProcessing } from '../../domain/runs/pipeline.js';
+import { markProcessing } from '../../domain/runs/steps/mark-processing.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
 import { pipeline } from '../../composition/pipeline.js';
 

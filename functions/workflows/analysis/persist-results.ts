@@ -1,5 +1,5 @@
 import * as z from '../../shared/zod.js';
-import { persistResults } from '../../domain/runs/pipeline.js';
+import { persistResults } from '../../domain/runs/steps/persist-results.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
 import { pipeline } from '../../composition/pipeline.js';
 import { traced } from '../../composition/tracing.js';

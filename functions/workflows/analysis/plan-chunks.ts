@@ -1,4 +1,4 @@
-import { planChunks } from '../../domain/runs/pipeline.js';
+import { planChunks } from '../../domain/runs/steps/plan-chunks.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
 import { pipeline } from '../../composition/pipeline.js';
 

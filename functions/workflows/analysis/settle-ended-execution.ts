@@ -1,4 +1,4 @@
-import { failRun } from '../../domain/runs/pipeline.js';
+import { failRun } from '../../domain/runs/steps/end-run.js';
 import { analysisRefSchema, executionEndedSchema, taskHandler } from '../task.js';
 import { pipeline } from '../../composition/pipeline.js';
 

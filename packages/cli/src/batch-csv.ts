@@ -16,7 +16,7 @@ export interface BatchItemInput {
 }
 
 /** SPEC: a batch holds 1 to 100 items. */
-export const maxBatchItems = 100;
+const maxBatchItems = 100;
 
 /**
  * RFC 4180 records: fields separated by commas, optionally in double quotes (which may hold commas,

@@ -18,7 +18,7 @@ import { timelineCommand } from './commands/timeline.js';
 import { uploadsCommands } from './commands/uploads.js';
 
 /** The program: one module per command group (commands/), registered in the order `--help` lists them. */
-export function program(): Command {
+function program(): Command {
   const cli = new Cli();
   accountCommand(cli);
   scannersCommands(cli);

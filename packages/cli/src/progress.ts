@@ -6,14 +6,14 @@ import { SingleBar } from 'cli-progress';
 import type { ScannerBatch } from '../../client/src/index.js';
 import { bytes } from './output.js';
 
-export interface Bar {
+interface Bar {
   update(fraction: number, detail: string): void;
   stop(): void;
 }
 
 const silent: Bar = { update: () => undefined, stop: () => undefined };
 
-export function progressBar(label: string, enabled: boolean): Bar {
+function progressBar(label: string, enabled: boolean): Bar {
   if (!enabled || !process.stdout.isTTY || !process.stderr.isTTY) return silent;
   const bar = new SingleBar({
     format: `${label.padEnd(10)} [{bar}] {percentage}% {detail}`,
@@ -64,7 +64,7 @@ export function countersLine(status: string, c: BatchCounters): string {
   return `${status} ${c.completed + c.failed + c.canceled}/${c.total} settled: ${c.completed} completed, ${c.failed} failed, ${c.canceled} canceled; ${c.processing} running, ${c.queued} queued`;
 }
 
-export interface CounterDisplay {
+interface CounterDisplay {
   update(status: string, counters: BatchCounters): void;
   /** The last line, ended with a newline. */
   stop(status: string, counters: BatchCounters): void;

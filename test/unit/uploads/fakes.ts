@@ -1,7 +1,15 @@
 /** In-memory ports for the upload domain's unit tests. */
-import type { Inspection, MediaInspector, MediaStore, PartPlan, StoredObject, UploadedPart, UploadStore } from '../../../functions/domain/uploads/ports.js';
+import type {
+  Inspection,
+  MediaInspector,
+  MediaStore,
+  PartPlan,
+  StoredObject,
+  UploadDeps,
+  UploadedPart,
+  UploadStore,
+} from '../../../functions/domain/uploads/ports.js';
 import type { UploadRecord } from '../../../functions/domain/uploads/model.js';
-import type { UploadDeps } from '../../../functions/domain/uploads/uploads.js';
 import type { Announcement } from '../../../functions/domain/events/model.js';
 
 export class MemoryUploads implements UploadStore {

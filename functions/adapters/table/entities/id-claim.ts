@@ -2,7 +2,7 @@ import { defineEntity } from '../entity.js';
 import { ACCOUNT_PARTITION } from '../keys.js';
 
 /** What an idempotent creation claimed (`purpose`: what it creates; `keyHash`: sha256 of the Idempotency-Key). */
-export interface IdClaimKey {
+interface IdClaimKey {
   accountId: string;
   purpose: string;
   keyHash: string;

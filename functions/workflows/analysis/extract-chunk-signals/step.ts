@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod.js';
-import { extractChunkSignals } from '../../../domain/runs/pipeline.js';
+import { extractChunkSignals } from '../../../domain/runs/steps/extract-chunk-signals.js';
 import { pipeline } from '../../../composition/pipeline.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../../task.js';
 

@@ -9,7 +9,7 @@ export interface Globals {
 }
 
 /** What a command's action gets: a client, a printer, the globals. */
-export interface Context {
+interface Context {
   api: MediaScannerClient;
   out: Printer;
   globals: Globals;

@@ -5,7 +5,7 @@ import { collect, integer, list, metadataOf } from './args.js';
 import type { Cli } from './cli.js';
 
 const scannerTypes = ['find_moments', 'monitor', 'classifier', 'scorer', 'summarizer', 'extractor'] as const;
-export type ScannerType = (typeof scannerTypes)[number];
+type ScannerType = (typeof scannerTypes)[number];
 
 /** A scanner's definition as options (`scanners create` and `scan`). */
 export interface DefinitionOptions {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../../../functions/domain/errors.js';
 import { preflightSource, quoteAnalysis, submitOneOff, type OneOffDeps } from '../../../../functions/domain/analyses/one-off.js';
-import { acquisitionRunnerFor } from '../../../../functions/domain/runs/pipeline.js';
+import { acquisitionRunnerFor } from '../../../../functions/domain/runs/steps/mark-processing.js';
 import type { AnalysisRecord, RunRecord } from '../../../../functions/domain/runs/model.js';
 import type { ReservationOutcome, RunStore } from '../../../../functions/domain/runs/ports.js';
 import type { SourceFacts } from '../../../../functions/domain/sources/ports.js';

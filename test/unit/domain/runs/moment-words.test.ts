@@ -1,6 +1,6 @@
 /** The words a moment keeps for its captions (persistResults), and that the API never shows them. */
 import { describe, expect, it } from 'vitest';
-import { wordsWithin } from '../../../../functions/domain/runs/pipeline.js';
+import { wordsWithin } from '../../../../functions/domain/runs/steps/persist-results.js';
 import type { MomentRecord } from '../../../../functions/domain/runs/model.js';
 import { presentMoment } from '../../../../functions/resources/analyses/presenter.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { chunksOf, planChunks, signalsRunnerFor, type PipelineDeps, type SignalsRunnerSetting } from '../../../../functions/domain/runs/pipeline.js';
+import { chunksOf, planChunks, signalsRunnerFor } from '../../../../functions/domain/runs/steps/plan-chunks.js';
+import type { PipelineDeps, SignalsRunnerSetting } from '../../../../functions/domain/runs/steps/deps.js';
 import type { RunRecord } from '../../../../functions/domain/runs/model.js';
 import type { Speech } from '../../../../functions/domain/engine/signals.js';
 import { noTranscriber } from '../../../../functions/adapters/signals/no-transcriber.js';

@@ -5,13 +5,9 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SourceSignals, TranscriptionJobs, TranscriptSegment } from '../../../../functions/domain/engine/signals.js';
-import {
-  awaitChunkTranscript,
-  extractChunkSignals,
-  TRANSCRIPT_WAIT_LIMIT_MS,
-  TranscriptionNotReady,
-  type PipelineDeps,
-} from '../../../../functions/domain/runs/pipeline.js';
+import { awaitChunkTranscript, TRANSCRIPT_WAIT_LIMIT_MS, TranscriptionNotReady } from '../../../../functions/domain/runs/steps/await-transcript.js';
+import { extractChunkSignals } from '../../../../functions/domain/runs/steps/extract-chunk-signals.js';
+import type { PipelineDeps } from '../../../../functions/domain/runs/steps/deps.js';
 import { audioSignals } from '../../adapters/engines/fixtures.js';
 
 const ref = { accountId: 'acct_1', runId: 'run_1', analysisId: 'ana_1' };

@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../functions/domain/errors.js';
-import {
-  assertRunnableUpload,
-  completeUpload,
-  createUpload,
-  findRunnableUpload,
-  mediaObjectKey,
-  MULTIPART_TARGET_TTL_SECONDS,
-  planParts,
-  recordExpiry,
-  UPLOAD_TARGET_TTL_SECONDS,
-  uploadStatusAt,
-} from '../../../../functions/domain/uploads/uploads.js';
+import { assertRunnableUpload, findRunnableUpload, uploadStatusAt } from '../../../../functions/domain/uploads/status.js';
+import { completeUpload } from '../../../../functions/domain/uploads/complete.js';
+import { createUpload, mediaObjectKey, MULTIPART_TARGET_TTL_SECONDS, UPLOAD_TARGET_TTL_SECONDS } from '../../../../functions/domain/uploads/create.js';
+import { planParts } from '../../../../functions/domain/uploads/parts.js';
+import { recordExpiry } from '../../../../functions/domain/uploads/retention.js';
 import { presentUpload } from '../../../../functions/resources/uploads/presenter.js';
 import type { UploadRecord } from '../../../../functions/domain/uploads/model.js';
 import { announcement } from '../../../../functions/domain/events/model.js';
