@@ -26,7 +26,7 @@ import { startOutboxRelay } from './outbox-relay.js';
 import { localEventBus } from '../adapters/events/local-event-bus.js';
 import { recordCursorSecretRead, startCallRecording } from './aws-calls/recorder.js';
 import { localWebhookSender } from './webhook-sender.js';
-import { webhookDelivery } from '../composition/webhooks.js';
+import { webhookDelivery } from '../composition/webhook-delivery.js';
 import { logger } from '../shared/logger.js';
 import { bubblewrapWorks, Sandbox } from './sandbox/sandbox.js';
 import { config } from '../config.js';
