@@ -73,4 +73,4 @@ export const hostProviderResolver: ProviderResolverInvoker = deferred(() => curr
  * What this host lets outbound fetches (sources, webhooks) reach beyond AWS's rules (DESIGN §9):
  * loopback targets, over plain http too, on a local host started with LOCAL_ALLOW_LOOPBACK_TARGETS=1.
  */
-export const outboundPolicy = () => ({ allowLoopback: config().LOCAL_ALLOW_LOOPBACK_TARGETS });
+export const outboundPolicy = () => ({ allowLoopback: config().host.allowLoopbackTargets });
