@@ -71,7 +71,18 @@ const engineShape = {
   TRANSCRIBE_LANGUAGE_CODE: z._default(z.string().check(z.regex(/^[a-z]{2,3}-[A-Z]{2}$/, 'a language code like en-US')), 'en-US'),
 };
 
-type EngineInput = z.infer<z.ZodMiniObject<typeof engineShape>> & { S3_ENDPOINT?: string | undefined };
+/** Which host runs the process (DESIGN §2) and what it trusts beyond AWS's rules (DESIGN §9). */
+export interface HostPolicy {
+  /**
+   * `local`: the embedded host and every unit it runs, which inherit its HOST_KIND=local
+   * (functions/local/host.ts); `aws`: Lambda functions and Fargate tasks, which never set it.
+   */
+  readonly kind: 'aws' | 'local';
+  /** Outbound fetches (sources, webhooks) and trusted hosts may name loopback targets, over plain http too: LOCAL_ALLOW_LOOPBACK_TARGETS=1, local host only. */
+  readonly allowLoopbackTargets: boolean;
+}
+
+type EngineInput = z.infer<z.ZodMiniObject<typeof engineShape>> & { host?: HostPolicy };
 
 /** The transcriber the settings imply when TRANSCRIBER is not set. */
 function withEngineDefaults<T extends EngineInput>(settings: T): T & { TRANSCRIBER: (typeof transcribers)[number] } {
@@ -84,12 +95,13 @@ function checkEngines(settings: EngineInput, ctx: z.core.$RefinementCtx): void {
   const need = (variable: keyof EngineInput, when: string) => {
     if (!settings[variable]) ctx.addIssue({ code: 'custom', path: [variable], message: `required when ${when}` });
   };
-  // S3_ENDPOINT marks the local host (see its declaration below).
+  // The CDK app checks the engine settings alone (no host): they are the AWS host's.
+  const local = settings.host?.kind === 'local';
   const notLocal = (variable: 'ANALYZER' | 'TRANSCRIBER', why: string) =>
-    ctx.addIssue({ code: 'custom', path: [variable], message: `${settings[variable]} cannot run on the local host (S3_ENDPOINT is set): ${why}` });
+    ctx.addIssue({ code: 'custom', path: [variable], message: `${settings[variable]} cannot run on the local host: ${why}` });
   if (settings.ANALYZER === 'bedrock') {
     need('BEDROCK_MODEL_ID', 'ANALYZER=bedrock');
-    if (settings.S3_ENDPOINT) notLocal('ANALYZER', 'its AWS credentials are those of its stand-ins; use ANALYZER=openai locally');
+    if (local) notLocal('ANALYZER', 'its AWS credentials are those of its stand-ins; use ANALYZER=openai locally');
   }
   if (settings.ANALYZER === 'openai') {
     need('OPENAI_BASE_URL', 'ANALYZER=openai');
@@ -126,7 +138,7 @@ function checkEngines(settings: EngineInput, ctx: z.core.$RefinementCtx): void {
       message: 'moonshine runs with its English model only: en-US (aws-transcribe covers other languages)',
     });
   }
-  if (settings.TRANSCRIBER === 'aws-transcribe' && settings.S3_ENDPOINT) {
+  if (settings.TRANSCRIBER === 'aws-transcribe' && local) {
     notLocal('TRANSCRIBER', 'Amazon Transcribe reads the media from S3 itself; use TRANSCRIBER=moonshine, pocketsphinx or whisper-cpp locally');
   }
 }
@@ -139,12 +151,26 @@ export function parseEngineConfig(env: Readonly<Record<string, string | undefine
   return Object.freeze(parseOrThrow(engineSchema, env));
 }
 
+/**
+ * The one reader of the host settings: HOST_KIND and LOCAL_ALLOW_LOOPBACK_TARGETS become the
+ * configuration's `host`, and nothing else reads them.
+ */
+function withHostPolicy<T extends { HOST_KIND: HostPolicy['kind']; LOCAL_ALLOW_LOOPBACK_TARGETS: boolean }>({
+  HOST_KIND,
+  LOCAL_ALLOW_LOOPBACK_TARGETS,
+  ...settings
+}: T): Omit<T, 'HOST_KIND' | 'LOCAL_ALLOW_LOOPBACK_TARGETS'> & { host: HostPolicy } {
+  return { ...settings, host: { kind: HOST_KIND, allowLoopbackTargets: LOCAL_ALLOW_LOOPBACK_TARGETS } };
+}
+
 const configSchema = z
   .pipe(
     z.object({
       TABLE_NAME: nonEmpty,
       MEDIA_BUCKET: nonEmpty,
       AWS_REGION: z._default(nonEmpty, 'us-east-1'),
+      /** `local`: set by the local host for itself and its units (never by hand); absent on AWS. Read as `host` (withHostPolicy). */
+      HOST_KIND: z._default(z.enum(['aws', 'local']), 'aws'),
       /** Local host only: loopback endpoints of DynamoDB Local and s3rver. */
       DYNAMODB_ENDPOINT: optionalUrl,
       S3_ENDPOINT: optionalUrl,
@@ -229,19 +255,17 @@ const configSchema = z
       /** Time budget of the whole ffprobe inspection of one upload at completion. */
       PROBE_TIMEOUT_MS: wholeNumber(1_000, 900_000, 20_000),
     }),
-    z.transform(withEngineDefaults),
+    z.transform((settings) => withHostPolicy(withEngineDefaults(settings))),
   )
   .check(
     z.superRefine(checkEngines),
     z.superRefine((settings, ctx) => {
-      // DESIGN §9: only the local host may reach loopback targets; S3_ENDPOINT marks the local host.
-      if (settings.LOCAL_ALLOW_LOOPBACK_TARGETS && !settings.S3_ENDPOINT) {
-        ctx.addIssue({ code: 'custom', path: ['LOCAL_ALLOW_LOOPBACK_TARGETS'], message: 'is for the local host only (S3_ENDPOINT is not set)' });
-      }
+      if (settings.host.kind === 'local') return;
+      const localOnly = 'is for the local host only (npm start), not for a process on AWS';
+      // DESIGN §9: only the local host may reach loopback targets.
+      if (settings.host.allowLoopbackTargets) ctx.addIssue({ code: 'custom', path: ['LOCAL_ALLOW_LOOPBACK_TARGETS'], message: localOnly });
       // The Standard Webhooks schedule is a promise to integrators: only a local host may compress it.
-      if (settings.WEBHOOK_RETRY_SCALE !== 1 && !settings.S3_ENDPOINT) {
-        ctx.addIssue({ code: 'custom', path: ['WEBHOOK_RETRY_SCALE'], message: 'is for the local host only (S3_ENDPOINT is not set)' });
-      }
+      if (settings.WEBHOOK_RETRY_SCALE !== 1) ctx.addIssue({ code: 'custom', path: ['WEBHOOK_RETRY_SCALE'], message: localOnly });
     }),
   );
 

@@ -5,7 +5,7 @@ import type { Meaning } from '../domain/engine/meaning.js';
 import type { Speech, Transcriber, TranscriptionJobs } from '../domain/engine/signals.js';
 import { localAnalyzer } from './analyzers/local-analyzer.js';
 import { loadWinkMeaning } from './meaning/wink-meaning.js';
-import { once } from '../shared/memo.js';
+import { deferred, once } from '../shared/memo.js';
 import { instrumentClient } from './aws-call-hooks.js';
 import { resolveFfmpegPath } from './ffmpeg-binaries.js';
 import { noTranscriber } from './signals/no-transcriber.js';
@@ -16,15 +16,9 @@ import { noTranscriber } from './signals/no-transcriber.js';
  * never analyse (the API routes) never load them.
  */
 
-const lazyAnalyzer = (name: string, build: () => Promise<Analyzer>): Analyzer => {
-  const analyzer = once(build);
-  return { name, analyze: async (input) => (await analyzer()).analyze(input) };
-};
+const lazyAnalyzer = (name: string, build: () => Promise<Analyzer>): Analyzer => ({ name, ...deferred(build, ['analyze']) });
 
-const lazyTranscriber = (build: () => Promise<Transcriber>): Transcriber => {
-  const transcriber = once(build);
-  return { transcribe: async (input) => (await transcriber()).transcribe(input) };
-};
+const lazyTranscriber = (build: () => Promise<Transcriber>): Transcriber => deferred(build, ['transcribe']);
 
 /** The NLP model and word vectors: loaded on first analysis, once per process. */
 let sharedMeaning: (() => Promise<Meaning>) | undefined;
@@ -67,7 +61,7 @@ export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: s
     case 'none':
       return noTranscriber;
     case 'aws-transcribe': {
-      const jobs = once(async (): Promise<TranscriptionJobs> => {
+      return deferred(async (): Promise<TranscriptionJobs> => {
         const [{ TranscribeClient }, { awsTranscribeJobs }] = await Promise.all([
           import('@aws-sdk/client-transcribe'),
           import('./transcribers/aws-transcribe.js'),
@@ -79,8 +73,7 @@ export function transcriberFor(cfg: Config, clients: { s3: S3Client }, bucket: s
           languageCode: cfg.TRANSCRIBE_LANGUAGE_CODE,
           ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH),
         });
-      });
-      return { stageAudio: async (input) => (await jobs()).stageAudio(input), transcript: async (input) => (await jobs()).transcript(input) };
+      }, ['stageAudio', 'transcript']);
     }
     case 'whisper-cpp':
       return lazyTranscriber(async () => {

@@ -1,7 +1,7 @@
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import { ApiError } from '../domain/errors.js';
 import { admitRequest } from '../domain/accounts/request-limits.js';
-import { accountReads, requestBuckets } from '../composition/table.js';
+import { accountReads, requestBuckets } from '../composition/accounts.js';
 import type { AuthorizerContext } from '../http/types.js';
 
 /**

@@ -3,11 +3,12 @@ import { dynamoBatchStore } from '../adapters/table/batch-store.js';
 import type { BatchDeps } from '../domain/batches/submit.js';
 import type { BatchWorkflowDeps } from '../domain/batches/workflow.js';
 import { lazy } from '../shared/memo.js';
-import { hostWorkflows } from './host-parts.js';
+import { hostWorkflows } from './host.js';
 import { idClaims, runs } from './runs.js';
-import { findRunnableSource } from './upload-records.js';
+import { findRunnableSource } from './uploads.js';
 import { scanners } from './scanners.js';
-import { accounts, table } from './table.js';
+import { accounts } from './accounts.js';
+import { table } from './table.js';
 
 export const batches = lazy(() => dynamoBatchStore(table()));
 

@@ -6,6 +6,7 @@ import type { DeliveryScheduler } from '../domain/webhooks/ports.js';
 import type { RenderWorkflowStarter } from '../domain/renders/model.js';
 import type { ProviderResolverInvoker } from '../adapters/sources/provider-resolution.js';
 import { installLauncher, type Launch } from '../adapters/child-process.js';
+import { deferred } from '../shared/memo.js';
 import { awsHost } from './aws-host.js';
 
 /** What runs workflows: starts them and wakes executions waiting on a task token. */
@@ -57,3 +58,19 @@ export function currentHost(): Host {
   inUse = true;
   return (installed ??= awsHost(config()));
 }
+
+/**
+ * The host's workflows, events, delivery scheduler and provider resolver as plain ports, each
+ * resolved at its first call: composing them costs nothing, so a function that never starts a
+ * workflow never loads Step Functions.
+ */
+export const hostWorkflows: WorkflowHost = deferred(() => currentHost().workflows(), ['startAnalysis', 'startBatch', 'startRender', 'succeed']);
+export const hostEvents: EventPublisher = deferred(() => currentHost().events(), ['publish']);
+export const hostDeliveryScheduler: DeliveryScheduler = deferred(() => currentHost().deliveryScheduler(), ['schedule']);
+export const hostProviderResolver: ProviderResolverInvoker = deferred(() => currentHost().providerResolver());
+
+/**
+ * What this host lets outbound fetches (sources, webhooks) reach beyond AWS's rules (DESIGN §9):
+ * loopback targets, over plain http too, on a local host started with LOCAL_ALLOW_LOOPBACK_TARGETS=1.
+ */
+export const outboundPolicy = () => ({ allowLoopback: config().host.allowLoopbackTargets });

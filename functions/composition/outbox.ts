@@ -12,7 +12,7 @@ import { lazy } from '../shared/memo.js';
 import { presentUpload } from '../resources/uploads/presenter.js';
 import { presentRun } from '../resources/runs/presenter.js';
 import { presentRender } from '../resources/renders/presenter.js';
-import { hostEvents } from './host-parts.js';
+import { hostEvents } from './host.js';
 import { table } from './table.js';
 
 /** Each subject as its GET presents it: what an event's `data.object` is. */

@@ -8,16 +8,16 @@ import { lazy } from '../shared/memo.js';
 import { media, s3 } from './media.js';
 import { renders } from './renders.js';
 import { runs } from './runs.js';
-import { accounts } from './table.js';
-
-/**
- * The RenderMoment step's composition (the render container only): ffmpeg and the face detector
- * (TensorFlow.js, megabytes) stay out of every route and settle function that only reads renders.
- */
+import { accounts } from './accounts.js';
 
 /** A moment's source is read through a signed GET for as long as its render may take. */
 const SOURCE_URL_TTL_SECONDS = 60 * 60;
 
+/**
+ * The RenderMoment step (the render container only). Apart from renders.ts so that ffmpeg, the
+ * face detector (TensorFlow.js, megabytes) and the S3 client stay out of POST /v1/renders, which
+ * has no bucket access (test/infra/route-bundles.test.ts), and of the settle functions.
+ */
 export const renderPipeline = lazy((): RenderPipelineDeps => {
   const cfg = config();
   const renderer = new FfmpegMomentRenderer({

@@ -2,7 +2,7 @@ import { config } from '../config.js';
 import { dynamoRenderStore } from '../adapters/table/render-store.js';
 import type { RenderDeps } from '../domain/renders/create.js';
 import { lazy } from '../shared/memo.js';
-import { hostWorkflows } from './host-parts.js';
+import { hostWorkflows } from './host.js';
 import { idClaims, runs } from './runs.js';
 import { table } from './table.js';
 

@@ -3,13 +3,14 @@ import { dynamoRunStore } from '../adapters/table/run-store.js';
 import { dynamoSlotStore } from '../adapters/table/slot-store.js';
 import { dynamoIdClaims } from '../adapters/table/id-claims.js';
 import { config } from '../config.js';
+import type { CancelDeps } from '../domain/analyses/lifecycle.js';
 import type { SubmitRunDeps } from '../domain/runs/submit.js';
 import { lazy } from '../shared/memo.js';
 import { powertoolsMetrics } from '../shared/metrics.js';
-import { hostWorkflows } from './host-parts.js';
+import { hostWorkflows } from './host.js';
 import { scanners } from './scanners.js';
 import { table } from './table.js';
-import { findRunnableSource } from './upload-records.js';
+import { findRunnableSource } from './uploads.js';
 
 export const runs = lazy(() => meteredRunStore(dynamoRunStore(table()), powertoolsMetrics));
 export const slots = lazy(() => dynamoSlotStore(table()));
@@ -20,3 +21,10 @@ export const idClaims = lazy(() => dynamoIdClaims(table(), config().IDEMPOTENCY_
 export const runSubmission = lazy(
   (): SubmitRunDeps => ({ ...scanners(), runs: runs(), findSource: findRunnableSource(), workflows: hostWorkflows, claims: idClaims() }),
 );
+
+/**
+ * Canceling queued analyses (one-off runs): the conditional refund (its events into the outbox
+ * with it), and waking the canceled workflow. Here, not in analyses.ts, so that the route carries
+ * no source gateway.
+ */
+export const analysisCancellation = lazy((): CancelDeps => ({ runs: runs(), slots: slots(), callbacks: hostWorkflows }));

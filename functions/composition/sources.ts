@@ -6,7 +6,8 @@ import { providerPageResolver } from '../adapters/sources/provider-resolution.js
 import { createSourceReader, type SourceReaderOptions } from '../adapters/sources/source-gateway.js';
 import type { SourceReader } from '../domain/sources/ports.js';
 import { lazy } from '../shared/memo.js';
-import { hostProviderResolver } from './host-parts.js';
+import { accounts } from './accounts.js';
+import { hostProviderResolver, outboundPolicy } from './host.js';
 
 /** A remote source is slower to probe than our own bucket: at least this long, whatever PROBE_TIMEOUT_MS says. */
 const SOURCE_PROBE_BUDGET_MS = 60_000;
@@ -17,7 +18,7 @@ const PREFLIGHT_FALLBACK_MAX_BYTES = 256 * 1024 ** 2;
 export const sourceReaderOptions = lazy((): SourceReaderOptions => {
   const cfg = config();
   return {
-    outbound: createOutboundClient({ allowLoopback: cfg.LOCAL_ALLOW_LOOPBACK_TARGETS }),
+    outbound: createOutboundClient(outboundPolicy()),
     inspector: ffprobeInspector(
       spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)),
       Math.max(cfg.PROBE_TIMEOUT_MS, SOURCE_PROBE_BUDGET_MS),
@@ -29,5 +30,8 @@ export const sourceReaderOptions = lazy((): SourceReaderOptions => {
   };
 });
 
-/** Preflights of one-off analysis sources: no media store (acquisition has its own: source-acquisition.ts). */
+/** Preflights of one-off analysis sources: no media store (acquisition has its own: acquisition.ts). */
 export const sourceReader = lazy((): SourceReader => createSourceReader(sourceReaderOptions()));
+
+/** Preflight and quote: the source gateway probes, and nothing is stored (no run store, no workflows in these bundles). */
+export const sourceProbing = lazy(() => ({ accounts: accounts(), sources: sourceReader(), ...outboundPolicy() }));

@@ -2,9 +2,6 @@ import { config } from '../config.js';
 import { createDynamoDbClients } from '../adapters/dynamodb-clients.js';
 import { CursorCodec } from '../adapters/table/cursor.js';
 import type { TableContext } from '../adapters/table/query-page.js';
-import { dynamoAccountStore } from '../adapters/table/account-store.js';
-import { cachedAccountReads } from '../adapters/cached-account-reads.js';
-import { dynamoRequestBucketStore } from '../adapters/table/request-bucket-store.js';
 import { lazy } from '../shared/memo.js';
 import { currentHost } from './host.js';
 
@@ -20,11 +17,3 @@ export const table = lazy(
     cursors: async () => new CursorCodec(await currentHost().cursorSecret()),
   }),
 );
-
-export const accounts = lazy(() => dynamoAccountStore(table()));
-
-/** The authorizer's key and account lookups, answered from a per-process cache for API_KEY_CACHE_SECONDS. */
-export const accountReads = lazy(() => cachedAccountReads(accounts(), config().API_KEY_CACHE_SECONDS * 1000));
-
-/** The accounts' request buckets (the authorizer takes a token per request). */
-export const requestBuckets = lazy(() => dynamoRequestBucketStore(table()));

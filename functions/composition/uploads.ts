@@ -1,24 +1,19 @@
-import { config } from '../config.js';
-import { ffprobeInspector, spawnFfprobe } from '../adapters/media/ffprobe-inspector.js';
-import { resolveFfprobePath } from '../adapters/ffmpeg-binaries.js';
-import type { UploadDeps } from '../domain/uploads/ports.js';
-import { logger } from '../shared/logger.js';
+import { meteredUploadStore } from '../adapters/metered-stores.js';
+import { dynamoUploadStore } from '../adapters/table/upload-store.js';
+import type { RunnableSourceLookup } from '../domain/runs/ports.js';
+import { findRunnableUpload } from '../domain/uploads/status.js';
 import { lazy } from '../shared/memo.js';
-import { media } from './media.js';
-import { uploadStore } from './upload-records.js';
+import { powertoolsMetrics } from '../shared/metrics.js';
+import { table } from './table.js';
 
-/** Everything the upload flow needs: signed targets and the fail-closed probe. */
-export const uploads = lazy((): UploadDeps => {
-  const cfg = config();
-  return {
-    uploads: uploadStore(),
-    media: media(),
-    inspector: ffprobeInspector(
-      spawnFfprobe(() => resolveFfprobePath(cfg.FFPROBE_PATH)),
-      cfg.PROBE_TIMEOUT_MS,
-    ),
-    multipartThresholdBytes: cfg.MULTIPART_THRESHOLD_BYTES,
-    partSizeBytes: cfg.MULTIPART_PART_SIZE_BYTES,
-    warn: (message, error) => logger.warn(message, error as Error),
+/** Upload records alone (no bucket, no probe): what reads and run submissions need. */
+export const uploadStore = lazy(() => meteredUploadStore(dynamoUploadStore(table()), powertoolsMetrics));
+
+/** A ready upload of the account as a run's source (400 upload_not_found / upload_not_ready otherwise). */
+export const findRunnableSource = lazy((): RunnableSourceLookup => {
+  const store = uploadStore();
+  return async (accountId, uploadId, param) => {
+    const upload = await findRunnableUpload(store, accountId, uploadId, new Date(), param);
+    return { uploadId: upload.uploadId, mediaKind: upload.mediaKind, durationMs: upload.durationMs ?? 0, objectKey: upload.objectKey };
   };
 });

@@ -1,33 +1,30 @@
 import { config } from '../config.js';
-import { createOutboundClient } from '../adapters/outbound/outbound-client.js';
+import { outboundUrlCheck } from '../adapters/outbound/url-check.js';
 import { dynamoWebhookDeliveryStore } from '../adapters/table/webhook-delivery-store.js';
-import { httpWebhookTransport } from '../adapters/webhooks/http-transport.js';
-import { standardWebhooksSigner } from '../adapters/webhooks/signer.js';
-import type { DeliveryDeps } from '../domain/webhooks/deliveries.js';
-import { logger } from '../shared/logger.js';
+import { dynamoWebhookEndpointStore } from '../adapters/table/webhook-endpoint-store.js';
+import type { WebhookEndpointDeps } from '../domain/webhooks/endpoints.js';
+import { presentWebhookEndpoint } from '../resources/webhook-endpoints/presenter.js';
 import { lazy } from '../shared/memo.js';
-import { hostDeliveryScheduler } from './host-parts.js';
-import { accounts, table } from './table.js';
-import { webhookEndpointStore } from './webhook-endpoints.js';
+import { accounts } from './accounts.js';
+import { hostDeliveryScheduler, hostEvents, outboundPolicy } from './host.js';
+import { table } from './table.js';
+
+/** Webhook endpoint records alone: what reads and the delivery engine's fan-out need. */
+export const webhookEndpointStore = lazy(() => dynamoWebhookEndpointStore(table()));
+
+/** Everything the endpoint routes need: records, the outbound URL rules, the switch and the test event's path. */
+export const webhookEndpoints = lazy(
+  (): WebhookEndpointDeps => ({
+    endpoints: webhookEndpointStore(),
+    checkUrl: outboundUrlCheck(outboundPolicy()),
+    deploymentEventDelivery: config().EVENT_DELIVERY_ENABLED,
+    events: hostEvents,
+    present: presentWebhookEndpoint,
+  }),
+);
 
 /** Webhook delivery records alone. */
 export const webhookDeliveryStore = lazy(() => dynamoWebhookDeliveryStore(table()));
-
-/** The delivery engine: what the sender (a Lambda on AWS, in-process locally) runs with. */
-export const webhookDelivery = lazy((): DeliveryDeps => {
-  const cfg = config();
-  return {
-    deliveries: webhookDeliveryStore(),
-    endpoints: webhookEndpointStore(),
-    accounts: accounts(),
-    transport: httpWebhookTransport(createOutboundClient({ allowLoopback: cfg.LOCAL_ALLOW_LOOPBACK_TARGETS, userAgent: 'media-scanner-webhooks' }), logger),
-    signer: standardWebhooksSigner,
-    scheduler: hostDeliveryScheduler,
-    deploymentEnabled: cfg.EVENT_DELIVERY_ENABLED,
-    retryScale: cfg.WEBHOOK_RETRY_SCALE,
-    clock: () => new Date(),
-  };
-});
 
 /** The delivery log routes: reading deliveries and reopening a failed one (no outbound, no signing). */
 export const webhookDeliveryLog = lazy(() => ({

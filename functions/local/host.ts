@@ -26,7 +26,7 @@ import { startOutboxRelay } from './outbox-relay.js';
 import { localEventBus } from '../adapters/events/local-event-bus.js';
 import { recordCursorSecretRead, startCallRecording } from './aws-calls/recorder.js';
 import { localWebhookSender } from './webhook-sender.js';
-import { webhookDelivery } from '../composition/webhooks.js';
+import { webhookDelivery } from '../composition/webhook-delivery.js';
 import { logger } from '../shared/logger.js';
 import { bubblewrapWorks, Sandbox } from './sandbox/sandbox.js';
 import { config } from '../config.js';
@@ -79,7 +79,7 @@ interface RunningHost {
   table: string;
   bucket: string;
   pid: number;
-  /** LOCAL_ALLOW_LOOPBACK_TARGETS of this host: the admin CLI follows it, whatever its own environment says. */
+  /** This host's loopback trust (config().host): the admin CLI follows it, whatever its own environment says. */
   allow_loopback_targets: boolean;
 }
 
@@ -170,8 +170,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     const s3 = await startS3rver(dataDir);
     started.push(s3);
 
-    // The route handlers read these through the one config reader, exactly as on Lambda.
+    // The one place the local host writes its settings into process.env: its handlers read them
+    // through the one config reader (functions/config.ts) as on Lambda, the SDK's credential chain
+    // and Powertools read theirs there, and every unit process it starts inherits them (as a Lambda
+    // function or Fargate task gets its environment). HOST_KIND=local is what makes each of those
+    // processes a local one (config().host), with the loopback trust the host was started with.
     Object.assign(process.env, {
+      HOST_KIND: 'local',
       TABLE_NAME: LOCAL_TABLE,
       MEDIA_BUCKET: LOCAL_BUCKET,
       AWS_REGION: LOCAL_REGION,
@@ -263,7 +268,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       table: LOCAL_TABLE,
       bucket: LOCAL_BUCKET,
       pid: process.pid,
-      allow_loopback_targets: config().LOCAL_ALLOW_LOOPBACK_TARGETS,
+      allow_loopback_targets: config().host.allowLoopbackTargets,
     };
     await writeFile(runningFile(dataDir), JSON.stringify(running, null, 2));
     await lock.listening(baseUrl);

@@ -1,3 +1,4 @@
+import { config } from '../config.js';
 import * as z from '../shared/zod.js';
 import { startLocalHost } from './host.js';
 import { defaultServerLimits } from './server.js';
@@ -58,7 +59,7 @@ try {
       `WARNING: bubblewrap is missing, so units run unconfined, not inside their AWS run-time contracts; install it (${BUBBLEWRAP_INSTALL}) and run npm start again.`,
     );
   console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
-  if (process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1') {
+  if (config().host.allowLoopbackTargets) {
     // DESIGN §9: said loudly, since it opens outbound fetches (sources, webhooks) to this machine.
     console.warn('WARNING: LOCAL_ALLOW_LOOPBACK_TARGETS=1: source URLs and webhook endpoints may target loopback addresses, over plain http.');
   }

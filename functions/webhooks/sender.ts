@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { webhookDelivery } from '../composition/webhooks.js';
+import { webhookDelivery } from '../composition/webhook-delivery.js';
 import { logger } from '../shared/logger.js';
 import { handleSenderBatch } from './sender-batch.js';
 

@@ -8,7 +8,7 @@ import { observeDynamoDbRequests, type DynamoDbRequest } from '../../functions/a
 import { resolveFfmpegPath } from '../../functions/adapters/ffmpeg-binaries.js';
 import { promptFor } from '../../functions/adapters/analyzers/llm-prompt.js';
 import { awsTranscribeJobs } from '../../functions/adapters/transcribers/aws-transcribe.js';
-import { pipeline } from '../../functions/composition/pipeline.js';
+import { pipeline } from '../../functions/composition/engine.js';
 import type { SourceSignals } from '../../functions/domain/engine/signals.js';
 import { signalsKeyOf } from '../../functions/domain/runs/steps/artifacts.js';
 import { scannerCreateSchema } from '../../functions/resources/scanners/request.js';

@@ -13,7 +13,7 @@ export const repoRoot = join(import.meta.dirname, '..', '..');
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   // LOCAL_ALLOW_LOOPBACK_TARGETS too: a child opens loopback targets only when its caller says so.
-  for (const name of ['LOCAL_API_KEY', 'LOCAL_DATA_DIR', 'PORT', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'LOCAL_ALLOW_LOOPBACK_TARGETS'])
+  for (const name of ['LOCAL_API_KEY', 'LOCAL_DATA_DIR', 'PORT', 'HOST_KIND', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'LOCAL_ALLOW_LOOPBACK_TARGETS'])
     delete env[name];
   return { ...env, ...extra };
 }

@@ -50,9 +50,9 @@ export const serviceEnv = {
  */
 export function stubServiceEnv(extra: Record<string, string | undefined> = {}): void {
   for (const [name, value] of Object.entries({ ...serviceEnv, ...extra })) vi.stubEnv(name, value);
-  // What marks the local host, which the integration project's global setup puts in the environment
+  // The local host's settings (HOST_KIND=local among them), which the integration project's global setup puts in the environment
   // that every test worker inherits: a unit test runs as a function on AWS does.
-  for (const localOnly of ['DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'LOCAL_ALLOW_LOOPBACK_TARGETS', 'YT_DLP_PATH', 'WEBHOOK_RETRY_SCALE'])
+  for (const localOnly of ['HOST_KIND', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'LOCAL_ALLOW_LOOPBACK_TARGETS', 'YT_DLP_PATH', 'WEBHOOK_RETRY_SCALE'])
     vi.stubEnv(localOnly, extra[localOnly]);
   // Lists read the cursor key through the AWS host: tests that page mock Secrets Manager for it.
   vi.stubEnv('CURSOR_SECRET_ARN', CURSOR_SECRET_ARN);

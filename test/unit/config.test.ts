@@ -66,13 +66,18 @@ describe('parseConfig', () => {
   });
 
   it('allows loopback outbound targets on the local host only', () => {
-    expect(parseConfig({ ...minimal, S3_ENDPOINT: 'http://127.0.0.1:4569', LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }).LOCAL_ALLOW_LOOPBACK_TARGETS).toBe(true);
-    expect(parseConfig(minimal).LOCAL_ALLOW_LOOPBACK_TARGETS).toBe(false);
+    expect(parseConfig({ ...minimal, HOST_KIND: 'local', LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }).host).toEqual({ kind: 'local', allowLoopbackTargets: true });
+    expect(parseConfig(minimal).host).toEqual({ kind: 'aws', allowLoopbackTargets: false });
     expect(failure({ ...minimal, LOCAL_ALLOW_LOOPBACK_TARGETS: '1' })).toContain('LOCAL_ALLOW_LOOPBACK_TARGETS: is for the local host only');
+    // The stand-ins' endpoints do not make a host local: HOST_KIND does, which the local host sets.
+    expect(failure({ ...minimal, S3_ENDPOINT: 'http://127.0.0.1:4569', LOCAL_ALLOW_LOOPBACK_TARGETS: '1' })).toContain(
+      'LOCAL_ALLOW_LOOPBACK_TARGETS: is for the local host only',
+    );
+    expect(failure({ ...minimal, HOST_KIND: 'laptop' })).toContain('HOST_KIND');
   });
 
   it('compresses the webhook retry schedule on the local host only, by a factor in (0, 1]', () => {
-    const local = { ...minimal, S3_ENDPOINT: 'http://127.0.0.1:4569' };
+    const local = { ...minimal, HOST_KIND: 'local' };
     expect(parseConfig(minimal).WEBHOOK_RETRY_SCALE).toBe(1);
     expect(parseConfig({ ...local, WEBHOOK_RETRY_SCALE: '0.0001' }).WEBHOOK_RETRY_SCALE).toBe(0.0001);
     expect(failure({ ...minimal, WEBHOOK_RETRY_SCALE: '0.5' })).toContain('WEBHOOK_RETRY_SCALE: is for the local host only');
@@ -93,7 +98,7 @@ describe('parseConfig', () => {
 describe('parseConfig: analyzer and transcriber', () => {
   const openai = { ANALYZER: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'llama3.1' };
   const whisper = { WHISPER_CPP_BIN: '/opt/whisper.cpp/build/bin/whisper-cli', WHISPER_MODEL: '/opt/models/ggml-base.en.bin' };
-  const localHost = { S3_ENDPOINT: 'http://127.0.0.1:4569' };
+  const localHost = { HOST_KIND: 'local' };
 
   it('defaults to the local analyzer, no transcriber and en-US', () => {
     expect(parseConfig(minimal)).toMatchObject({ ANALYZER: 'local', TRANSCRIBER: 'none', TRANSCRIBE_LANGUAGE_CODE: 'en-US' });

@@ -2,7 +2,7 @@ import { requireAccount } from '../../domain/accounts/accounts.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentAccount } from '../../resources/account/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
-import { accounts } from '../../composition/table.js';
+import { accounts } from '../../composition/accounts.js';
 import { slots } from '../../composition/runs.js';
 import { config } from '../../config.js';
 

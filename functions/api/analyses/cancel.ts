@@ -3,7 +3,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentAnalysis } from '../../resources/analyses/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { analysisIdParams } from '../../resources/analyses/request.js';
-import { analysisCancellation } from '../../composition/analysis-cancellation.js';
+import { analysisCancellation } from '../../composition/runs.js';
 
 export const handler = httpHandler(
   'api/analyses/cancel',

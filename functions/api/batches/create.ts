@@ -4,7 +4,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentBatch } from '../../resources/batches/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { batchCreateSchema, MAX_ITEM_PAGE } from '../../resources/batches/request.js';
-import { accounts } from '../../composition/table.js';
+import { accounts } from '../../composition/accounts.js';
 import { idempotent } from '../../composition/idempotency.js';
 import { batchSubmission } from '../../composition/batches.js';
 

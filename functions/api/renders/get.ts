@@ -4,15 +4,15 @@ import { httpHandler } from '../../http/handler.js';
 import { presentRender } from '../../resources/renders/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { renderIdParams } from '../../resources/renders/request.js';
-import { assetSigner } from '../../composition/render-links.js';
+import { media } from '../../composition/media.js';
 import { renders } from '../../composition/renders.js';
 
 export const handler = httpHandler(
   'api/renders/get',
   { params: renderIdParams, query: noQuerySchema },
-  () => ({ renders: renders() }),
+  () => ({ renders: renders(), media: media() }),
   async ({ accountId, params }, deps) => {
     const render = await getRender(deps.renders, accountId, params.render_id);
-    return { status: 200, body: presentRender(render, await assetLinks(assetSigner, render)) };
+    return { status: 200, body: presentRender(render, await assetLinks(deps.media, render)) };
   },
 );

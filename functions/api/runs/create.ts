@@ -4,7 +4,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentRun } from '../../resources/runs/presenter.js';
 import { runCreateSchema } from '../../resources/runs/request.js';
 import { scannerIdParams } from '../../resources/scanners/request.js';
-import { accounts } from '../../composition/table.js';
+import { accounts } from '../../composition/accounts.js';
 import { idempotent } from '../../composition/idempotency.js';
 import { runSubmission } from '../../composition/runs.js';
 

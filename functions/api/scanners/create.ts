@@ -3,7 +3,7 @@ import { createScanner } from '../../domain/scanners/scanners.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentScanner } from '../../resources/scanners/presenter.js';
 import { scannerCreateSchema } from '../../resources/scanners/request.js';
-import { accounts } from '../../composition/table.js';
+import { accounts } from '../../composition/accounts.js';
 import { idempotent } from '../../composition/idempotency.js';
 import { scanners } from '../../composition/scanners.js';
 

@@ -4,7 +4,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentPreflight } from '../../resources/analyses/presenter.js';
 import { preflightSchema } from '../../resources/analyses/request.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
-import { sourceProbing } from '../../composition/source-probing.js';
+import { sourceProbing } from '../../composition/sources.js';
 
 export const handler = httpHandler(
   'api/sources/preflight',

@@ -4,8 +4,8 @@ import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../resources/uploads/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { uploadIdParams } from '../../resources/uploads/request.js';
-import { accounts } from '../../composition/table.js';
-import { uploads } from '../../composition/uploads.js';
+import { accounts } from '../../composition/accounts.js';
+import { uploads } from '../../composition/upload-intake.js';
 
 /** POST /v1/uploads/{upload_id}/complete: probe and settle a pending upload; a terminal one is returned as is. */
 export const handler = httpHandler(

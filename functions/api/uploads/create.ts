@@ -3,8 +3,8 @@ import { createUpload } from '../../domain/uploads/create.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../resources/uploads/presenter.js';
 import { uploadCreateSchema } from '../../resources/uploads/request.js';
-import { accounts } from '../../composition/table.js';
-import { uploads } from '../../composition/uploads.js';
+import { accounts } from '../../composition/accounts.js';
+import { uploads } from '../../composition/upload-intake.js';
 
 /** POST /v1/uploads: the record with its signed target(s), returned this once (SPEC: persist it at once). */
 export const handler = httpHandler(

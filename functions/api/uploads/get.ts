@@ -3,7 +3,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../resources/uploads/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { uploadIdParams } from '../../resources/uploads/request.js';
-import { uploadStore } from '../../composition/upload-records.js';
+import { uploadStore } from '../../composition/uploads.js';
 
 export const handler = httpHandler(
   'api/uploads/get',

@@ -3,7 +3,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentUpload } from '../../resources/uploads/presenter.js';
 import { presentList } from '../../resources/common/list.js';
 import { uploadListQuerySchema } from '../../resources/uploads/request.js';
-import { uploadStore } from '../../composition/upload-records.js';
+import { uploadStore } from '../../composition/uploads.js';
 
 /** GET /v1/uploads: newest first, optionally one status, to reconcile an ambiguous upload (SPEC Upload flow). */
 export const handler = httpHandler(

@@ -3,8 +3,8 @@ import { createWebhookEndpoint } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
 import { presentWebhookEndpointWithSecret } from '../../resources/webhook-endpoints/presenter.js';
 import { webhookEndpointCreateSchema } from '../../resources/webhook-endpoints/request.js';
-import { accounts } from '../../composition/table.js';
-import { webhookEndpoints } from '../../composition/webhook-endpoints.js';
+import { accounts } from '../../composition/accounts.js';
+import { webhookEndpoints } from '../../composition/webhooks.js';
 
 /** POST /v1/webhook-endpoints: the endpoint and its signing secret, shown this once. */
 export const handler = httpHandler(

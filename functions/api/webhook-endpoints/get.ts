@@ -3,7 +3,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentWebhookEndpoint } from '../../resources/webhook-endpoints/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { webhookEndpointIdParams } from '../../resources/webhook-endpoints/request.js';
-import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
+import { webhookEndpointStore } from '../../composition/webhooks.js';
 
 export const handler = httpHandler(
   'api/webhook-endpoints/get',

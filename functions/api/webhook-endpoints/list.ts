@@ -2,7 +2,7 @@ import { listWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { httpHandler } from '../../http/handler.js';
 import { listQuerySchema, presentList } from '../../resources/common/list.js';
 import { presentWebhookEndpoint } from '../../resources/webhook-endpoints/presenter.js';
-import { webhookEndpointStore } from '../../composition/webhook-endpoints.js';
+import { webhookEndpointStore } from '../../composition/webhooks.js';
 
 /** GET /v1/webhook-endpoints: newest first, never a secret. */
 export const handler = httpHandler(

@@ -4,8 +4,8 @@ import { httpHandler } from '../../http/handler.js';
 import { presentWebhookTest } from '../../resources/webhook-endpoints/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { webhookEndpointIdParams } from '../../resources/webhook-endpoints/request.js';
-import { accounts } from '../../composition/table.js';
-import { webhookEndpoints } from '../../composition/webhook-endpoints.js';
+import { accounts } from '../../composition/accounts.js';
+import { webhookEndpoints } from '../../composition/webhooks.js';
 
 /** POST /v1/webhook-endpoints/{endpoint_id}/test: a `webhook.test` event for this endpoint, delivered like any other. */
 export const handler = httpHandler(

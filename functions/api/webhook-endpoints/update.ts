@@ -3,7 +3,7 @@ import { httpHandler } from '../../http/handler.js';
 import { presentWebhookEndpoint } from '../../resources/webhook-endpoints/presenter.js';
 import { noQuerySchema } from '../../resources/common/fields.js';
 import { webhookEndpointIdParams, webhookEndpointUpdateSchema } from '../../resources/webhook-endpoints/request.js';
-import { webhookEndpoints } from '../../composition/webhook-endpoints.js';
+import { webhookEndpoints } from '../../composition/webhooks.js';
 
 /** PATCH /v1/webhook-endpoints/{endpoint_id}: a new URL is checked like a new endpoint's. */
 export const handler = httpHandler(

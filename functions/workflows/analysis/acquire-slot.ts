@@ -1,7 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { acquireSlot } from '../../domain/runs/scheduling.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
-import { pipeline } from '../../composition/pipeline.js';
+import { pipeline } from '../../composition/engine.js';
 
 const input = z.extend(analysisRefSchema, { taskToken: z.string().check(z.minLength(1)) });
 

@@ -1,7 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { awaitChunkTranscript } from '../../domain/runs/steps/await-transcript.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
-import { pipeline } from '../../composition/pipeline.js';
+import { pipeline } from '../../composition/engine.js';
 import { traced } from '../../composition/tracing.js';
 
 /** The AwaitTranscript state: its previous answer (`transcript`, at the state's ResultPath) comes back with its input. */

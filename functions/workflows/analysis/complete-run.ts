@@ -1,7 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { completeRun } from '../../domain/runs/steps/end-run.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
-import { pipeline } from '../../composition/pipeline.js';
+import { pipeline } from '../../composition/engine.js';
 
 const input = z.extend(analysisRefSchema, { persisted: z.object({ observationCount: z.int().check(z.minimum(0)) }) });
 

@@ -1,7 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { failRun } from '../../domain/runs/steps/end-run.js';
 import { analysisRefSchema, taskHandler } from '../task.js';
-import { pipeline } from '../../composition/pipeline.js';
+import { pipeline } from '../../composition/engine.js';
 
 const input = z.extend(analysisRefSchema, { failure: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })) });
 

@@ -1,7 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { persistResults } from '../../domain/runs/steps/persist-results.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../task.js';
-import { pipeline } from '../../composition/pipeline.js';
+import { pipeline } from '../../composition/engine.js';
 import { traced } from '../../composition/tracing.js';
 
 const input = z.extend(analysisRefSchema, {

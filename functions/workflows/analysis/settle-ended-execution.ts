@@ -1,6 +1,6 @@
 import { failRun } from '../../domain/runs/steps/end-run.js';
 import { analysisRefSchema, executionEndedSchema, taskHandler } from '../task.js';
-import { pipeline } from '../../composition/pipeline.js';
+import { pipeline } from '../../composition/engine.js';
 
 const errorOf = { FAILED: 'States.TaskFailed', TIMED_OUT: 'States.Timeout', ABORTED: 'States.Aborted' } as const;
 

@@ -1,6 +1,6 @@
 import * as z from '../../../shared/zod.js';
 import { extractChunkSignals } from '../../../domain/runs/steps/extract-chunk-signals.js';
-import { pipeline } from '../../../composition/pipeline.js';
+import { pipeline } from '../../../composition/engine.js';
 import { analysisRefSchema, chunkSchema, taskHandler } from '../../task.js';
 
 /** The ExtractChunkSignals step: a function for chunks planned with runner `lambda`, a container for runner `container`. */

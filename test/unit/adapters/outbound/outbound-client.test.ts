@@ -377,11 +377,11 @@ describe('TLS verifies the hostname while the connection is pinned to the checke
 describe('LOCAL_ALLOW_LOOPBACK_TARGETS', () => {
   const minimal = { TABLE_NAME: 't', MEDIA_BUCKET: 'b', CURSOR_SECRET: 's'.repeat(32) };
 
-  it('is off by default, on with 1 (on the local host: S3_ENDPOINT set), and refuses anything else', () => {
-    const localHost = { ...minimal, S3_ENDPOINT: 'http://127.0.0.1:4569' };
-    expect(parseConfig(minimal).LOCAL_ALLOW_LOOPBACK_TARGETS).toBe(false);
-    expect(parseConfig({ ...minimal, LOCAL_ALLOW_LOOPBACK_TARGETS: '0' }).LOCAL_ALLOW_LOOPBACK_TARGETS).toBe(false);
-    expect(parseConfig({ ...localHost, LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }).LOCAL_ALLOW_LOOPBACK_TARGETS).toBe(true);
+  it('is off by default, on with 1 (on the local host: HOST_KIND=local), and refuses anything else', () => {
+    const localHost = { ...minimal, HOST_KIND: 'local' };
+    expect(parseConfig(minimal).host.allowLoopbackTargets).toBe(false);
+    expect(parseConfig({ ...minimal, LOCAL_ALLOW_LOOPBACK_TARGETS: '0' }).host.allowLoopbackTargets).toBe(false);
+    expect(parseConfig({ ...localHost, LOCAL_ALLOW_LOOPBACK_TARGETS: '1' }).host.allowLoopbackTargets).toBe(true);
     expect(() => parseConfig({ ...minimal, LOCAL_ALLOW_LOOPBACK_TARGETS: 'yes' })).toThrow(/LOCAL_ALLOW_LOOPBACK_TARGETS/);
   });
 });

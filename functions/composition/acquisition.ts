@@ -9,7 +9,11 @@ import { s3 } from './media.js';
 import { runs } from './runs.js';
 import { sourceReaderOptions } from './sources.js';
 
-/** The AcquireSource step: sources read as for a preflight, copied into the media bucket. */
+/**
+ * The AcquireSource step: sources read as for a preflight, copied into the media bucket. Apart from
+ * sources.ts so that preflight, quote and submission carry no S3 client (test/infra/route-bundles.test.ts),
+ * and from engine.ts so that the other analysis steps carry no source gateway.
+ */
 export const acquisition = lazy((): AcquisitionDeps => {
   const cfg = config();
   return {

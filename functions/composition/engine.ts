@@ -8,25 +8,29 @@ import type { SignalExtractor } from '../domain/engine/signals.js';
 import type { PipelineDeps } from '../domain/runs/steps/deps.js';
 import { settleBatchItem } from '../domain/batches/workflow.js';
 import { readSecretString } from '../adapters/secrets.js';
-import { lazy } from '../shared/memo.js';
+import { deferred, lazy } from '../shared/memo.js';
 import { batches } from './batches.js';
-import { hostWorkflows } from './host-parts.js';
+import { hostWorkflows } from './host.js';
 import { media, s3 } from './media.js';
 import { runs, slots } from './runs.js';
-import { accounts } from './table.js';
+import { accounts } from './accounts.js';
 import { admittedRuns } from '../workflows/admission.js';
 
 /** Presigned GETs that ffmpeg reads sources through live as long as the longest chunk may take. */
 const SOURCE_URL_TTL_SECONDS = 6 * 60 * 60;
 
-/** The analysis workflow's steps (statemachines/analysis.asl.json). */
+/**
+ * The analysis workflow's steps (statemachines/analysis.asl.json): the engine (signals, transcriber,
+ * analyzer) over the media bucket, and the runs, slots and batch items it settles. AcquireSource,
+ * which also reads sources, has its own module (acquisition.ts).
+ */
 export const pipeline = lazy((): PipelineDeps => {
   const cfg = config();
   // Built on first use: only the functions that carry ffmpeg ever extract signals.
-  const extractor = lazy(
+  const extractor: SignalExtractor = deferred(
     () => new FfmpegSignalExtractor({ ffmpegPath: resolveFfmpegPath(cfg.FFMPEG_PATH), ffprobePath: resolveFfprobePath(cfg.FFPROBE_PATH) }),
+    ['extract'],
   );
-  const lazyExtractor: SignalExtractor = { extract: (input) => extractor().extract(input) };
   return {
     runs: runs(),
     accounts: accounts(),
@@ -35,7 +39,7 @@ export const pipeline = lazy((): PipelineDeps => {
     onRunEnded: (run) => settleBatchItem({ batches: batches(), callbacks: hostWorkflows }, run),
     artifacts: s3ArtifactStore(s3(), cfg.MEDIA_BUCKET),
     signSourceUrl: (objectKey) => media().signGet(objectKey, SOURCE_URL_TTL_SECONDS),
-    extractor: lazyExtractor,
+    extractor,
     transcriber: transcriberFor(cfg, { s3: s3() }, cfg.MEDIA_BUCKET),
     analyzer: analyzerFor(cfg, async (secretId) => {
       const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');

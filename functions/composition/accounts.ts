@@ -1,0 +1,14 @@
+import { config } from '../config.js';
+import { dynamoAccountStore } from '../adapters/table/account-store.js';
+import { cachedAccountReads } from '../adapters/cached-account-reads.js';
+import { dynamoRequestBucketStore } from '../adapters/table/request-bucket-store.js';
+import { lazy } from '../shared/memo.js';
+import { table } from './table.js';
+
+export const accounts = lazy(() => dynamoAccountStore(table()));
+
+/** The authorizer's key and account lookups, answered from a per-process cache for API_KEY_CACHE_SECONDS. */
+export const accountReads = lazy(() => cachedAccountReads(accounts(), config().API_KEY_CACHE_SECONDS * 1000));
+
+/** The accounts' request buckets (the authorizer takes a token per request). */
+export const requestBuckets = lazy(() => dynamoRequestBucketStore(table()));
