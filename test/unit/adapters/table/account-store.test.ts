@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { apiKeyEntity } from '../../../../functions/adapters/table/entities/api-key.js';
 import { dynamoAccountStore } from '../../../../functions/adapters/table/account-store.js';
 import { CursorCodec } from '../../../../functions/adapters/table/cursor.js';
 import { createAccount } from '../../../../functions/domain/accounts/accounts.js';
@@ -190,5 +191,33 @@ describe('dynamoAccountStore.setEventDelivery', () => {
     expect(off?.ExpressionAttributeValues?.[':true']).toBe(true);
     expect(on?.UpdateExpression).toBe('REMOVE eventDeliveryDisabled SET updatedAt = :now');
     expect(on?.ExpressionAttributeValues).not.toHaveProperty(':true');
+  });
+});
+
+describe('dynamoAccountStore named keys', () => {
+  const named: ApiKeyRecord = { ...keyRecord, keyId: 'key_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b', name: 'ci', prefix: 'sk_live_Ab1A' };
+
+  it('revokes a key by id through the index, on the item the authorizer reads, and only for its account', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [apiKeyEntity.item(named)] });
+    ddb.on(UpdateCommand).resolves({ Attributes: apiKeyEntity.item({ ...named, revokedAt: NOW }) });
+    await expect(store.revokeApiKeyById(ACCOUNT_ID, named.keyId!, NOW)).resolves.toMatchObject({ keyId: named.keyId, revokedAt: NOW });
+    const query = ddb.commandCalls(QueryCommand)[0]!.args[0].input;
+    expect(query).toMatchObject({ IndexName: 'GSI1', ExpressionAttributeValues: { ':pk': `ACCT#${ACCOUNT_ID}#APIKEYS`, ':prefix': `KEY#${named.keyId}` } });
+    const update = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(update.Key).toEqual({ PK: `APIKEY#${KEY_HASH}`, SK: 'APIKEY' });
+    expect(update.ConditionExpression).toBe('accountId = :account');
+  });
+
+  it('answers undefined for a key id the account does not have', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    await expect(store.revokeApiKeyById(ACCOUNT_ID, named.keyId!, NOW)).resolves.toBeUndefined();
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('records a use only when none was recorded within the minute (a refused condition is no failure)', async () => {
+    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
+    await expect(store.recordApiKeyUse(KEY_HASH, NOW, '2026-02-28T23:59:00.000Z')).resolves.toBeUndefined();
+    const update = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(update.ConditionExpression).toBe('attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt <= :notAfter)');
   });
 });

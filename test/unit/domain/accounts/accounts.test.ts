@@ -7,6 +7,7 @@ import {
   effectiveMaxObservations,
   limitsOf,
   requireAccount,
+  recordKeyUse,
   revokeApiKey,
   setEventDelivery,
   setRequestRate,
@@ -316,5 +317,23 @@ describe('setEventDelivery', () => {
     await setEventDelivery(s, ACCOUNT_ID, false);
     expect(s.setEventDelivery).toHaveBeenCalledWith(ACCOUNT_ID, false);
     await expect(setEventDelivery(s, 'acct_unknown', true)).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('recordKeyUse', () => {
+  const now = Date.parse('2026-03-01T00:01:00.000Z');
+
+  it('writes when the key was never used or last used a minute ago or more', async () => {
+    const store = fakeStore();
+    await recordKeyUse(store, keyRecord(), now);
+    await recordKeyUse(store, keyRecord({ lastUsedAt: '2026-03-01T00:00:00.000Z' }), now);
+    expect(store.recordApiKeyUse).toHaveBeenCalledTimes(2);
+    expect(store.recordApiKeyUse).toHaveBeenCalledWith(sha256(VALID_KEY), '2026-03-01T00:01:00.000Z', '2026-03-01T00:00:00.000Z');
+  });
+
+  it('writes nothing within the minute', async () => {
+    const store = fakeStore();
+    await recordKeyUse(store, keyRecord({ lastUsedAt: '2026-03-01T00:00:00.001Z' }), now);
+    expect(store.recordApiKeyUse).not.toHaveBeenCalled();
   });
 });
