@@ -2,7 +2,17 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { matchRoute, notFoundHandler, routeFor, routeKey, routes } from '../../functions/routes.js';
+import {
+  consoleRoutes,
+  consoleTwins,
+  isConsoleRouteKey,
+  matchConsoleRoute,
+  matchRoute,
+  notFoundHandler,
+  routeFor,
+  routeKey,
+  routes,
+} from '../../functions/routes.js';
 
 const functionsDir = join(import.meta.dirname, '..', '..', 'functions');
 
@@ -89,14 +99,33 @@ describe('the route table', () => {
     expect(routeFor('api/analyses/create').idempotency).toBe('accepted');
   });
 
-  it.each([...routes.map((r) => r.handler), notFoundHandler])('entry functions/%s.ts exists and exports a handler', async (handler) => {
-    const file = join(functionsDir, `${handler}.ts`);
-    expect(existsSync(file)).toBe(true);
-    const module = (await import(pathToFileURL(file).href)) as { handler?: unknown };
-    expect(typeof module.handler).toBe('function');
-  });
+  it.each([...routes.map((r) => r.handler), ...consoleRoutes.map((r) => r.handler), notFoundHandler])(
+    'entry functions/%s.ts exists and exports a handler',
+    async (handler) => {
+      const file = join(functionsDir, `${handler}.ts`);
+      expect(existsSync(file)).toBe(true);
+      const module = (await import(pathToFileURL(file).href)) as { handler?: unknown };
+      expect(typeof module.handler).toBe('function');
+    },
+  );
 
   it('routeFor throws for a handler that is not in the table', () => {
     expect(() => routeFor('api/nothing' as Parameters<typeof routeFor>[0])).toThrow('api/nothing');
+  });
+});
+
+describe('the console routes and twins', () => {
+  it('twin every API route at /console/api + its path, answered by the API route itself', () => {
+    expect(consoleTwins.map((twin) => `${twin.method} ${twin.path}`)).toEqual(routes.map((route) => `${route.method} /console/api${route.path}`));
+    const match = matchConsoleRoute('GET', '/console/api/v1/uploads/upl_1');
+    expect(match).toMatchObject({ kind: 'route', route: { key: 'GET /console/api/v1/uploads/{upload_id}', route: { handler: 'api/uploads/get' } } });
+  });
+
+  it('resolve the console-only routes to their entries, and tell console route keys from API ones', () => {
+    expect(matchConsoleRoute('DELETE', '/console/api/keys/key_1')).toMatchObject({ kind: 'route', route: { route: { handler: 'console/keys/revoke' } } });
+    expect(matchConsoleRoute('PUT', '/console/api/keys')).toEqual({ kind: 'method_not_allowed', allowed: ['GET', 'POST'] });
+    expect(matchConsoleRoute('GET', '/v1/account')).toEqual({ kind: 'not_found' });
+    expect(consoleRoutes.every((route) => isConsoleRouteKey(`${route.method} ${route.path}`))).toBe(true);
+    expect(routes.some((route) => isConsoleRouteKey(`${route.method} ${route.path}`))).toBe(false);
   });
 });
