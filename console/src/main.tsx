@@ -83,7 +83,7 @@ function App() {
   useEffect(() => onSignedOut(() => setSignedOut(true)), []);
   const session = useLoad(() => request<Session>('GET', '/session'), []);
   const signOut = useAction(async () => {
-    const { redirect } = await request<{ redirect: string }>('POST', '/sign-out', {});
+    const { redirect } = await request<{ redirect: string }>('POST', '/sign-out');
     location.assign(redirect);
   });
   const current = page(path);
