@@ -99,13 +99,10 @@ const csrf: Middleware = {
   },
 };
 
-async function errorOf(response: Response): Promise<ApiError> {
+/** The ApiError of a refused request, from its status and (parsed) body: the API's envelope when it has one. */
+function errorOf(response: Response, body: unknown): ApiError {
   if (response.status === 401) for (const listener of signedOutListeners) listener();
-  const body: unknown = await response
-    .clone()
-    .json()
-    .catch(() => null);
-  const envelope = (body as { error?: { code?: string; message?: string; param?: string; request_id?: string } } | null)?.error;
+  const envelope = (body as { error?: { code?: string; message?: string; param?: string; request_id?: string } } | null | undefined)?.error;
   if (envelope?.message) return new ApiError(response.status, envelope.code ?? 'error', envelope.message, envelope.param, envelope.request_id);
   return new ApiError(response.status, 'http_error', `The server answered ${response.status} ${response.statusText}.`);
 }
@@ -114,10 +111,10 @@ async function errorOf(response: Response): Promise<ApiError> {
 export const v1 = createClient<paths>({ baseUrl: `${location.origin}${apiBase}`, credentials: 'same-origin' });
 v1.use(csrf);
 
-/** The data of a typed call, or its ApiError. */
+/** The data of a typed call, or its ApiError (openapi-fetch has already read the body into `error`). */
 export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const { data, response } = await call;
-  if (!response.ok || data === undefined) throw await errorOf(response);
+  const { data, error, response } = await call;
+  if (!response.ok || data === undefined) throw errorOf(response, error);
   return data;
 }
 
@@ -132,8 +129,9 @@ export async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string
     credentials: 'same-origin',
     body: body === undefined ? null : JSON.stringify(body),
   });
-  if (!response.ok) throw await errorOf(response);
-  return (await response.json()) as T;
+  const answer: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) throw errorOf(response, answer);
+  return answer as T;
 }
 
 /** Every page of a cursor-paginated list (a run's observations: the timeline needs them all). */

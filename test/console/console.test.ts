@@ -50,8 +50,10 @@ afterAll(async () => {
 
 describe('the console', () => {
   it('signs in with the link npm start prints, into HttpOnly SameSite=Strict session cookies', async () => {
-    const link = /(http:\/\/\S+\/console\/auth\/local\?token=\S+)/.exec(host.output().stdout)?.[1];
-    expect(link, host.output().stdout).toBeDefined();
+    // The banner's sign-in line follows the line spawnHost waits for.
+    const printed = () => /(http:\/\/\S+\/console\/auth\/local\?token=\S+)/.exec(host.output().stdout)?.[1];
+    await expect.poll(printed).toBeDefined();
+    const link = printed();
     await page.goto(link ?? '');
     await expect.poll(() => new URL(page.url()).pathname).toBe('/console/');
     await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
@@ -159,7 +161,7 @@ describe('the console', () => {
     const secret = (await page.locator('.secret code').textContent()) ?? '';
     expect(secret).toMatch(/^whsec_/);
     hook.secrets.push(secret);
-    await page.getByRole('button', { name: `Send a test event to ${hook.url}` }).click();
+    await page.getByRole('button', { name: `Send test to ${hook.url}` }).click();
     const delivered = await hook.waitFor((r) => r.event.type === 'webhook.test', 30_000);
     expect(delivered.verifiedWith).toEqual([secret]);
     await expect

@@ -118,10 +118,10 @@ export function WebhooksPage() {
               <td>{e.events.join(', ')}</td>
               <td>{e.enabled ? 'enabled' : 'disabled'}</td>
               <td class="actions">
-                <button type="button" onClick={() => void act.run('test', e)} disabled={act.busy} aria-label={`Send a test event to ${e.url}`}>
+                <button type="button" onClick={() => void act.run('test', e)} disabled={act.busy} aria-label={`Send test to ${e.url}`}>
                   Send test
                 </button>
-                <button type="button" onClick={() => void act.run('rotate', e)} disabled={act.busy} aria-label={`Rotate the secret of ${e.url}`}>
+                <button type="button" onClick={() => void act.run('rotate', e)} disabled={act.busy} aria-label={`Rotate secret of ${e.url}`}>
                   Rotate secret
                 </button>
                 <button type="button" onClick={() => void act.run('toggle', e)} disabled={act.busy} aria-label={`${e.enabled ? 'Disable' : 'Enable'} ${e.url}`}>
