@@ -69,7 +69,7 @@ describe('the console', () => {
     expect(key).toMatch(/^sk_/);
     const account = (apiKey: string) => fetch(`${host.baseUrl}/v1/account`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect((await account(key)).status).toBe(200);
-    await page.getByRole('cell', { name: 'browser test' }).waitFor();
+    await page.getByRole('cell', { name: 'browser test', exact: true }).waitFor();
     await checkPage(page, 'keys');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Revoke browser test' }).click();
