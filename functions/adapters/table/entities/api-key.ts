@@ -11,7 +11,7 @@ type StoredKey = Omit<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'> & { lastUsedAt?:
  */
 export const apiKeyEntity = defineEntity({
   name: 'api_key',
-  keys: { PK: 'APIKEY#{keyHash}', SK: 'APIKEY', GSI1PK: `${ACCOUNT_PARTITION}#APIKEYS`, GSI1SK: '{keyId}' },
+  keys: { PK: 'APIKEY#{keyHash}', SK: 'APIKEY', GSI1PK: `${ACCOUNT_PARTITION}#APIKEYS`, GSI1SK: 'KEY#{keyId}' },
   // Absent times are not stored, so "recorded before" conditions read attribute_not_exists.
   toItem: ({ lastUsedAt, revokedAt, ...key }: ApiKeyRecord) => {
     const attributes = { ...key, ...(lastUsedAt ? { lastUsedAt } : {}), ...(revokedAt ? { revokedAt } : {}) };
