@@ -4,7 +4,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { tableDefinition } from '../../functions/adapters/table/definition.js';
 import type { Config } from '../../functions/config.js';
 import { RETENTION_TAG_KEY, retentionClasses } from '../../functions/domain/uploads/retention.js';
-import { routeKey, routes, type RouteDefinition } from '../../functions/routes.js';
+import { consoleRoutes, routeKey, routes, type RouteDefinition } from '../../functions/routes.js';
 import { grantSetId } from '../../infra/constructs/route-roles.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../../functions/workflows/registry.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
@@ -164,9 +164,10 @@ describe('authorizer', () => {
 });
 
 describe('functions', () => {
-  it('has exactly one function per route, per workflow task and per workflow that settles ended executions, plus the authorizer, the not-found function, the outbox relay, the webhook sender and the provider resolver', () => {
+  it("has exactly one function per route (API and console), per workflow task and per workflow that settles ended executions, plus the authorizer, the not-found function, the outbox relay, the webhook sender, the provider resolver, the console's two sign-in steps and the handler that deploys the console's build", () => {
     expect(settleCount).toBeGreaterThan(0);
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + taskCount + settleCount + 5);
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + consoleRoutes.length + taskCount + settleCount + 5 + 2 + 1);
+    expect(q.functionIds()).toHaveLength(routes.length + consoleRoutes.length + taskCount + settleCount + 5 + 2);
   });
 
   it('runs every function but the provider resolver (Python) on nodejs24.x with the shared log group and configuration, without source maps', () => {
