@@ -150,6 +150,8 @@ const configSchema = z
       S3_ENDPOINT: optionalUrl,
       /** Local host only: outbound fetches (sources, webhooks) may reach loopback targets, over plain http too (DESIGN §9). */
       LOCAL_ALLOW_LOOPBACK_TARGETS: flag('0', '1', '0'),
+      /** AWS: where the console's sign-out sends the browser (Cognito's logout endpoint); absent: the console's start page. */
+      CONSOLE_SIGN_OUT_URL: optionalUrl,
       /** The Secrets Manager secret holding the HMAC key of list cursors (AWS; the local host keeps its own key). */
       CURSOR_SECRET_ARN: optionalArn,
       /** Deployment-wide cap on observations per run (SPEC: at most 50; a deployment may set lower). */

@@ -25,10 +25,9 @@ export type IdempotencyRule = 'accepted' | 'required' | 'ignored' | 'none';
 /** Which table or bucket access a route's Lambda needs; CDK grants from this, nothing more. */
 export type DataAccess = 'read' | 'readWrite';
 
-export interface RouteDefinition {
+/** What a route's entry says about its function, whichever authorizer it is behind. */
+export interface RouteRules {
   readonly method: HttpMethod;
-  readonly path: `/v1/${string}`;
-  readonly handler: `api/${string}`;
   readonly idempotency: IdempotencyRule;
   readonly table: DataAccess;
   /** Media bucket access (presigning a PUT needs write). Absent: no bucket access at all. */
@@ -62,6 +61,12 @@ export interface RouteDefinition {
    * functions in the AWS account never leaves it none.
    */
   readonly essential?: boolean;
+}
+
+/** An API route: behind the API-key authorizer, and twinned for the console (consoleTwins). */
+export interface RouteDefinition extends RouteRules {
+  readonly path: `/v1/${string}`;
+  readonly handler: `api/${string}`;
 }
 
 export const routes = [
@@ -199,15 +204,61 @@ export const routes = [
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof routes)[number];
+
+/**
+ * The console's routes (docs/console.md): served on the console's origin under CONSOLE_API_PREFIX,
+ * behind the console's session (API Gateway's JWT authorizer on AWS, the local host's stand-in
+ * locally), never behind an API key. Each is a function of its own, like an API route, with the
+ * same rules for its grants. The AWS-only sign-in steps (/console/auth/*) are the AWS host's.
+ */
+export const CONSOLE_API_PREFIX = '/console/api';
+
+export interface ConsoleRouteDefinition extends RouteRules {
+  readonly path: `${typeof CONSOLE_API_PREFIX}/${string}`;
+  readonly handler: `console/${string}`;
+}
+
+export const consoleRoutes = [
+  { method: 'GET', path: '/console/api/session', handler: 'console/session/get', idempotency: 'none', table: 'read' },
+  // It reads nothing (a route takes table read at least); it only clears the cookies.
+  { method: 'POST', path: '/console/api/sign-out', handler: 'console/session/sign-out', idempotency: 'none', table: 'read' },
+  { method: 'GET', path: '/console/api/keys', handler: 'console/keys/list', idempotency: 'none', table: 'read' },
+  { method: 'POST', path: '/console/api/keys', handler: 'console/keys/create', idempotency: 'ignored', table: 'readWrite' },
+  { method: 'DELETE', path: '/console/api/keys/{key_id}', handler: 'console/keys/revoke', idempotency: 'ignored', table: 'readWrite' },
+  { method: 'GET', path: '/console/api/ledger', handler: 'console/account/list-ledger', idempotency: 'none', table: 'read', cursors: true },
+  // Signs a GET of the upload's private source for the console's player.
+  { method: 'GET', path: '/console/api/uploads/{upload_id}/media', handler: 'console/uploads/get-media', idempotency: 'none', table: 'read', bucket: 'read' },
+] as const satisfies readonly ConsoleRouteDefinition[];
+
+export type ConsoleRoute = (typeof consoleRoutes)[number];
+export type AnyRoute = Route | ConsoleRoute;
+export type AnyRouteDefinition = RouteDefinition | ConsoleRouteDefinition;
+
+/**
+ * The console's twin of an API route: the same function (and so the same rules, scoping and 404s)
+ * at CONSOLE_API_PREFIX + its path, behind the console's session instead of an API key.
+ */
+export interface ConsoleTwin {
+  readonly method: HttpMethod;
+  readonly path: `${typeof CONSOLE_API_PREFIX}/v1/${string}`;
+  /** The API route whose function answers it. */
+  readonly route: Route;
+}
+
+/** Every API route's console twin (the AWS host routes each to the API route's own function). */
+export const consoleTwins: readonly ConsoleTwin[] = routes.map((route) => ({ method: route.method, path: `${CONSOLE_API_PREFIX}${route.path}`, route }));
+
+/** Whether a route key (`GET /console/api/v1/uploads`) is a console route or twin: its caller is a console session. */
+export const isConsoleRouteKey = (key: string): boolean => key.split(' ')[1]?.startsWith(`${CONSOLE_API_PREFIX}/`) ?? false;
 /** `GET /v1/account`: one per route (distributed over the routes, never a method with another route's path). */
 type KeyOf<R extends Route> = R extends Route ? `${R['method']} ${R['path']}` : never;
 export type RouteKey = KeyOf<Route>;
 
-export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;
+export const routeKey = (route: { method: HttpMethod; path: string }): string => `${route.method} ${route.path}`;
 
 /** The route whose entry module is `handler`; handlers read their own rules from the table. */
-export function routeFor(handler: Route['handler']): Route {
-  const route = routes.find((r) => r.handler === handler);
+export function routeFor<H extends AnyRoute['handler']>(handler: H): Extract<AnyRoute, { handler: H }> {
+  const route = [...routes, ...consoleRoutes].find((r): r is Extract<AnyRoute, { handler: H }> => r.handler === handler);
   if (!route) throw new Error(`No route for handler ${handler}`);
   return route;
 }
@@ -215,15 +266,17 @@ export function routeFor(handler: Route['handler']): Route {
 /** Entry module of the catch-all that answers unknown routes with the error envelope. */
 export const notFoundHandler = 'api/not-found' as const;
 
-export type RouteMatch =
-  | { kind: 'route'; route: Route; pathParameters: Record<string, string> }
+export type RouteMatch<R = Route> =
+  | { kind: 'route'; route: R; pathParameters: Record<string, string> }
   | { kind: 'method_not_allowed'; allowed: HttpMethod[] }
   | { kind: 'not_found' };
 
-const compiled = routes.map((route) => ({
-  route,
-  pattern: new RegExp(`^${route.path.replaceAll('.', '\\.').replace(/\{([a-z_]+)\}/g, '(?<$1>[^/]+)')}$`),
-}));
+/** A table of paths to match, each answered by `route`. */
+const compile = <R>(entries: readonly { method: HttpMethod; path: string; route: R }[]) =>
+  entries.map((entry) => ({
+    ...entry,
+    pattern: new RegExp(`^${entry.path.replaceAll('.', '\\.').replace(/\{([a-z_]+)\}/g, '(?<$1>[^/]+)')}$`),
+  }));
 
 function decodeParameters(groups: Record<string, string>): Record<string, string> | undefined {
   try {
@@ -233,16 +286,34 @@ function decodeParameters(groups: Record<string, string>): Record<string, string
   }
 }
 
-/** Resolves a request the way API Gateway does; the local host and the catch-all both use it. */
-export function matchRoute(method: string, path: string): RouteMatch {
+function matchIn<R>(compiled: ReturnType<typeof compile<R>>, method: string, path: string): RouteMatch<R> {
   const allowed: HttpMethod[] = [];
-  for (const { route, pattern } of compiled) {
+  for (const { route, pattern, method: routeMethod } of compiled) {
     const match = pattern.exec(path);
     // A malformed percent-escape names no resource: no route at all, never a crash.
     const pathParameters = match && decodeParameters(match.groups ?? {});
     if (!pathParameters) continue;
-    if (route.method === method) return { kind: 'route', route, pathParameters };
-    allowed.push(route.method);
+    if (routeMethod === method) return { kind: 'route', route, pathParameters };
+    allowed.push(routeMethod);
   }
   return allowed.length ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
 }
+
+const apiTable = compile(routes.map((route) => ({ method: route.method, path: route.path, route })));
+
+/** Resolves a request the way API Gateway does; the local host and the catch-all both use it. */
+export const matchRoute = (method: string, path: string): RouteMatch => matchIn(apiTable, method, path);
+
+/** What a console request reaches: a console route, or an API route's function through its twin (`key` is the route key asked for). */
+export interface ConsoleTarget {
+  key: string;
+  route: AnyRoute;
+}
+
+const consoleTable = compile<ConsoleTarget>([
+  ...consoleRoutes.map((route) => ({ method: route.method, path: route.path, route: { key: routeKey(route), route } })),
+  ...consoleTwins.map((twin) => ({ method: twin.method, path: twin.path, route: { key: routeKey(twin), route: twin.route } })),
+]);
+
+/** Resolves a request under CONSOLE_API_PREFIX to a console route or twin (the local host's console dispatch). */
+export const matchConsoleRoute = (method: string, path: string): RouteMatch<ConsoleTarget> => matchIn(consoleTable, method, path);

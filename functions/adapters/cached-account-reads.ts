@@ -1,7 +1,8 @@
 import type { AccountStore } from '../domain/accounts/ports.js';
+import { KEY_USE_RESOLUTION_MS } from '../domain/accounts/accounts.js';
 
-/** What a request's authorizer reads: the key, then its account's plan (for the request limit). */
-export type AccountReads = Pick<AccountStore, 'findApiKey' | 'getAccount'>;
+/** What a request's authorizer reads (the key, then its account's plan, for the request limit) and the key's use it records. */
+export type AccountReads = Pick<AccountStore, 'findApiKey' | 'getAccount' | 'recordApiKeyUse'>;
 
 /** Entries kept at most per read; past it the oldest goes first, so a flood of unknown keys cannot grow memory. */
 const MAX_ENTRIES = 10_000;
@@ -31,5 +32,22 @@ export function cachedAccountReads(store: AccountReads, ttlMs: number, now: () =
   return {
     findApiKey: ttlCache((keyHash) => store.findApiKey(keyHash), ttlMs, now),
     getAccount: ttlCache((accountId) => store.getAccount(accountId), ttlMs, now),
+    recordApiKeyUse: oncePerResolution(store, now),
+  };
+}
+
+/**
+ * A cached key shows the last use it was read with, so every request would try the (refused)
+ * conditional write until the entry expires: this process tries once a resolution per key instead.
+ */
+function oncePerResolution(store: AccountReads, now: () => number): AccountReads['recordApiKeyUse'] {
+  const tried = new Map<string, number>();
+  return async (keyHash, at, notAfter) => {
+    const last = tried.get(keyHash);
+    if (last !== undefined && now() - last < KEY_USE_RESOLUTION_MS) return;
+    tried.delete(keyHash);
+    if (tried.size >= MAX_ENTRIES) tried.delete(tried.keys().next().value!);
+    tried.set(keyHash, now());
+    await store.recordApiKeyUse(keyHash, at, notAfter);
   };
 }

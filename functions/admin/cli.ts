@@ -3,7 +3,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from '../shared/zod.js';
 import { addCredits, createAccount, revokeApiKey, setEventDelivery, setRequestRate, trustHost } from '../domain/accounts/accounts.js';
-import { ApiError } from '../domain/errors.js';
+import { ApiError, notFound } from '../domain/errors.js';
+import { issueSignInToken, SIGN_IN_LINK_MINUTES, signInLink } from '../domain/accounts/sign-in-links.js';
+import { dynamoSignInLinkStore } from '../adapters/table/sign-in-link-store.js';
+import type { AccountStore } from '../domain/accounts/ports.js';
 import { planNames } from '../domain/accounts/plans.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
 import { localDocumentClient, readRunningHost, stateFile } from '../local/host.js';
@@ -21,6 +24,8 @@ const usage = `Usage: npm run admin -- accounts <command> [options]
   add-credits --account <acct_...> --credits <n>
   trust-host <hostname> [--account <acct_...>]
   event-delivery --on|--off [--account <acct_...>]
+Usage: npm run admin -- console-link [--account <acct_...>]
+  prints a one-time console sign-in link of the running local host (15 minutes, one use)
 Targets the running local host (LOCAL_DATA_DIR, default .local), following its LOCAL_ALLOW_LOOPBACK_TARGETS,
 unless --table NAME --region R is given. Prints one JSON object; its "host" names where it acted.`;
 
@@ -87,11 +92,28 @@ async function defaultAccount(): Promise<string> {
   return state.account_id;
 }
 
+async function requireExistingAccount(store: Pick<AccountStore, 'getAccount'>, accountId: string): Promise<void> {
+  if (!(await store.getAccount(accountId))) throw notFound('account');
+}
+
 async function main(): Promise<unknown> {
   const [group, command, argument] = positionals;
+  if (!values.help && group === 'console-link') return consoleLink();
   if (values.help || group !== 'accounts' || !command) throw new Error(usage);
   const acting = await target();
   return { ...(await run(command, argument, acting)), host: acting.host };
+}
+
+/** The local host's console sign-in (on AWS, account owners sign in with Cognito: docs/console.md). */
+async function consoleLink(): Promise<Record<string, unknown>> {
+  if (values.table) throw new Error('console-link is for the local host: on AWS, account owners sign in with the user pool (docs/console.md).');
+  const { doc, tableName, host } = await target();
+  const accountId = await defaultAccount();
+  const store = dynamoAccountStore({ doc, tableName, cursors: () => Promise.reject(new Error('The admin CLI lists nothing, so it issues no cursors')) });
+  await requireExistingAccount(store, accountId);
+  const token = await issueSignInToken(dynamoSignInLinkStore({ doc, tableName }), accountId);
+  const { base_url } = host as { base_url: string };
+  return { account_id: accountId, sign_in_link: signInLink(base_url, token), expires_in_minutes: SIGN_IN_LINK_MINUTES, host };
 }
 
 async function run(command: string, argument: string | undefined, { doc, tableName, allowLoopback }: Target): Promise<Record<string, unknown>> {

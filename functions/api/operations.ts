@@ -385,6 +385,7 @@ export const errorDescriptions: Record<ErrorCode, string> = {
   idempotency_key_required: 'no Idempotency-Key header',
   invalid_cursor: 'a tampered, foreign or stale cursor',
   unauthorized: 'the API key is missing, malformed, unknown or revoked',
+  csrf_failed: 'console only: a change without the `X-CSRF-Token` header equal to the `msc_csrf` cookie',
   window_out_of_range: 'the window is outside the source, ends before it starts, or is over 7,200 s for a proof analysis',
   moment_not_found: 'a render names a moment that is not a video moment of that analysis; `param` is `moment_ids[i]`',
   captions_unavailable: 'captions were requested but no transcriber is configured, so there are no word timings',

@@ -10,6 +10,7 @@ export const errorCatalog = {
   idempotency_key_required: { status: 400, type: 'invalid_request_error' },
   invalid_cursor: { status: 400, type: 'invalid_request_error' },
   unauthorized: { status: 401, type: 'authentication_error' },
+  csrf_failed: { status: 403, type: 'permission_error' },
   window_out_of_range: { status: 400, type: 'invalid_request_error' },
   moment_not_found: { status: 400, type: 'invalid_request_error' },
   captions_unavailable: { status: 400, type: 'invalid_request_error' },

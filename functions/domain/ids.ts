@@ -15,6 +15,7 @@ export const idPrefixes = {
   delivery: 'dlv',
   event: 'evt',
   ledger: 'led',
+  apiKey: 'key',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -3,7 +3,8 @@ import type { Context } from 'aws-lambda';
 import type * as z from '../shared/zod.js';
 import { config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
-import { routeFor, type Route, type RouteDefinition } from '../routes.js';
+import { isConsoleRouteKey, routeFor, type AnyRoute, type AnyRouteDefinition } from '../routes.js';
+import { checkCsrf, consoleAccountOf } from './console-session.js';
 import { requestFingerprint } from './fingerprint.js';
 import type { IdempotentExecutor } from './idempotency.js';
 import { errorEnvelope, flushMetrics, requestLimits, requestLogging } from './middlewares.js';
@@ -31,7 +32,7 @@ const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
 /** A route that takes Idempotency-Key (route table) must be composed with the idempotent executor. */
-type IdempotencyDeps<H extends Route['handler']> = Extract<Route, { handler: H }>['idempotency'] extends 'accepted' | 'required'
+type IdempotencyDeps<H extends AnyRoute['handler']> = Extract<AnyRoute, { handler: H }>['idempotency'] extends 'accepted' | 'required'
   ? { idempotent: IdempotentExecutor }
   : object;
 
@@ -42,7 +43,7 @@ type IdempotencyDeps<H extends Route['handler']> = Extract<Route, { handler: H }
  * request, once per process, from parts that are each built once.
  */
 export function httpHandler<
-  H extends Route['handler'],
+  H extends AnyRoute['handler'],
   D extends IdempotencyDeps<H>,
   P extends z.ZodMiniType,
   Q extends z.ZodMiniType,
@@ -53,7 +54,7 @@ export function httpHandler<
   deps: () => D,
   action: (request: ApiRequest<z.infer<P>, z.infer<Q>, z.infer<B>>, deps: D) => Promise<HttpResult>,
 ) {
-  const route: RouteDefinition = routeFor(handlerName);
+  const route: AnyRouteDefinition = routeFor(handlerName);
   let composed: D | undefined;
 
   const lambda = middy<ApiEvent, ApiResponse, Error, Context>()
@@ -63,8 +64,7 @@ export function httpHandler<
     .use(errorEnvelope())
     .handler(async (event, context) => {
       const requestId = event.requestContext.requestId;
-      const accountId = event.requestContext.authorizer?.lambda?.accountId;
-      if (!accountId) throw new ApiError('unauthorized', event.requestContext.authorizer?.lambda?.authError ?? 'Missing API key.');
+      const accountId = principalOf(event);
 
       // SPEC: a deployment that cannot run production scanners says so on every route that needs uploads.
       if (route.uploads && !config().UPLOADS_ENABLED) {
@@ -95,8 +95,25 @@ export function httpHandler<
   return Object.assign(lambda, { requestSchemas: schemas });
 }
 
+/**
+ * The caller's account. A console request (a console route, or the console's twin of an API route:
+ * the route key says which) is the session's, and a change must pass the CSRF check; any other is the
+ * API key's, as the Lambda authorizer found it. Neither ever reads the other's credentials.
+ */
+function principalOf(event: ApiEvent): string {
+  if (isConsoleRouteKey(event.routeKey)) {
+    const accountId = consoleAccountOf(event);
+    checkCsrf(event);
+    return accountId;
+  }
+  const accountId = event.requestContext.authorizer?.lambda?.accountId;
+  if (!accountId) throw new ApiError('unauthorized', event.requestContext.authorizer?.lambda?.authError ?? 'Missing API key.');
+  return accountId;
+}
+
 function toResponse(result: HttpResult, requestId: string, headers: Record<string, string> = {}): ApiResponse {
-  return jsonResponse(result.status, result.body, requestId, headers);
+  const response = jsonResponse(result.status, result.body, requestId, headers);
+  return result.cookies ? { ...response, cookies: result.cookies } : response;
 }
 
 function parse<S extends z.ZodMiniType>(schema: S | undefined, input: unknown, location?: 'query' | 'path'): z.infer<S> {
@@ -119,7 +136,7 @@ function readJsonBody(event: ApiEvent): unknown {
   }
 }
 
-function idempotencyKeyOf(event: ApiEvent, route: RouteDefinition): string | undefined {
+function idempotencyKeyOf(event: ApiEvent, route: AnyRouteDefinition): string | undefined {
   const key = event.headers[IDEMPOTENCY_HEADER];
   if (route.idempotency === 'none' || route.idempotency === 'ignored') return undefined;
   if (key === undefined) {

@@ -6,7 +6,7 @@ import {
   UpdateTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutBucketCorsCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { tableDefinition } from '../adapters/table/definition.js';
 
 const indexSpec = (index: (typeof tableDefinition.globalSecondaryIndexes)[number]) => ({
@@ -71,4 +71,19 @@ export async function ensureBucket(s3: S3Client, bucket: string): Promise<void> 
   } catch {
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   }
+}
+
+/**
+ * The console uploads straight to signed targets and plays signed sources from the browser: s3rver
+ * allows the local host's own origins (PUT, GET), as the AWS bucket allows the console's origin only.
+ */
+export async function allowConsoleOrigins(s3: S3Client, bucket: string, origins: string[]): Promise<void> {
+  await s3.send(
+    new PutBucketCorsCommand({
+      Bucket: bucket,
+      CORSConfiguration: {
+        CORSRules: [{ AllowedOrigins: origins, AllowedMethods: ['PUT', 'GET'], AllowedHeaders: ['*'], ExposeHeaders: ['ETag'], MaxAgeSeconds: 3000 }],
+      },
+    }),
+  );
 }

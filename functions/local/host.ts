@@ -6,13 +6,17 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { createAccount } from '../domain/accounts/accounts.js';
+import { createAccount, DEFAULT_KEY_NAME, newKeyRecord } from '../domain/accounts/accounts.js';
 import { apiKeyPattern, hashApiKey } from '../domain/accounts/api-keys.js';
 import { nowIso } from '../domain/clock.js';
 import type { AccountStore } from '../domain/accounts/ports.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
 import { CursorCodec } from '../adapters/table/cursor.js';
-import { ensureBucket, ensureTable } from './bootstrap.js';
+import { allowConsoleOrigins, ensureBucket, ensureTable } from './bootstrap.js';
+import { buildLocalConsole, newSessionSecret } from './console-host.js';
+import { issueSignInToken, signInLink } from '../domain/accounts/sign-in-links.js';
+import { dynamoSignInLinkStore } from '../adapters/table/sign-in-link-store.js';
+import { table } from '../composition/table.js';
 import { createApiServer, defaultServerLimits, type ServerLimits } from './server.js';
 import { startDynamoDbLocal, startS3rver, type StandIn } from './stand-ins.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -61,14 +65,21 @@ export interface LocalHost {
   dataDir: string;
   /** Whether units run inside their run-time contracts (bubblewrap works here) or unconfined. */
   sandboxed: boolean;
+  /** The console's address, and a one-time sign-in link to it for the default account (15 min). */
+  consoleUrl: string;
+  signInLink: string;
+  /** Whether the console's files are built and served here (console/build.ts is in this checkout). */
+  consoleBuilt: boolean;
   stop: () => Promise<void>;
 }
 
-/** Kept across restarts: the default account and the cursor signing key. */
+/** Kept across restarts: the default account, the cursor signing key and the console sessions' key. */
 interface PersistedState {
   account_id: string;
   api_key: string;
   cursor_secret: string;
+  /** Absent in a data directory from before the console: made then. */
+  console_session_secret?: string;
 }
 
 /** Written while the host runs, so the admin CLI can find its DynamoDB. */
@@ -102,6 +113,16 @@ export function localDocumentClient(endpoint: string): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
 }
 
+/** The host's S3 client for one bootstrap step (s3rver's credentials). */
+async function withS3(endpoint: string, step: (client: S3Client) => Promise<void>): Promise<void> {
+  const client = new S3Client({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
+  try {
+    await step(client);
+  } finally {
+    client.destroy();
+  }
+}
+
 async function seedDefaultAccount(store: AccountStore, previous: PersistedState | undefined, wantedKey: string | undefined) {
   if (wantedKey !== undefined && !apiKeyPattern.test(wantedKey)) {
     throw new Error('LOCAL_API_KEY is not a valid API key: it must be sk_live_ or sk_test_ followed by 40 base62 characters.');
@@ -109,7 +130,7 @@ async function seedDefaultAccount(store: AccountStore, previous: PersistedState 
   if (previous && (await store.getAccount(previous.account_id))) {
     const apiKey = wantedKey ?? previous.api_key;
     if (!(await store.findApiKey(hashApiKey(apiKey)))) {
-      await store.addApiKey({ keyHash: hashApiKey(apiKey), accountId: previous.account_id, revoked: false, createdAt: nowIso() });
+      await store.addApiKey(newKeyRecord(previous.account_id, apiKey, DEFAULT_KEY_NAME, nowIso()));
     }
     return { accountId: previous.account_id, apiKey };
   }
@@ -165,6 +186,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
     const previous = await readJson<PersistedState>(stateFile(dataDir));
     const cursorSecret = previous?.cursor_secret ?? randomBytes(32).toString('base64url');
+    const sessionSecret = previous?.console_session_secret ?? newSessionSecret();
     const dynamoDb = await startDynamoDbLocal(dataDir, children);
     started.push(dynamoDb);
     const s3 = await startS3rver(dataDir);
@@ -215,13 +237,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
     const doc = localDocumentClient(dynamoDb.endpoint);
     await ensureTable(doc, LOCAL_TABLE);
-    const s3Client = new S3Client({ endpoint: s3.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
-    await ensureBucket(s3Client, LOCAL_BUCKET);
-    s3Client.destroy();
+    await withS3(s3.endpoint, (client) => ensureBucket(client, LOCAL_BUCKET));
 
     const tableContext = { doc, tableName: LOCAL_TABLE, cursors: () => Promise.resolve(new CursorCodec(cursorSecret)) };
     const store = dynamoAccountStore(tableContext);
     const { accountId, apiKey } = await seedDefaultAccount(store, previous, options.apiKey);
+    const signInToken = await issueSignInToken(dynamoSignInLinkStore(tableContext), accountId);
     // Subscribed before anything here can publish; pending deliveries of the previous start resume.
     const resumedDeliveries = await webhooks.start();
     started.push({ endpoint: 'webhooks', stop: () => webhooks.stop() });
@@ -241,12 +262,21 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     if (resumedRenders) console.log(`Resumed ${resumedRenders} render(s) left unfinished by the previous start.`);
     await writeFile(
       stateFile(dataDir),
-      JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2),
+      JSON.stringify(
+        { account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret, console_session_secret: sessionSecret } satisfies PersistedState,
+        null,
+        2,
+      ),
       { mode: 0o600 },
     );
     doc.destroy();
 
-    const server = createApiServer({ ...defaultServerLimits, ...options.limits });
+    const assets = await buildLocalConsole();
+    const server = createApiServer(
+      { ...defaultServerLimits, ...options.limits },
+      // Links are consumed through the same table client the routes use (the host's own doc client is closed by then).
+      { sessionSecret, signInLinks: { consume: (hash, now) => dynamoSignInLinkStore(table()).consume(hash, now) }, mediaOrigin: s3.endpoint, assets },
+    );
     await new Promise<void>((resolveListen, reject) => {
       server.once('error', reject);
       server.listen(options.port, '127.0.0.1', () => resolveListen());
@@ -265,6 +295,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       pid: process.pid,
       allow_loopback_targets: config().LOCAL_ALLOW_LOOPBACK_TARGETS,
     };
+    await withS3(s3.endpoint, (client) => allowConsoleOrigins(client, LOCAL_BUCKET, [baseUrl, baseUrl.replace('127.0.0.1', 'localhost')]));
     await writeFile(runningFile(dataDir), JSON.stringify(running, null, 2));
     await lock.listening(baseUrl);
 
@@ -275,6 +306,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       accountId,
       dataDir,
       sandboxed: sandbox !== undefined,
+      consoleUrl: `${baseUrl}/console/`,
+      signInLink: signInLink(baseUrl, signInToken),
+      consoleBuilt: assets !== undefined,
       stop: async () => {
         await rm(runningFile(dataDir), { force: true });
         await stopAll();

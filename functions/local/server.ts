@@ -6,7 +6,9 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { ApiError, type ErrorCode } from '../domain/errors.js';
 import { errorResponse } from '../http/responses.js';
-import { matchRoute, notFoundHandler } from '../routes.js';
+import { CONSOLE_API_PREFIX, matchConsoleRoute, matchRoute, notFoundHandler, routeKey as keyOfRoute } from '../routes.js';
+import { LOCAL_SIGN_IN_PATH } from '../domain/accounts/sign-in-links.js';
+import { consoleAuthorizer, consoleFile, consoleSecurityHeaders, signInWithLink, type LocalConsoleOptions } from './console-host.js';
 import { handler as authorize } from '../authorizer/handler.js';
 import { keepIdleConnections } from './idle-connections.js';
 import { lambdaContext } from './lambda-context.js';
@@ -47,6 +49,12 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
+/** HTTP APIs (payload 2.0) hand a request's cookies over in `cookies`, not among the headers. */
+function headersAndCookies(req: IncomingMessage): { headers: Record<string, string>; cookies?: string[] } {
+  const { cookie, ...headers } = headersOf(req);
+  return cookie ? { headers, cookies: cookie.split(';').map((pair) => pair.trim()) } : { headers };
+}
+
 /** Builds the API Gateway v2 event a route Lambda receives on AWS. */
 function toEvent(req: IncomingMessage, url: URL, body: Buffer, requestId: string, routeKey: string): APIGatewayProxyEventV2 {
   const query: Record<string, string> = {};
@@ -58,7 +66,7 @@ function toEvent(req: IncomingMessage, url: URL, body: Buffer, requestId: string
     routeKey,
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
-    headers: headersOf(req),
+    ...headersAndCookies(req),
     ...(url.search ? { queryStringParameters: query } : {}),
     requestContext: {
       accountId: 'local',
@@ -82,19 +90,54 @@ function toEvent(req: IncomingMessage, url: URL, body: Buffer, requestId: string
   };
 }
 
-async function dispatch(req: IncomingMessage, body: Buffer, requestId: string, baseUrl: string): Promise<ApiResponse> {
+/** The catch-all's answer (404 or 405 in the envelope), as API Gateway's $default route gives it. */
+async function unmatched(req: IncomingMessage, url: URL, body: Buffer, requestId: string): Promise<ApiResponse> {
+  const notFound = await loadHandler(notFoundHandler);
+  return inUnit(units.fallback, () => notFound(toEvent(req, url, body, requestId, '$default'), lambdaContext(notFoundHandler, requestId)));
+}
+
+/**
+ * Everything under /console, as the AWS host's CloudFront and HTTP API serve it: the console's
+ * routes and twins behind the session (the JWT authorizer's stand-in), the sign-in link's step,
+ * and the console's files; each answer with the console's security headers.
+ */
+async function dispatchConsole(req: IncomingMessage, url: URL, body: Buffer, requestId: string, options: LocalConsoleOptions): Promise<ApiResponse> {
+  const method = req.method ?? 'GET';
+  let response: ApiResponse;
+  if (url.pathname === LOCAL_SIGN_IN_PATH && method === 'GET') {
+    response = await signInWithLink(options, url.searchParams.get('token') ?? '', requestId);
+  } else if (url.pathname.startsWith(`${CONSOLE_API_PREFIX}/`)) {
+    const match = matchConsoleRoute(method, url.pathname);
+    if (match.kind === 'route') {
+      const { key, route } = match.route;
+      const event = toEvent(req, url, body, requestId, key);
+      const routeEvent: ApiEvent = {
+        ...event,
+        pathParameters: match.pathParameters,
+        requestContext: { ...event.requestContext, authorizer: await consoleAuthorizer(options.sessionSecret, event) },
+      };
+      const handler = await loadHandler(route.handler);
+      // A twin runs its API route's function: the same unit, so the same grants.
+      response = await inUnit(units.route(keyOfRoute(route)), () => handler(routeEvent, lambdaContext(route.handler, requestId)));
+    } else response = await unmatched(req, url, body, requestId);
+  } else if (method === 'GET' || method === 'HEAD') response = consoleFile(options.assets, url.pathname, requestId);
+  else response = await unmatched(req, url, body, requestId);
+  return { ...response, headers: { ...response.headers, ...consoleSecurityHeaders(options.mediaOrigin) } };
+}
+
+const isConsolePath = (pathname: string) => pathname === '/console' || pathname.startsWith('/console/');
+
+async function dispatch(req: IncomingMessage, body: Buffer, requestId: string, baseUrl: string, consoleOptions?: LocalConsoleOptions): Promise<ApiResponse> {
   let url: URL;
   try {
     url = new URL(req.url ?? '/', baseUrl);
   } catch {
     return errorResponse(new ApiError('not_found', 'No route for this request target.'), requestId);
   }
+  if (consoleOptions && isConsolePath(url.pathname)) return dispatchConsole(req, url, body, requestId, consoleOptions);
   const method = req.method ?? 'GET';
   const match = matchRoute(method, url.pathname);
-  if (match.kind !== 'route') {
-    const notFound = await loadHandler(notFoundHandler);
-    return inUnit(units.fallback, () => notFound(toEvent(req, url, body, requestId, '$default'), lambdaContext(notFoundHandler, requestId)));
-  }
+  if (match.kind !== 'route') return unmatched(req, url, body, requestId);
 
   const routeKey = `${match.route.method} ${match.route.path}`;
   const event = toEvent(req, url, body, requestId, routeKey);
@@ -192,8 +235,13 @@ function answerEarly(socket: Socket, response: ApiResponse, request?: IncomingMe
 }
 
 function send(res: ServerResponse, response: ApiResponse): void {
-  res.writeHead(response.statusCode, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
-  res.end(response.body);
+  const body = response.isBase64Encoded ? Buffer.from(response.body, 'base64') : Buffer.from(response.body);
+  res.writeHead(response.statusCode, {
+    ...response.headers,
+    ...(response.cookies?.length ? { 'set-cookie': response.cookies } : {}),
+    'content-length': body.length,
+  });
+  res.end(body);
 }
 
 /**
@@ -249,7 +297,7 @@ function connectionsPerClient(server: Server, cap: number): (socket: Socket) => 
  * its edge would, bounding what one client may hold: the time to send a request, the size of its
  * body, the connections open at once; every refusal is answered in the envelope (DESIGN §4).
  */
-export function createApiServer(limits: ServerLimits = defaultServerLimits): Server {
+export function createApiServer(limits: ServerLimits = defaultServerLimits, consoleOptions?: LocalConsoleOptions): Server {
   const server = createServer({
     // Headers: node:http's own clock (answered in 'clientError' below). Bodies: receiveBody's.
     headersTimeout: limits.requestTimeoutMs,
@@ -289,7 +337,7 @@ export function createApiServer(limits: ServerLimits = defaultServerLimits): Ser
           return refuse('request_timeout', `The request body did not arrive within ${limits.requestTimeoutMs / 1000} s.`);
       }
       try {
-        send(res, await dispatch(req, received.body, requestId, baseUrl()));
+        send(res, await dispatch(req, received.body, requestId, baseUrl(), consoleOptions));
       } catch (error) {
         // Handlers already answer in the envelope; this is the host itself failing.
         console.error('local host: request failed', error);

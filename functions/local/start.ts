@@ -58,6 +58,9 @@ try {
       `WARNING: bubblewrap is missing, so units run unconfined, not inside their AWS run-time contracts; install it (${BUBBLEWRAP_INSTALL}) and run npm start again.`,
     );
   console.log(`Try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.baseUrl}/v1/account`);
+  console.log(`Console: ${host.consoleUrl}${host.consoleBuilt ? '' : ' (not built in this checkout: its routes answer, its pages do not)'}`);
+  console.log(`Sign in (one use, 15 minutes): ${host.signInLink}`);
+  console.log('Another link: npm run admin -- console-link [--account acct_...]');
   if (process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1') {
     // DESIGN §9: said loudly, since it opens outbound fetches (sources, webhooks) to this machine.
     console.warn('WARNING: LOCAL_ALLOW_LOOPBACK_TARGETS=1: source URLs and webhook endpoints may target loopback addresses, over plain http.');

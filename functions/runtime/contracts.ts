@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { POCKETSPHINX_DEFAULTS } from '../config.js';
-import { routeKey, routes, type RouteDefinition } from '../routes.js';
+import { consoleRoutes, routeKey, routes, type AnyRouteDefinition } from '../routes.js';
 import { workflows, type ContainerTask, type WorkflowDefinition, type WorkflowTask } from '../workflows/registry.js';
 
 /** Deployed units: what runs with a role of its own on AWS. Also the AWS call recorder's vocabulary. */
@@ -305,7 +305,8 @@ function containerContract(unit: string, task: ContainerTask, image: ImageFacts)
 export function runtimeContracts(image: ImageFacts = imageFacts()): ReadonlyMap<string, RuntimeContract> {
   const contracts = new Map<string, RuntimeContract>();
   const add = (contract: RuntimeContract) => contracts.set(contract.unit, contract);
-  for (const route of routes as readonly RouteDefinition[]) {
+  // A console twin runs its API route's function: only the console routes add functions.
+  for (const route of [...routes, ...consoleRoutes] as readonly AnyRouteDefinition[]) {
     add(
       lambdaContract(units.route(routeKey(route)), {
         module: route.handler,

@@ -1,8 +1,10 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TableContext } from './query-page.js';
+import { queryAll, queryPage, type TableContext } from './query-page.js';
 import { conditionalWrite, getRecord, ledgerPut, transact } from './operations.js';
 import { accountEntity } from './entities/account.js';
 import { apiKeyEntity } from './entities/api-key.js';
+import { ledgerEntryEntity } from './entities/ledger-entry.js';
 import type { AccountStore } from '../../domain/accounts/ports.js';
 
 export function dynamoAccountStore(table: TableContext): AccountStore {
@@ -44,17 +46,58 @@ export function dynamoAccountStore(table: TableContext): AccountStore {
       );
     },
 
-    revokeApiKey: (keyHash) =>
+    revokeApiKey: (keyHash, revokedAt) =>
       conditionalWrite(
         table,
         new UpdateCommand({
           TableName: tableName,
           Key: apiKeyEntity.key({ keyHash }),
-          UpdateExpression: 'SET revoked = :true',
+          // A key revoked earlier keeps the time it was revoked.
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
           ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':true': true },
+          ExpressionAttributeValues: { ':now': revokedAt },
         }),
       ),
+
+    listApiKeys: async (accountId) => (await queryAll(table, apiKeyEntity.indexCollection({ accountId }), apiKeyEntity.record)).reverse(),
+
+    async revokeApiKeyById(accountId, keyId, revokedAt) {
+      const [key] = await queryAll(table, apiKeyEntity.indexCollection({ accountId, keyId }), apiKeyEntity.record);
+      if (!key) return undefined;
+      try {
+        const result = await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: apiKeyEntity.key(key),
+            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+            // The item read from the index is the account's; the condition keeps it so against any change since.
+            ConditionExpression: 'accountId = :account',
+            ExpressionAttributeValues: { ':now': revokedAt, ':account': accountId },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return apiKeyEntity.record(result.Attributes ?? {});
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return undefined;
+        throw error;
+      }
+    },
+
+    async recordApiKeyUse(keyHash, at, notAfter) {
+      // Refused when another request recorded a use within the minute: that is the answer, not a failure.
+      await conditionalWrite(
+        table,
+        new UpdateCommand({
+          TableName: tableName,
+          Key: apiKeyEntity.key({ keyHash }),
+          UpdateExpression: 'SET lastUsedAt = :at',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt <= :notAfter)',
+          ExpressionAttributeValues: { ':at': at, ':notAfter': notAfter },
+        }),
+      );
+    },
+
+    listLedger: (accountId, page) => queryPage(table, accountId, ledgerEntryEntity.collection({ accountId }), page, ledgerEntryEntity.record),
 
     async addCredits(accountId, entry) {
       const outcome = await transact(table, [

@@ -4,7 +4,7 @@
  * order is numeric order. Every partition starts with the account, so a lookup can never cross
  * accounts; the exceptions are the API-key lookup, which is how a request finds its account in
  * the first place, the deployment's admission (DESIGN §6), which is shared by every account by
- * design, and GSI1's work queues of the outbox relay and the webhook sender (read by them, never
+ * design, the local host's console sign-in links (found by the token's hash, as keys are), and GSI1's work queues of the outbox relay and the webhook sender (read by them, never
  * by a request).
  */
 export type TableKey = { PK: string; SK: string };

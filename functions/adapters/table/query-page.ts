@@ -79,23 +79,26 @@ export async function queryPage<T>(
 }
 
 /**
- * Every item of a small table-partition collection, oldest first, in as many Query rounds as it
- * takes (for internal readers that need them all and hold no cursor key, e.g. a webhook fan-out).
+ * Every item of a small collection, oldest first, in as many Query rounds as it takes (for readers
+ * that need them all and hold no cursor key, e.g. a webhook fan-out, an account's API keys). Read
+ * strongly consistent on the table; GSI1 cannot be.
  */
 export async function queryAll<T>(
   table: Pick<TableContext, 'doc' | 'tableName'>,
   collection: Collection,
   map: (item: Record<string, unknown>) => T,
 ): Promise<T[]> {
+  const { partition, sort } = keyAttributesOf(collection);
   const all: T[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const result = await table.doc.send(
       new QueryCommand({
         TableName: table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ...(collection.index ? { IndexName: collection.index } : { ConsistentRead: true }),
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': partition, '#sk': sort },
         ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
-        ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
     );

@@ -1,9 +1,9 @@
 import { ApiError, notFound } from '../errors.js';
-import { apiKeyPattern, generateApiKey, hashApiKey } from './api-keys.js';
+import { apiKeyPattern, apiKeyPrefix, generateApiKey, hashApiKey } from './api-keys.js';
 import { newId } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { plans, type PlanLimits, type PlanName } from './plans.js';
-import type { Account, LedgerEntry, RequestRate } from './model.js';
+import type { Account, ApiKeyRecord, LedgerEntry, RequestRate } from './model.js';
 import type { AccountStore } from './ports.js';
 
 export const limitsOf = (account: Account): PlanLimits => ({ ...plans[account.plan], ...account.limitOverrides });
@@ -11,15 +11,48 @@ export const limitsOf = (account: Account): PlanLimits => ({ ...plans[account.pl
 /** The lower of the deployment cap and the account's own cap (SPEC: accounts may set lower). */
 export const effectiveMaxObservations = (account: Account, deploymentCap: number): number => Math.min(deploymentCap, account.maxObservations ?? deploymentCap);
 
-/** Resolves a Bearer header to an account id; every failure is the same 401. */
-export async function authenticate(store: Pick<AccountStore, 'findApiKey'>, authorization: string | undefined): Promise<string> {
+/** Resolves a Bearer header to its key's record; every failure is the same 401. */
+export async function authenticate(store: Pick<AccountStore, 'findApiKey'>, authorization: string | undefined): Promise<ApiKeyRecord> {
   // The scheme name is case-insensitive (RFC 9110 §11.1).
   const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
   const apiKey = match?.[1];
   if (!apiKey || !apiKeyPattern.test(apiKey)) throw unauthorized();
   const record = await store.findApiKey(hashApiKey(apiKey));
-  if (!record || record.revoked) throw unauthorized();
-  return record.accountId;
+  if (!record || record.revokedAt) throw unauthorized();
+  return record;
+}
+
+/** How fine a key's last use is recorded: one conditional write a minute per key at most, whatever its traffic. */
+export const KEY_USE_RESOLUTION_MS = 60_000;
+
+/** Records a key's use when its recorded last use is a minute old or more (the write itself re-checks, so racing requests write once). */
+export async function recordKeyUse(store: Pick<AccountStore, 'recordApiKeyUse'>, key: ApiKeyRecord, now: number): Promise<void> {
+  const notAfter = now - KEY_USE_RESOLUTION_MS;
+  if (key.lastUsedAt && Date.parse(key.lastUsedAt) > notAfter) return;
+  await store.recordApiKeyUse(key.keyHash, new Date(now).toISOString(), new Date(notAfter).toISOString());
+}
+
+/** A named key's record for `apiKey`, as stored (only its hash and prefix). */
+export function newKeyRecord(accountId: string, apiKey: string, name: string, createdAt: string): ApiKeyRecord {
+  return { keyHash: hashApiKey(apiKey), accountId, keyId: newId('apiKey'), name, prefix: apiKeyPrefix(apiKey), createdAt, lastUsedAt: null, revokedAt: null };
+}
+
+/** The name a key made with its account (createAccount, the admin CLI, the local host's default account) gets. */
+export const DEFAULT_KEY_NAME = 'default';
+
+/** A new named key of the account; the key itself is returned this once and never stored. */
+export async function createApiKey(store: Pick<AccountStore, 'addApiKey'>, accountId: string, name: string): Promise<{ key: ApiKeyRecord; apiKey: string }> {
+  const apiKey = generateApiKey();
+  const key = newKeyRecord(accountId, apiKey, name, nowIso());
+  await store.addApiKey(key);
+  return { key, apiKey };
+}
+
+/** Revokes one of the account's keys by id; another account's key is as unknown as none (404). */
+export async function revokeApiKeyById(store: Pick<AccountStore, 'revokeApiKeyById'>, accountId: string, keyId: string): Promise<ApiKeyRecord> {
+  const key = await store.revokeApiKeyById(accountId, keyId, nowIso());
+  if (!key) throw notFound('API key');
+  return key;
 }
 
 const unauthorized = (): ApiError => new ApiError('unauthorized', 'Send a valid API key as "Authorization: Bearer <key>".');
@@ -66,7 +99,7 @@ export async function createAccount(store: AccountStore, input: NewAccount): Pro
     updatedAt: now,
   };
   const opening: LedgerEntry = { entryId: newId('ledger'), credits: input.credits, reason: 'account_opened', createdAt: now };
-  await store.createAccount(account, { keyHash: hashApiKey(apiKey), accountId: account.accountId, revoked: false, createdAt: now }, opening);
+  await store.createAccount(account, newKeyRecord(account.accountId, apiKey, DEFAULT_KEY_NAME, now), opening);
   return { account, apiKey };
 }
 
@@ -76,7 +109,7 @@ export async function setRequestRate(store: AccountStore, accountId: string, rat
 }
 
 export async function revokeApiKey(store: AccountStore, apiKey: string): Promise<void> {
-  if (!(await store.revokeApiKey(hashApiKey(apiKey)))) throw notFound('API key');
+  if (!(await store.revokeApiKey(hashApiKey(apiKey), nowIso()))) throw notFound('API key');
 }
 
 export async function addCredits(store: AccountStore, accountId: string, credits: number): Promise<number> {

@@ -11,3 +11,6 @@ export function generateApiKey(mode: 'live' | 'test' = 'live'): string {
 }
 
 export const hashApiKey = (apiKey: string): string => createHash('sha256').update(apiKey).digest('hex');
+
+/** `sk_live_` and four characters: 24 bits tell an account's keys apart, and no one can use them. */
+export const apiKeyPrefix = (apiKey: string): string => apiKey.slice(0, apiKey.indexOf('_', 3) + 5);

@@ -22,8 +22,15 @@ export interface Account {
 export interface ApiKeyRecord {
   keyHash: string;
   accountId: string;
-  revoked: boolean;
+  /** Absent on keys made before keys had names: they authenticate, but no list shows them. */
+  keyId?: string;
+  name?: string;
+  /** The key's first characters: enough to tell keys apart, never enough to use one. */
+  prefix?: string;
   createdAt: string;
+  /** Recorded at most once a minute (functions/domain/accounts/accounts.ts KEY_USE_RESOLUTION_MS). */
+  lastUsedAt: string | null;
+  revokedAt: string | null;
 }
 
 export interface LedgerEntry {

@@ -7,7 +7,7 @@
  * conditional `SET tat = tat + :interval` (DynamoDB update expressions add but cannot multiply
  * or take a minimum, which refilling a token count needs), so a request costs one write.
  */
-import { authenticate, limitsOf, requireAccount } from './accounts.js';
+import { authenticate, limitsOf, recordKeyUse, requireAccount } from './accounts.js';
 import type { Account, RequestRate } from './model.js';
 import type { AccountStore } from './ports.js';
 
@@ -98,16 +98,19 @@ export function requestRateOf(account: Account): RequestRate {
  * authenticate is the same 401 (authenticate); an authenticated request always takes a token.
  */
 export async function admitRequest(
-  reads: Pick<AccountStore, 'findApiKey' | 'getAccount'>,
+  reads: Pick<AccountStore, 'findApiKey' | 'getAccount' | 'recordApiKeyUse'>,
   buckets: RequestBucketStore,
   authorization: string | undefined,
   clock: () => number,
 ): Promise<{ accountId: string; verdict: RateVerdict }> {
-  const accountId = await authenticate(reads, authorization);
+  const key = await authenticate(reads, authorization);
+  const { accountId } = key;
   const account = await requireAccount(reads, accountId);
   // The clock is read once the key is known, not at arrival: a request whose lookup was slow (a
   // cold start, a busy table) is judged against the moves made meanwhile by requests that
   // overtook it, which were judged against later times; at its arrival time it would find them
   // ahead of its own latest and be refused with tokens left.
-  return { accountId, verdict: await takeRequestToken(buckets, accountId, requestRateOf(account), clock()) };
+  const now = clock();
+  const [verdict] = await Promise.all([takeRequestToken(buckets, accountId, requestRateOf(account), now), recordKeyUse(reads, key, now)]);
+  return { accountId, verdict };
 }

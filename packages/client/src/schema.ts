@@ -630,12 +630,12 @@ export interface components {
                  * @description The family of the error.
                  * @enum {string}
                  */
-                type: "invalid_request_error" | "authentication_error" | "billing_error" | "not_found_error" | "conflict_error" | "idempotency_error" | "rate_limit_error" | "api_error" | "service_unavailable_error";
+                type: "invalid_request_error" | "authentication_error" | "permission_error" | "billing_error" | "not_found_error" | "conflict_error" | "idempotency_error" | "rate_limit_error" | "api_error" | "service_unavailable_error";
                 /**
                  * @description Stable, machine-readable reason; each operation lists the codes it can answer.
                  * @enum {string}
                  */
-                code: "validation_failed" | "upload_not_found" | "upload_not_ready" | "window_not_supported" | "idempotency_key_required" | "invalid_cursor" | "unauthorized" | "window_out_of_range" | "moment_not_found" | "captions_unavailable" | "insufficient_credits" | "proof_allowance_exhausted" | "source_too_large" | "not_found" | "analysis_not_completed" | "run_not_completed" | "analysis_not_cancelable" | "batch_not_cancelable" | "delivery_not_retryable" | "idempotency_key_reused" | "idempotency_request_in_progress" | "upload_object_missing" | "webhook_endpoint_limit_reached" | "request_timeout" | "payload_too_large" | "request_header_fields_too_large" | "untrusted_source_url" | "source_unreadable" | "rate_limited" | "internal_error" | "queue_unavailable" | "uploads_unavailable" | "provider_unavailable" | "scanner_batch_service_unavailable" | "event_delivery_unavailable";
+                code: "validation_failed" | "upload_not_found" | "upload_not_ready" | "window_not_supported" | "idempotency_key_required" | "invalid_cursor" | "unauthorized" | "csrf_failed" | "window_out_of_range" | "moment_not_found" | "captions_unavailable" | "insufficient_credits" | "proof_allowance_exhausted" | "source_too_large" | "not_found" | "analysis_not_completed" | "run_not_completed" | "analysis_not_cancelable" | "batch_not_cancelable" | "delivery_not_retryable" | "idempotency_key_reused" | "idempotency_request_in_progress" | "upload_object_missing" | "webhook_endpoint_limit_reached" | "request_timeout" | "payload_too_large" | "request_header_fields_too_large" | "untrusted_source_url" | "source_unreadable" | "rate_limited" | "internal_error" | "queue_unavailable" | "uploads_unavailable" | "provider_unavailable" | "scanner_batch_service_unavailable" | "event_delivery_unavailable";
                 /** @description For people; may change at any time. */
                 message: string;
                 /** @description The request field at fault, as a path such as `items[3].upload_id`. */

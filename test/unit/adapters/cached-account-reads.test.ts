@@ -3,15 +3,24 @@ import { cachedAccountReads } from '../../../functions/adapters/cached-account-r
 import type { ApiKeyRecord } from '../../../functions/domain/accounts/model.js';
 import { testAccount } from '../../helpers/unit-fixtures.js';
 
-const record = (revoked: boolean): ApiKeyRecord => ({ keyHash: 'h1', accountId: 'acct_1', revoked, createdAt: '2026-01-01T00:00:00.000Z' });
+const record = (revoked: boolean): ApiKeyRecord => ({
+  keyHash: 'h1',
+  accountId: 'acct_1',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  lastUsedAt: null,
+  revokedAt: revoked ? '2026-01-02T00:00:00.000Z' : null,
+});
 
 /** A table stand-in that counts reads and whose answers the test changes. */
 function table() {
   const keys = new Map<string, ApiKeyRecord>([['h1', record(false)]]);
   let reads = 0;
+  const uses: string[] = [];
   return {
     keys,
+    uses,
     reads: () => reads,
+    recordApiKeyUse: (hash: string) => (uses.push(hash), Promise.resolve()),
     findApiKey: (hash: string) => (reads++, Promise.resolve(keys.get(hash))),
     getAccount: (accountId: string) => (reads++, Promise.resolve(accountId === 'acct_1' ? testAccount({ accountId }) : undefined)),
   };
@@ -25,10 +34,10 @@ describe('cachedAccountReads', () => {
     expect(await cached.findApiKey('h1')).toEqual(record(false));
     store.keys.set('h1', record(true));
     now = 59_999;
-    expect((await cached.findApiKey('h1'))?.revoked).toBe(false);
+    expect((await cached.findApiKey('h1'))?.revokedAt).toBeNull();
     expect(store.reads()).toBe(1);
     now = 60_000;
-    expect((await cached.findApiKey('h1'))?.revoked).toBe(true);
+    expect((await cached.findApiKey('h1'))?.revokedAt).not.toBeNull();
     expect(store.reads()).toBe(2);
   });
 
@@ -70,5 +79,19 @@ describe('cachedAccountReads', () => {
     await cached.findApiKey('h1');
     await cached.findApiKey('h1');
     expect(store.reads()).toBe(2);
+  });
+
+  it("tries to record a key's use at most once a minute per key, whatever the cached record says", async () => {
+    let now = 0;
+    const store = table();
+    const cached = cachedAccountReads(store, 60_000, () => now);
+    await cached.recordApiKeyUse('h1', 'at', 'before');
+    now = 59_999;
+    await cached.recordApiKeyUse('h1', 'at', 'before');
+    await cached.recordApiKeyUse('h2', 'at', 'before');
+    expect(store.uses).toEqual(['h1', 'h2']);
+    now = 60_000;
+    await cached.recordApiKeyUse('h1', 'at', 'before');
+    expect(store.uses).toEqual(['h1', 'h2', 'h1']);
   });
 });

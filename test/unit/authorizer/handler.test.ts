@@ -17,7 +17,13 @@ const GOOD_KEY = `sk_live_${'Ab1'.repeat(13)}Z`;
 const REVOKED_KEY = `sk_live_${'Rv9'.repeat(13)}Q`;
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
 const keyItem = (key: string, revoked: boolean) =>
-  apiKeyEntity.item({ keyHash: hashOf(key), accountId: ACCOUNT_ID, revoked, createdAt: '2026-01-01T00:00:00.000Z' });
+  apiKeyEntity.item({
+    keyHash: hashOf(key),
+    accountId: ACCOUNT_ID,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    lastUsedAt: null,
+    revokedAt: revoked ? '2026-01-02T00:00:00.000Z' : null,
+  });
 
 beforeAll(async () => {
   // The cache as deployed (whatever another project's host set in this process's environment).

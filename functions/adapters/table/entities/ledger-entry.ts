@@ -7,4 +7,5 @@ export const ledgerEntryEntity = defineEntity({
   name: 'ledger',
   keys: { PK: ACCOUNT_PARTITION, SK: 'LEDGER#{entryId}' },
   toItem: (accountId: string, entry: LedgerEntry) => ({ fields: { accountId, ...entry }, attributes: { accountId, ...entry } }),
+  toRecord: ({ accountId: _account, ...entry }) => entry as unknown as LedgerEntry,
 });

@@ -14,7 +14,8 @@ const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1'
 const store = dynamoAccountStore({ doc, tableName: TABLE_NAME, cursors: () => Promise.resolve(new CursorCodec(CURSOR_SECRET)) });
 
 const KEY_HASH = createHash('sha256').update('sk_live_example').digest('hex');
-const keyRecord: ApiKeyRecord = { keyHash: KEY_HASH, accountId: ACCOUNT_ID, revoked: false, createdAt: '2026-01-01T00:00:00.000Z' };
+const keyRecord: ApiKeyRecord = { keyHash: KEY_HASH, accountId: ACCOUNT_ID, createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
+const NOW = '2026-03-01T00:00:00.000Z';
 const entry: LedgerEntry = { entryId: 'led_0190a0b0c0d07e0f8a9b0c1d2e3f4a5b', credits: 30, reason: 'credits_added', createdAt: '2026-02-01T00:00:00.000Z' };
 
 beforeEach(() => ddb.reset());
@@ -56,7 +57,10 @@ describe('dynamoAccountStore.createAccount', () => {
     expect(items[0]?.Put?.Item).toMatchObject({ entity: 'account', plan: 'creator', creditsBalance: 500 });
     // An empty string set cannot be stored: the account item leaves trustedHosts out.
     expect(items[0]?.Put?.Item).not.toHaveProperty('trustedHosts');
-    expect(items[1]?.Put?.Item).toMatchObject({ entity: 'api_key', keyHash: hash, accountId: account.accountId, revoked: false });
+    expect(items[1]?.Put?.Item).toMatchObject({ entity: 'api_key', keyHash: hash, accountId: account.accountId, name: 'default', prefix: apiKey.slice(0, 12) });
+    // Not revoked, never used: neither time is stored, so the conditions on them read attribute_not_exists.
+    expect(items[1]?.Put?.Item).not.toHaveProperty('revokedAt');
+    expect(items[1]?.Put?.Item).not.toHaveProperty('lastUsedAt');
     expect(items[2]?.Put?.Item).toMatchObject({ entity: 'ledger', accountId: account.accountId, credits: 500, reason: 'account_opened' });
   });
 });
@@ -109,18 +113,18 @@ describe('dynamoAccountStore keys', () => {
       .on(UpdateCommand)
       .resolvesOnce({})
       .rejectsOnce(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
-    await expect(store.revokeApiKey(KEY_HASH)).resolves.toBe(true);
-    await expect(store.revokeApiKey(KEY_HASH)).resolves.toBe(false);
+    await expect(store.revokeApiKey(KEY_HASH, NOW)).resolves.toBe(true);
+    await expect(store.revokeApiKey(KEY_HASH, NOW)).resolves.toBe(false);
     const input = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(input.Key).toEqual({ PK: `APIKEY#${KEY_HASH}`, SK: 'APIKEY' });
     expect(input.ConditionExpression).toBe('attribute_exists(PK)');
-    expect(input.UpdateExpression).toBe('SET revoked = :true');
-    expect(input.ExpressionAttributeValues).toEqual({ ':true': true });
+    expect(input.UpdateExpression).toBe('SET revokedAt = if_not_exists(revokedAt, :now)');
+    expect(input.ExpressionAttributeValues).toEqual({ ':now': NOW });
   });
 
   it('does not swallow other failures while revoking', async () => {
     ddb.on(UpdateCommand).rejects(new Error('ProvisionedThroughputExceededException'));
-    await expect(store.revokeApiKey(KEY_HASH)).rejects.toThrow('ProvisionedThroughputExceededException');
+    await expect(store.revokeApiKey(KEY_HASH, NOW)).rejects.toThrow('ProvisionedThroughputExceededException');
   });
 });
 

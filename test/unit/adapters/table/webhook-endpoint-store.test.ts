@@ -95,8 +95,10 @@ describe('dynamoWebhookEndpointStore reads', () => {
     await expect(cursorless.listAll(ACCOUNT_ID)).resolves.toEqual([endpoint(), other]);
     const [first, second] = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
     expect(first).toMatchObject({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': 'PK', '#sk': 'SK' },
       ExpressionAttributeValues: { ':pk': PK, ':prefix': 'WHE#' },
+      ConsistentRead: true,
     });
     expect(second?.ExclusiveStartKey).toEqual({ PK, SK: `WHE#${ENDPOINT_ID}` });
   });

@@ -28,7 +28,11 @@ function fakeStore(options: { key?: ApiKeyRecord; account?: Account } = {}) {
     getAccount: vi.fn((accountId: string) => Promise.resolve(options.account?.accountId === accountId ? options.account : undefined)),
     createAccount: vi.fn((_account: Account, _key: ApiKeyRecord, _opening: LedgerEntry) => Promise.resolve()),
     addApiKey: vi.fn(() => Promise.resolve()),
-    revokeApiKey: vi.fn((_keyHash: string) => Promise.resolve(true)),
+    revokeApiKey: vi.fn((_keyHash: string, _revokedAt: string) => Promise.resolve(true)),
+    listApiKeys: vi.fn(() => Promise.resolve([])),
+    revokeApiKeyById: vi.fn(() => Promise.resolve(undefined)),
+    recordApiKeyUse: vi.fn(() => Promise.resolve()),
+    listLedger: vi.fn(() => Promise.resolve({ items: [], nextCursor: null })),
     addCredits: vi.fn((_accountId: string, entry: LedgerEntry) => Promise.resolve(100 + entry.credits)),
     addTrustedHost: vi.fn((_accountId: string, hostname: string) => Promise.resolve([hostname])),
     setEventDelivery: vi.fn((accountId: string, _enabled: boolean) => Promise.resolve(options.account?.accountId === accountId)),
@@ -39,7 +43,8 @@ function fakeStore(options: { key?: ApiKeyRecord; account?: Account } = {}) {
 const keyRecord = (overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   keyHash: sha256(VALID_KEY),
   accountId: ACCOUNT_ID,
-  revoked: false,
+  lastUsedAt: null,
+  revokedAt: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   ...overrides,
 });
@@ -56,13 +61,13 @@ async function authError(store: AccountStore, header: string | undefined): Promi
 describe('authenticate', () => {
   it('resolves a valid Bearer key to its account', async () => {
     const store = fakeStore({ key: keyRecord() });
-    await expect(authenticate(store, `Bearer ${VALID_KEY}`)).resolves.toBe(ACCOUNT_ID);
+    await expect(authenticate(store, `Bearer ${VALID_KEY}`)).resolves.toMatchObject({ accountId: ACCOUNT_ID });
   });
 
   it('accepts sk_test_ keys too', async () => {
     const testKey = `sk_test_${'Z9'.repeat(20)}`;
     const store = fakeStore({ key: keyRecord({ keyHash: sha256(testKey) }) });
-    await expect(authenticate(store, `Bearer ${testKey}`)).resolves.toBe(ACCOUNT_ID);
+    await expect(authenticate(store, `Bearer ${testKey}`)).resolves.toMatchObject({ accountId: ACCOUNT_ID });
   });
 
   it('looks the key up by its SHA-256 only: the key itself never reaches the store', async () => {
@@ -100,7 +105,7 @@ describe('authenticate', () => {
   });
 
   it('answers 401 for a revoked key, with the same message as an unknown one', async () => {
-    const revoked = await authError(fakeStore({ key: keyRecord({ revoked: true }) }), `Bearer ${VALID_KEY}`);
+    const revoked = await authError(fakeStore({ key: keyRecord({ revokedAt: '2026-01-02T00:00:00.000Z' }) }), `Bearer ${VALID_KEY}`);
     const unknown = await authError(fakeStore(), `Bearer ${VALID_KEY}`);
     expect(revoked.code).toBe('unauthorized');
     expect(revoked.message).toBe(unknown.message);
@@ -128,7 +133,17 @@ describe('createAccount', () => {
     expect(account.accountId).toMatch(idPattern('account'));
     expect(store.createAccount).toHaveBeenCalledOnce();
     const [storedAccount, key, opening] = store.createAccount.mock.calls[0]!;
-    expect(key).toEqual({ keyHash: sha256(apiKey), accountId: account.accountId, revoked: false, createdAt: account.createdAt });
+    expect(key).toEqual({
+      keyHash: sha256(apiKey),
+      accountId: account.accountId,
+      keyId: key.keyId,
+      name: 'default',
+      prefix: apiKey.slice(0, 12),
+      createdAt: account.createdAt,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    expect(key.keyId).toMatch(idPattern('apiKey'));
     expect(JSON.stringify(store.createAccount.mock.calls)).not.toContain(apiKey);
     expect(storedAccount).toMatchObject({ plan: 'hobby', creditsBalance: 25, maxObservations: null, trustedHosts: [], concurrencyInUse: 0 });
     expect(opening).toMatchObject({ credits: 25, reason: 'account_opened' });
@@ -184,7 +199,7 @@ describe('revokeApiKey', () => {
   it('revokes by hash and answers 404 for an unknown key', async () => {
     const store = fakeStore();
     await revokeApiKey(store, VALID_KEY);
-    expect(store.revokeApiKey).toHaveBeenCalledWith(sha256(VALID_KEY));
+    expect(store.revokeApiKey).toHaveBeenCalledWith(sha256(VALID_KEY), expect.any(String));
     store.revokeApiKey.mockResolvedValueOnce(false);
     await expect(revokeApiKey(store, VALID_KEY)).rejects.toMatchObject({ code: 'not_found' });
   });

@@ -155,10 +155,11 @@ describe('admitRequest', () => {
         now = T0 + 1_000;
         for (let i = 0; i < 4; i++) await takeRequestToken(store, ACCOUNT_ID, rate, now);
         return keyHash === createHash('sha256').update(apiKey).digest('hex')
-          ? { keyHash, accountId: ACCOUNT_ID, revoked: false, createdAt: '2026-01-01T00:00:00.000Z' }
+          ? { keyHash, accountId: ACCOUNT_ID, createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null }
           : undefined;
       },
       getAccount: () => Promise.resolve(account),
+      recordApiKeyUse: () => Promise.resolve(),
     };
     const { verdict } = await admitRequest(slowReads, store, `Bearer ${apiKey}`, () => now);
     expect(verdict).toMatchObject({ allowed: true, remaining: 0 });
