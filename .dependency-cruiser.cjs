@@ -12,6 +12,7 @@
 //   composition/ builds use cases from adapters for one host
 //   entry files  api/, workflows/, containers/, events/, webhooks/, authorizer/: never local/
 //   local/       the embedded local host; infra/ (CDK) never imports it
+//   console/src/ the browser console: nothing of functions/ or infra/
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -19,7 +20,7 @@ module.exports = {
       name: 'no-import-cycles',
       comment: 'An import cycle makes load order matter and hides which module owns a concept.',
       severity: 'error',
-      from: { path: '^(functions|infra|packages)/' },
+      from: { path: '^(functions|infra|packages|console)/' },
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
     {
@@ -58,6 +59,14 @@ module.exports = {
       to: { path: '^functions/local/' },
     },
     {
+      name: 'console-is-browser-code',
+      comment:
+        "The console (issue 28) runs in the browser and reaches the server only over HTTP: no functions/ code, no infra; types of packages/client and the CLI's pure helpers are fine.",
+      severity: 'error',
+      from: { path: '^console/src/' },
+      to: { path: '^(functions|infra)/' },
+    },
+    {
       name: 'infra-never-imports-the-local-host',
       severity: 'error',
       from: { path: '^infra/' },
@@ -71,7 +80,7 @@ module.exports = {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
-      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
     },
   },
 };

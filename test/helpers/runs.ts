@@ -319,6 +319,17 @@ export function generated(name: string, args: (path: string) => string[]): Promi
   return path;
 }
 
+/** 20 s, 640x360 at 25 fps: left half testsrc with testsrc2 over it 5-10 s and 15-20 s (cuts at 5, 10, 15 s), right half solid blue; a tone. A find_moments scanner told to find the scene changes finds at least two moments in it. */
+export const twoShotVideo = (): Promise<string> =>
+  generated('render-two-shot.mp4', (path) => [
+    ...['-f', 'lavfi', '-i', 'testsrc=s=320x360:r=25:d=20'],
+    ...['-f', 'lavfi', '-i', 'testsrc2=s=320x360:r=25:d=20'],
+    ...['-f', 'lavfi', '-i', 'color=c=0x1030e0:s=320x360:r=25:d=20'],
+    ...['-f', 'lavfi', '-i', 'sine=f=440:r=48000:d=20'],
+    ...['-filter_complex', "[0][1]overlay=enable='between(mod(t\\,10)\\,5\\,10)'[left];[left][2]hstack=inputs=2[v]"],
+    ...['-map', '[v]', '-map', '3', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-t', '20', '-f', 'mp4', path],
+  ]);
+
 /** `seconds` of a steady 440 Hz tone, 8 kHz mono PCM WAV (an exact duration): no silence, no bursts. */
 export const toneWav = (seconds: number): Promise<string> =>
   generated(`tone-${seconds}s.wav`, (path) => [

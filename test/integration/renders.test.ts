@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { clientFor, createAccount, createScanner, expectError, type Client, type List } from '../helpers/api.js';
 import { ffmpegPath } from '../helpers/ground-truth-media.js';
-import { generated, momentsOf, runToCompletion, sleep, startRun, uploadFile, type Moment, type Upload } from '../helpers/runs.js';
+import { momentsOf, runToCompletion, sleep, startRun, uploadFile, twoShotVideo, type Moment, type Upload } from '../helpers/runs.js';
 import { toolOutput } from '../helpers/processes.js';
 import type { Render } from '../../packages/client/src/schema.js';
 
@@ -24,17 +24,6 @@ type Asset = Render['assets'][number];
 /** One frame at the source's 25 fps. */
 const FRAME_MS = 40;
 const ffprobePath = (createRequire(import.meta.url)('@ffprobe-installer/ffprobe') as { path: string }).path;
-
-/** 20 s, 640x360 at 25 fps: left half testsrc with testsrc2 over it 5-10 s and 15-20 s (cuts at 5, 10, 15 s), right half solid blue; a tone. */
-const twoShot = (): Promise<string> =>
-  generated('render-two-shot.mp4', (path) => [
-    ...['-f', 'lavfi', '-i', 'testsrc=s=320x360:r=25:d=20'],
-    ...['-f', 'lavfi', '-i', 'testsrc2=s=320x360:r=25:d=20'],
-    ...['-f', 'lavfi', '-i', 'color=c=0x1030e0:s=320x360:r=25:d=20'],
-    ...['-f', 'lavfi', '-i', 'sine=f=440:r=48000:d=20'],
-    ...['-filter_complex', "[0][1]overlay=enable='between(mod(t\\,10)\\,5\\,10)'[left];[left][2]hstack=inputs=2[v]"],
-    ...['-map', '[v]', '-map', '3', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-t', '20', '-f', 'mp4', path],
-  ]);
 
 interface Probe {
   streams: { codec_type: string; codec_name: string; width?: number; height?: number; duration?: string }[];
@@ -64,7 +53,7 @@ let moments: Moment[];
 let workDir: string;
 
 beforeAll(async () => {
-  const [account, source] = await Promise.all([createAccount({ plan: 'creator', credits: 100 }), twoShot()]);
+  const [account, source] = await Promise.all([createAccount({ plan: 'creator', credits: 100 }), twoShotVideo()]);
   client = clientFor(account.apiKey);
   stranger = clientFor(inject('apiKey'));
   upload = await uploadFile(client, source);

@@ -1,10 +1,10 @@
 /**
  * Scanner batch items from a CSV (`client_id,scanner_id,upload_id[,metadata_json]`), checked here
  * before anything reaches the API, and the Idempotency-Key `media-scanner batch` derives from the
- * file's bytes so that submitting the same file again replays the first submission.
+ * file's bytes so that submitting the same file again replays the first submission. No Node
+ * module: the console submits the same CSVs from the browser, with the same checks and key.
  */
-import { createHash } from 'node:crypto';
-import { UsageError } from './output.js';
+import { UsageError } from './usage-error.js';
 
 export type Metadata = Record<string, string | number | boolean | null>;
 
@@ -117,4 +117,7 @@ function metadataOf(json: string, line: string): Metadata {
  * running `batch` on the same file again (within the API's 24 hours) follows the first batch
  * instead of submitting a second one; any edit makes a new key.
  */
-export const batchIdempotencyKey = (bytes: Uint8Array): string => `batch-csv-sha256-${createHash('sha256').update(bytes).digest('hex')}`;
+export async function batchIdempotencyKey(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return `batch-csv-sha256-${Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}

@@ -3,14 +3,12 @@
  * people, errors on stderr with the API's code and request id, and distinct exit codes.
  */
 import { MediaScannerError, WaitTimeoutError } from '../../client/src/index.js';
+import { UsageError } from './usage-error.js';
 
 /** Exit codes: scripts can tell a typo from a refused request from work that ended badly. */
 export const exitCodes = { ok: 0, unexpected: 1, usage: 2, api: 3, failedWork: 4, timeout: 5 } as const;
 
-/** A command's own refusal of its arguments (exit 2), before anything reaches the API. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export { UsageError } from './usage-error.js';
 
 /** The work ran and ended badly (a failed run or upload, a partial batch): exit 4, after printing it. */
 export class FailedWork extends Error {

@@ -5,7 +5,7 @@
  * end_ms whose height is its relevance_score; moments labelled with their title. Pure functions:
  * the CLI reads the run and its observations and writes what these return.
  */
-import type { Observation, Run } from '../../client/src/index.js';
+import type { Observation, Run } from '../../client/src/schema.js';
 
 /** What the timeline reads of a run. */
 export type TimelineRun = Pick<Run, 'run_id' | 'scanner_id' | 'scanner_version' | 'source' | 'window'>;
@@ -19,7 +19,7 @@ export type TimelineObservation = Pick<Observation, 'type' | 'title' | 'relevanc
 export const layout = { width: 960, left: 140, right: 20, top: 30, laneHeight: 64, laneGap: 8, axisHeight: 30 } as const;
 const plotWidth = layout.width - layout.left - layout.right;
 
-const palette = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+export const palette = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
 
 /** Text for XML content and attribute values. */
 export const escapeXml = (text: string): string =>

@@ -1,4 +1,5 @@
 /** `media-scanner batch`: the CSV checks (batch-csv.ts), the content-hash Idempotency-Key, and the live counter display (progress.ts). */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { batchIdempotencyKey, batchItemsFromCsv, parseCsv } from '../../../packages/cli/src/batch-csv.js';
 import { UsageError } from '../../../packages/cli/src/output.js';
@@ -55,13 +56,14 @@ describe('batch CSV', () => {
     expect(refused(`${header},metadata_json\nep-1,scn_a,upl_a,"{""a"":{""b"":1}}"`)).toMatch(/"a" is not/);
   });
 
-  it('derives the Idempotency-Key from the bytes: the same file, the same key; any edit, another', () => {
+  it('derives the Idempotency-Key from the bytes: the same file, the same key; any edit, another', async () => {
     const file = Buffer.from(`${header}\nep-1,scn_a,upl_a\n`);
-    const key = batchIdempotencyKey(file);
+    const key = await batchIdempotencyKey(file);
     expect(key).toMatch(/^batch-csv-sha256-[0-9a-f]{64}$/);
+    expect(key).toBe(`batch-csv-sha256-${createHash('sha256').update(file).digest('hex')}`);
     expect(key.length).toBeLessThanOrEqual(255);
-    expect(batchIdempotencyKey(Buffer.from(file))).toBe(key);
-    expect(batchIdempotencyKey(Buffer.from(`${header}\nep-1,scn_a,upl_b\n`))).not.toBe(key);
+    expect(await batchIdempotencyKey(Buffer.from(file))).toBe(key);
+    expect(await batchIdempotencyKey(Buffer.from(`${header}\nep-1,scn_a,upl_b\n`))).not.toBe(key);
   });
 });
 

@@ -116,7 +116,7 @@ export function batchCommand(cli: Cli): void {
           throw new UsageError(`${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`);
         });
         const items = batchItemsFromCsv(bytes.toString('utf8'), file);
-        const key = batchIdempotencyKey(bytes);
+        const key = await batchIdempotencyKey(bytes);
         const answer = await api.api.POST('/v1/scanner-batches', { params: { header: { 'Idempotency-Key': key } }, body: { items } });
         const submitted = await unwrap(Promise.resolve(answer));
         out.note(
