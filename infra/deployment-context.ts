@@ -65,10 +65,7 @@ const AUTH_DOMAIN_PREFIX = /^(?!.*(aws|amazon|cognito))[a-z0-9](?:[a-z0-9-]{0,61
 
 /** The console's settings from context; a domain needs its certificate and the reverse. */
 export function consoleContext(node: Node): ConsoleContext {
-  const text = (key: string): string | undefined => {
-    const value: unknown = node.tryGetContext(key);
-    return value === undefined || value === null || value === '' ? undefined : String(value);
-  };
+  const text = (key: string): string | undefined => comparable(node.tryGetContext(key)) || undefined;
   const name = text(consoleContextKeys.consoleDomainName);
   const certificateArn = text(consoleContextKeys.consoleCertificateArn);
   const authDomainPrefix = text(consoleContextKeys.consoleAuthDomainPrefix);

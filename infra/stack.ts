@@ -160,11 +160,11 @@ export class MediaScannerStack extends Stack {
     // One function and one route per entry of the route tables; nothing here names a route. Routes
     // whose entries declare the same grants share a role (RouteRoles says why).
     const routeRoles = new RouteRoles(this, 'RouteRoles');
-    const routeFunction = (route: AnyRouteDefinition): LambdaFunction => {
+    const routeFunction = (route: AnyRouteDefinition, routeEnvironment: Readonly<Record<string, string>> = environment): LambdaFunction => {
       const fn = new ServiceFunction(this, constructIdFor(route.handler), {
         contract: lambdaContractOf(units.route(routeKey(route))),
         description: routeKey(route),
-        environment,
+        environment: routeEnvironment,
         role: routeRoles.roleFor(route),
       });
       fn.bindTable(table, route.table);
@@ -196,7 +196,7 @@ export class MediaScannerStack extends Stack {
       api.addRoute(`Console${constructIdFor(twin.route.handler)}`, twin.method, twin.path, fn, consoleAccess.routeOptions);
     }
     for (const route of consoleRoutes as readonly ConsoleRouteDefinition[]) {
-      api.addRoute(constructIdFor(route.handler), route.method, route.path, routeFunction(route), consoleAccess.routeOptions);
+      api.addRoute(constructIdFor(route.handler), route.method, route.path, routeFunction(route, consoleAccess.environment), consoleAccess.routeOptions);
     }
 
     // Last: it finds what to watch (every function, state machine, dead-letter queue, table and
@@ -288,6 +288,8 @@ export class MediaScannerStack extends Stack {
       exposedHeaders: ['ETag'],
       maxAge: 3600,
     });
-    return { origin: edge.origin, users, routeOptions: { scope: routeStack, authorizer } };
+    // Sign-out ends the managed login's session too, then comes back to the console.
+    const signOutUrl = `${users.domainUrl}/logout?client_id=${users.client.userPoolClientId}&logout_uri=${edge.origin}/console/`;
+    return { origin: edge.origin, users, routeOptions: { scope: routeStack, authorizer }, environment: { ...environment, CONSOLE_SIGN_OUT_URL: signOutUrl } };
   }
 }

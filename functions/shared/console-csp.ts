@@ -3,7 +3,7 @@
  * and styles only, nothing inline, no framing; the media bucket is the one other origin, which
  * uploads PUT to and the player reads from through signed URLs.
  */
-export const consoleContentSecurityPolicy = (mediaOrigin: string): string =>
+export const consoleCsp = (mediaOrigin: string): string =>
   [
     "default-src 'self'",
     "script-src 'self'",

@@ -28,8 +28,8 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { SESSION_COOKIE } from '../../functions/domain/console/sign-in.js';
-import { consoleContentSecurityPolicy } from '../../functions/shared/console-csp.js';
+import { SESSION_COOKIE } from '../../functions/http/console-session.js';
+import { consoleCsp } from '../../functions/shared/console-csp.js';
 import { functionLogs } from './service-function.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -99,11 +99,11 @@ export class ConsoleEdge extends Construct {
     const headers = new ResponseHeadersPolicy(this, 'Headers', {
       comment: 'Media Scanner console: CSP, HSTS, no sniffing, no framing',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy(props.mediaOrigin), override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: consoleCsp(props.mediaOrigin), override: true },
         strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
         contentTypeOptions: { override: true },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
-        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.SAME_ORIGIN, override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
       },
     });
 
@@ -113,11 +113,13 @@ export class ConsoleEdge extends Construct {
         function: new EdgeFunction(this, 'ViewerRequest', { code: FunctionCode.fromInline(viewerRequest), runtime: FunctionRuntime.JS_2_0 }),
       },
     ];
+    // One origin for both API behaviours (an origin object per behaviour would make two of the same).
+    const apiOrigin = new HttpOrigin(Fn.parseDomainName(props.api.apiEndpoint), {
+      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+      originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+    });
     const apiBehavior = (functions: BehaviorOptions['functionAssociations'] = []): BehaviorOptions => ({
-      origin: new HttpOrigin(Fn.parseDomainName(props.api.apiEndpoint), {
-        protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
-        originSslProtocols: [OriginSslPolicy.TLS_V1_2],
-      }),
+      origin: apiOrigin,
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       allowedMethods: AllowedMethods.ALLOW_ALL,
       cachePolicy: CachePolicy.CACHING_DISABLED,

@@ -14,7 +14,6 @@ import {
   type UserPoolDomain,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
-import { CONSOLE_HOME } from '../../functions/domain/console/sign-in.js';
 
 /** The custom attribute naming an owner's account; the ID token carries it as `custom:account_id`. */
 export const ACCOUNT_ID_ATTRIBUTE = 'account_id';
@@ -88,7 +87,7 @@ export class ConsoleUsers extends Construct {
         flows: { authorizationCodeGrant: true, implicitCodeGrant: false },
         scopes: [OAuthScope.OPENID, OAuthScope.EMAIL],
         callbackUrls: [`${props.consoleOrigin}/console/auth/callback`],
-        logoutUrls: [`${props.consoleOrigin}${CONSOLE_HOME}`],
+        logoutUrls: [`${props.consoleOrigin}/console/`],
       },
       supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
       idTokenValidity: CONSOLE_SESSION,

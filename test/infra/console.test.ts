@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +60,9 @@ describe('user pool', () => {
       Policies: { PasswordPolicy: { MinimumLength: 12, RequireLowercase: true, RequireUppercase: true, RequireNumbers: true, RequireSymbols: true } },
       MfaConfiguration: 'OPTIONAL',
       EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
-      Schema: expect.arrayContaining([{ AttributeDataType: 'String', Name: 'account_id', Mutable: true, StringAttributeConstraints: { MinLength: '1', MaxLength: '64' } }]),
+      Schema: expect.arrayContaining([
+        { AttributeDataType: 'String', Name: 'account_id', Mutable: true, StringAttributeConstraints: { MinLength: '1', MaxLength: '64' } },
+      ]) as unknown,
     });
   });
 
@@ -96,23 +99,28 @@ describe('routes', () => {
     expect(Object.keys(nested.find('AWS::ApiGatewayV2::Route'))).toHaveLength(routes.length + consoleRoutes.length + 2);
   });
 
-  it.each((routes as readonly RouteDefinition[]).map(routeKey))('%s has a twin at /console/api on the same integration, behind the console session only', (key) => {
-    const [method, path] = key.split(' ');
-    const twin = nestedRoute(`${method} /console/api${path}`);
-    const authorizerId = idOf(nested, 'AWS::ApiGatewayV2::Authorizer');
-    expect(twin.Properties).toMatchObject({ AuthorizationType: 'JWT', AuthorizerId: { Ref: authorizerId } });
-    // The API route's own integration, so the same function; no integration of its own.
-    expect(inParent(targetOf(twin))).toEqual({ Ref: q.routeParts(key).integrationId });
-    // ... and the API route itself stays behind the API-key authorizer.
-    expect(q.resource(q.routeParts(key).routeId).Properties.AuthorizationType).toBe('CUSTOM');
-  });
+  it.each((routes as readonly RouteDefinition[]).map(routeKey))(
+    '%s has a twin at /console/api on the same integration, behind the console session only',
+    (key) => {
+      const [method, path] = key.split(' ');
+      const twin = nestedRoute(`${method} /console/api${path}`);
+      const authorizerId = idOf(nested, 'AWS::ApiGatewayV2::Authorizer');
+      expect(twin.Properties).toMatchObject({ AuthorizationType: 'JWT', AuthorizerId: { Ref: authorizerId } });
+      // The API route's own integration, so the same function; no integration of its own.
+      expect(inParent(targetOf(twin))).toEqual({ Ref: q.routeParts(key).integrationId });
+      // ... and the API route itself stays behind the API-key authorizer.
+      expect(q.resource(q.routeParts(key).routeId).Properties.AuthorizationType).toBe('CUSTOM');
+    },
+  );
 
   it.each((consoleRoutes as readonly ConsoleRouteDefinition[]).map(routeKey))('%s runs its own function behind the console session', (key) => {
     const route = nestedRoute(key);
     expect(route.Properties).toMatchObject({ AuthorizationType: 'JWT' });
     const integration = nested.resource(targetOf(route).Ref).Properties;
-    const functionArn = inParent(integration.IntegrationUri) as FnGetAtt;
-    expect(q.descriptionOf(functionArn['Fn::GetAtt'][0])).toBe(key);
+    const functionId = (inParent(integration.IntegrationUri) as FnGetAtt)['Fn::GetAtt'][0];
+    expect(q.descriptionOf(functionId)).toBe(key);
+    // Sign-out sends the browser to Cognito's logout, back to the console.
+    expect(JSON.stringify(q.environmentOf(functionId).CONSOLE_SIGN_OUT_URL)).toMatch(/\/logout\?client_id=.*&logout_uri=https:\/\/.*\/console\//);
   });
 
   it('leaves the sign-in steps public, each on a function that reads and writes nothing of the service', () => {
@@ -153,7 +161,8 @@ describe('edge', () => {
 
   it('serves the bucket through origin access control, and /console/api/* and /console/auth/* from the API uncached with every viewer header but Host', () => {
     const config = distribution();
-    const [bucketOrigin, apiOrigin] = config.Origins as Record<string, unknown>[];
+    const [bucketOrigin, apiOrigin, ...others] = config.Origins as Record<string, unknown>[];
+    expect(others).toEqual([]);
     expect(bucketOrigin).toMatchObject({ OriginAccessControlId: expect.anything() as unknown, S3OriginConfig: { OriginAccessIdentity: '' } });
     expect(apiOrigin).toMatchObject({ CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] } });
     const behaviours = config.CacheBehaviors as Record<string, unknown>[];
@@ -229,8 +238,8 @@ describe('viewer-request function', () => {
   type Request = { uri: string; headers: Record<string, { value: string }>; cookies: Record<string, { value: string }> };
   const run = (uri: string, headers: Request['headers'] = {}, cookies: Request['cookies'] = {}) => {
     const code = one(q, 'AWS::CloudFront::Function').Properties.FunctionCode as string;
-    // CloudFront's cloudfront-js-2.0 runtime calls `handler(event)`; the code is plain ES5 with a regex.
-    const handler = new Function(`${code}\nreturn handler;`)() as (event: { request: Request }) => Request | { statusCode: number; headers: unknown };
+    // CloudFront's cloudfront-js-2.0 runtime calls the code's `handler(event)`.
+    const handler = runInNewContext(`${code}\nhandler;`) as (event: { request: Request }) => Request | { statusCode: number; headers: unknown };
     return handler({ request: { uri, headers, cookies } });
   };
 
