@@ -254,6 +254,13 @@ const configSchema = z
       /** `false`: this deployment cannot run production scanners; uploads, runs and batches answer 503 uploads_unavailable (SPEC). */
       UPLOADS_ENABLED: flag('false', 'true', 'true'),
       ...engineShape,
+      /**
+       * The console on AWS (docs/console.md): the origin CloudFront serves it from, the user pool's
+       * managed-login domain and the console's app client; set on the sign-in functions only.
+       */
+      CONSOLE_URL: optionalUrl,
+      COGNITO_DOMAIN: optionalUrl,
+      COGNITO_CLIENT_ID: optionalNonEmpty,
       /** Time budget of the whole ffprobe inspection of one upload at completion. */
       PROBE_TIMEOUT_MS: wholeNumber(1_000, 900_000, 20_000),
     }),

@@ -44,6 +44,46 @@ export const deploymentContextKeys = {
   eventDeliveryEnabled: 'eventDeliveryEnabled',
 } as const;
 
+/** The console's edge and sign-in (docs/console.md, "AWS"), read from CDK context. */
+export const consoleContextKeys = {
+  /** A custom domain for the console (`console.example.com`); with consoleCertificateArn. Absent: the distribution's own domain. */
+  consoleDomainName: 'consoleDomainName',
+  /** The ACM certificate (us-east-1, as CloudFront requires) for consoleDomainName. */
+  consoleCertificateArn: 'consoleCertificateArn',
+  /** The managed-login domain's prefix, unique in the region. Absent: `<stack name>-<AWS account>`. */
+  consoleAuthDomainPrefix: 'consoleAuthDomainPrefix',
+} as const;
+
+export interface ConsoleContext {
+  readonly domain?: { readonly name: string; readonly certificateArn: string };
+  readonly authDomainPrefix?: string;
+}
+
+const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+/** Cognito's rule for a prefix: lowercase letters, digits and hyphens, not at either end, and no reserved word. */
+const AUTH_DOMAIN_PREFIX = /^(?!.*(aws|amazon|cognito))[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** The console's settings from context; a domain needs its certificate and the reverse. */
+export function consoleContext(node: Node): ConsoleContext {
+  const text = (key: string): string | undefined => comparable(node.tryGetContext(key)) || undefined;
+  const name = text(consoleContextKeys.consoleDomainName);
+  const certificateArn = text(consoleContextKeys.consoleCertificateArn);
+  const authDomainPrefix = text(consoleContextKeys.consoleAuthDomainPrefix);
+  if (Boolean(name) !== Boolean(certificateArn)) {
+    throw new Error('Invalid CDK context: consoleDomainName and consoleCertificateArn go together (the certificate in us-east-1, for CloudFront)');
+  }
+  if (name && !DOMAIN_NAME.test(name)) throw new Error(`Invalid CDK context: consoleDomainName must be a lowercase domain name, got ${JSON.stringify(name)}`);
+  if (certificateArn && !/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
+    throw new Error(`Invalid CDK context: consoleCertificateArn must be an ACM certificate in us-east-1, got ${JSON.stringify(certificateArn)}`);
+  }
+  if (authDomainPrefix && !AUTH_DOMAIN_PREFIX.test(authDomainPrefix)) {
+    throw new Error(
+      `Invalid CDK context: consoleAuthDomainPrefix must be lowercase letters, digits and hyphens without aws, amazon or cognito, got ${JSON.stringify(authDomainPrefix)}`,
+    );
+  }
+  return { ...(name && certificateArn ? { domain: { name, certificateArn } } : {}), ...(authDomainPrefix ? { authDomainPrefix } : {}) };
+}
+
 /**
  * Context keys that shape what is deployed. CloudFormation keeps only what the last deploy said,
  * so a value given with `-c` alone reverts (silently) on the next deploy that omits it: they
@@ -54,6 +94,7 @@ export const persistedContextKeys: readonly string[] = [
   ...Object.values(operationsContextKeys),
   ...Object.values(deploymentContextKeys),
   ...Object.values(admissionContextKeys),
+  ...Object.values(consoleContextKeys),
 ];
 
 /** `-c confirmContextChange=true` accepts a one-off deploy of settings cdk.json does not hold (`confirmEngineChange` is the same flag). */

@@ -1,10 +1,26 @@
-import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, NestedStack, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { HttpAuthorizer, HttpAuthorizerType, HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { HttpMethods } from 'aws-cdk-lib/aws-s3';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { notFoundHandler, routeKey, routes, type RouteDefinition } from '../functions/routes.js';
+import {
+  consoleRoutes,
+  consoleTwins,
+  notFoundHandler,
+  routeKey,
+  routes,
+  type AnyRouteDefinition,
+  type ConsoleRouteDefinition,
+  type RouteDefinition,
+} from '../functions/routes.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../functions/workflows/registry.js';
+import { ConsoleEdge, CONSOLE_SESSION_HEADER } from './constructs/console-edge.js';
+import { ConsoleUsers } from './constructs/console-users.js';
 import { ContainerCluster } from './constructs/container-cluster.js';
 import { EngineAccess } from './constructs/engine-access.js';
 import { EventDelivery } from './constructs/event-delivery.js';
@@ -16,7 +32,7 @@ import { ServiceMonitoring } from './constructs/service-monitoring.js';
 import { ServiceTable } from './constructs/service-table.js';
 import { serviceStateMachineArn, WorkflowStateMachine } from './constructs/workflow-state-machine.js';
 import { lambdaContractOf, units } from '../functions/runtime/contracts.js';
-import { admissionContext, deploymentContextKeys, emailsContext, operationsContextKeys, positiveNumberContext } from './deployment-context.js';
+import { admissionContext, consoleContext, deploymentContextKeys, emailsContext, operationsContextKeys, positiveNumberContext } from './deployment-context.js';
 
 interface MediaScannerStackProps extends StackProps {
   /** Deployment-wide cap on observations per run (SPEC: at most 50). @default 50 */
@@ -141,15 +157,14 @@ export class MediaScannerStack extends Stack {
       description: 'Describes provider page URLs with yt-dlp for preflight, quote and submission',
     });
 
-    // One function and one route per entry of the route table; nothing here names a route. Routes
+    // One function and one route per entry of the route tables; nothing here names a route. Routes
     // whose entries declare the same grants share a role (RouteRoles says why).
     const routeRoles = new RouteRoles(this, 'RouteRoles');
-    for (const route of routes as readonly RouteDefinition[]) {
-      const id = constructIdFor(route.handler);
-      const fn = new ServiceFunction(this, id, {
+    const routeFunction = (route: AnyRouteDefinition, routeEnvironment: Readonly<Record<string, string>> = environment): LambdaFunction => {
+      const fn = new ServiceFunction(this, constructIdFor(route.handler), {
         contract: lambdaContractOf(units.route(routeKey(route))),
         description: routeKey(route),
-        environment,
+        environment: routeEnvironment,
         role: routeRoles.roleFor(route),
       });
       fn.bindTable(table, route.table);
@@ -164,7 +179,24 @@ export class MediaScannerStack extends Stack {
       if (route.wakesWorkflows) fn.bindTaskCallbacks(Object.keys(workflows).map((name) => serviceStateMachineArn(this, name)));
       // Uploads switched off for this deployment (SPEC 503 uploads_unavailable), from context.
       if (route.uploads && String(this.node.tryGetContext(deploymentContextKeys.uploadsEnabled)) === 'false') fn.fn.addEnvironment('UPLOADS_ENABLED', 'false');
-      api.addRoute(id, route.method, route.path, fn.fn);
+      return fn.fn;
+    };
+    const apiFunctions = new Map<string, LambdaFunction>();
+    for (const route of routes as readonly RouteDefinition[]) {
+      const fn = routeFunction(route);
+      apiFunctions.set(route.handler, fn);
+      api.addRoute(constructIdFor(route.handler), route.method, route.path, fn);
+    }
+
+    const consoleAccess = this.addConsole(api, media, environment);
+    // Every API route again under the console's prefix, on the same function and integration, behind the console session.
+    for (const twin of consoleTwins) {
+      const fn = apiFunctions.get(twin.route.handler);
+      if (!fn) throw new Error(`No function for ${routeKey(twin.route)}`);
+      api.addRoute(`Console${constructIdFor(twin.route.handler)}`, twin.method, twin.path, fn, consoleAccess.routeOptions);
+    }
+    for (const route of consoleRoutes as readonly ConsoleRouteDefinition[]) {
+      api.addRoute(constructIdFor(route.handler), route.method, route.path, routeFunction(route, consoleAccess.environment), consoleAccess.routeOptions);
     }
 
     // Last: it finds what to watch (every function, state machine, dead-letter queue, table and
@@ -181,5 +213,83 @@ export class MediaScannerStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic (subscribe to it)' });
     new CfnOutput(this, 'AlarmSubscribers', { value: this.operations.alarmSubscribers, description: "Who the alarm topic notifies (alarmEmail's addresses)" });
     new CfnOutput(this, 'DashboardName', { value: this.operations.dashboard.dashboardName });
+    new CfnOutput(this, 'ConsoleUrl', { value: `${consoleAccess.origin}/console/`, description: 'Where account owners sign in to the console' });
+    new CfnOutput(this, 'ConsoleUserPoolId', {
+      value: consoleAccess.users.userPool.userPoolId,
+      description: 'Console owners: admin-create-user here (docs/console.md)',
+    });
+    new CfnOutput(this, 'ConsoleClientId', { value: consoleAccess.users.client.userPoolClientId });
+  }
+
+  /**
+   * The console on AWS (docs/console.md): CloudFront in front of its bucket and of this API, its
+   * owners' user pool, the JWT authorizer of its routes (the session cookie, as a header), the
+   * sign-in steps, and the media bucket's CORS for the console's origin.
+   */
+  private addConsole(api: ServiceHttpApi, media: MediaBucket, environment: Readonly<Record<string, string>>) {
+    const settings = consoleContext(this.node);
+    const edge = new ConsoleEdge(this, 'Console', {
+      api: api.api,
+      accessLogs: media.accessLogs,
+      // With a custom domain the CSP names the media bucket itself. Without one it cannot: the
+      // bucket's CORS names the distribution, which would then name the bucket (a dependency cycle),
+      // so it admits the region's S3 hosts, which signed URLs alone open.
+      mediaOrigin: settings.domain ? `https://${media.bucket.bucketRegionalDomainName}` : `https://*.s3.${this.region}.amazonaws.com`,
+      domain: settings.domain && {
+        name: settings.domain.name,
+        certificate: Certificate.fromCertificateArn(this, 'ConsoleCertificate', settings.domain.certificateArn),
+      },
+    });
+    const users = new ConsoleUsers(this, 'ConsoleUsers', {
+      consoleOrigin: edge.origin,
+      domainPrefix: settings.authDomainPrefix ?? `${this.stackName.toLowerCase().replace(/[^a-z0-9-]/g, '')}-${this.account}`,
+    });
+    // The console's routes live in a nested stack of their own: API Gateway routes only (their
+    // functions stay here), so a twin per API route costs this stack's 500 resources nothing.
+    const routeStack = new NestedStack(this, 'ConsoleRoutes', {
+      description: 'Media Scanner console routes: the API twins, the console routes and the sign-in steps',
+    });
+    const jwt = new HttpAuthorizer(routeStack, 'ConsoleAuthorizer', {
+      httpApi: api.api,
+      type: HttpAuthorizerType.JWT,
+      identitySource: [`$request.header.${CONSOLE_SESSION_HEADER}`],
+      jwtIssuer: users.issuer,
+      jwtAudience: [users.client.userPoolClientId],
+    });
+    const authorizer = HttpAuthorizer.fromHttpAuthorizerAttributes(routeStack, 'ConsoleAuthorizerRef', {
+      authorizerId: jwt.authorizerId,
+      authorizerType: HttpAuthorizerType.JWT,
+    });
+
+    const signInEnvironment = { ...environment, CONSOLE_URL: edge.origin, COGNITO_DOMAIN: users.domainUrl, COGNITO_CLIENT_ID: users.client.userPoolClientId };
+    const signInSteps = [
+      { id: 'ConsoleAuthSignIn', unit: units.consoleSignIn, path: '/console/auth/sign-in' },
+      { id: 'ConsoleAuthCallback', unit: units.consoleCallback, path: '/console/auth/callback' },
+    ];
+    // Neither step reads or writes anything of the service's: one role for both.
+    const signInRole = new Role(this, 'ConsoleSignInRole', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    for (const { id, unit, path } of signInSteps) {
+      const fn = new ServiceFunction(this, id, {
+        contract: lambdaContractOf(unit),
+        description: `GET ${path}`,
+        environment: signInEnvironment,
+        role: signInRole,
+      });
+      const route = api.addRoute(id, 'GET', path, fn.fn, { scope: routeStack, authorizer: new HttpNoneAuthorizer() });
+      Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: `${path} is public: the sign-in steps are how a console session begins.` });
+    }
+
+    // Uploads PUT straight to their signed target, and the player GETs the source, from the console's page.
+    media.bucket.addCorsRule({
+      allowedOrigins: [edge.origin],
+      allowedMethods: [HttpMethods.PUT, HttpMethods.GET, HttpMethods.HEAD],
+      allowedHeaders: ['*'],
+      // Multipart uploads report each part's ETag at completion.
+      exposedHeaders: ['ETag'],
+      maxAge: 3600,
+    });
+    // Sign-out ends the managed login's session too, then comes back to the console.
+    const signOutUrl = `${users.domainUrl}/logout?client_id=${users.client.userPoolClientId}&logout_uri=${edge.origin}/console/`;
+    return { origin: edge.origin, users, routeOptions: { scope: routeStack, authorizer }, environment: { ...environment, CONSOLE_SIGN_OUT_URL: signOutUrl } };
   }
 }

@@ -63,6 +63,14 @@ export const sessionCookies = (session: string, csrf: string, secure: boolean, m
   `${CSRF_COOKIE}=${csrf}; ${attributes(secure, maxAgeSeconds)}`,
 ];
 
+/**
+ * The AWS sign-in attempt's cookie (`<state>.<verifier>`, functions/console/auth): only the sign-in
+ * paths see it, and SameSite=Lax, since Cognito's redirect back to the callback is a cross-site navigation.
+ */
+export const SIGN_IN_COOKIE = 'msc_sign_in';
+export const signInCookie = (attempt: string, maxAgeSeconds: number): string =>
+  `${SIGN_IN_COOKIE}=${attempt}; HttpOnly; Path=/console/auth; SameSite=Lax; Max-Age=${maxAgeSeconds}; Secure`;
+
 /** Set-Cookie values that end the session. */
 export const clearedSessionCookies = (secure: boolean): string[] => [
   `${SESSION_COOKIE}=; HttpOnly; ${attributes(secure, 0)}`,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { jwtVerify, SignJWT } from 'jose';
 import { ACCOUNT_CLAIM, cookiesOf, SESSION_COOKIE, sessionCookies } from '../http/console-session.js';
+import { consoleCsp } from '../shared/console-csp.js';
 import { redeemSignInToken, type SignInLinkStore } from '../domain/accounts/sign-in-links.js';
 import { ApiError } from '../domain/errors.js';
 import { errorResponse } from '../http/responses.js';
@@ -18,21 +19,6 @@ import type { ApiEvent, ApiResponse } from '../http/types.js';
 /** A local session lasts as long as a Cognito ID token may be refreshed in a working day. */
 export const LOCAL_SESSION_HOURS = 12;
 const ISSUER = 'media-scanner-local-host';
-
-/** The console's Content-Security-Policy: only its own files, and the media bucket for uploads and playback. */
-export const consoleCsp = (mediaOrigin: string): string =>
-  [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data: blob:",
-    `media-src 'self' blob: ${mediaOrigin}`,
-    `connect-src 'self' ${mediaOrigin}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "object-src 'none'",
-  ].join('; ');
 
 /** What every answer under /console carries (the AWS host's CloudFront response headers policy sets the same). */
 export const consoleSecurityHeaders = (mediaOrigin: string): Record<string, string> => ({

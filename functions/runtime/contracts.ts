@@ -34,6 +34,9 @@ export const units = {
   executionEnded: (workflow: string) => `ended:${workflow}`,
   /** The Python function that resolves provider pages with yt-dlp for the routes (functions/provider-resolver). */
   providerResolver: 'provider-resolver',
+  /** The console's AWS sign-in steps (public routes outside the route table: the local host signs in its own way). */
+  consoleSignIn: 'console-sign-in',
+  consoleCallback: 'console-callback',
   /** The local host itself (start-up reconciliation, seeding): no deployed unit, never checked. */
   host: 'host',
 } as const;
@@ -187,6 +190,9 @@ const serviceFunctions = {
     memoryMb: 1024,
     timeoutSeconds: ROUTE_TIMEOUT_SECONDS - 4,
   },
+  [units.consoleSignIn]: { module: 'console/auth/sign-in', timeoutSeconds: 10 },
+  // Waits on Cognito's token endpoint (10 s at most: functions/adapters/console/cognito-token-endpoint.ts).
+  [units.consoleCallback]: { module: 'console/auth/callback', timeoutSeconds: 15 },
 } as const satisfies Record<string, LambdaNeeds>;
 
 // ---- The container image (layers/ffmpeg/Dockerfile) ----

@@ -18,18 +18,20 @@ const RETENTION_GRACE_DAYS = 1;
  */
 export class MediaBucket extends Construct {
   public readonly bucket: Bucket;
+  /** Server access logs: the media bucket's, and the console bucket's beside them. */
+  public readonly accessLogs: Bucket;
 
   public constructor(scope: Construct, id: string) {
     super(scope, id);
 
-    const accessLogs = new Bucket(this, 'AccessLogs', {
+    const accessLogs = (this.accessLogs = new Bucket(this, 'AccessLogs', {
       // S3 server access logging cannot deliver to a bucket encrypted with SSE-KMS.
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
       removalPolicy: RemovalPolicy.RETAIN,
       lifecycleRules: [{ expiration: Duration.days(365) }],
-    });
+    }));
     Validations.of(accessLogs).acknowledge({
       id: 'AwsSolutions-S1',
       reason: 'This bucket is the server access log destination of the media bucket; logging it in turn would need yet another log bucket.',

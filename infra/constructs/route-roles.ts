@@ -1,6 +1,6 @@
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { RouteDefinition } from '../../functions/routes.js';
+import type { AnyRouteDefinition } from '../../functions/routes.js';
 
 /**
  * Whether each field of a route-table entry decides its function's IAM grants. Every field is named
@@ -25,7 +25,7 @@ const decidesGrants = {
   wakesWebhookSender: true,
   resolvesProviderPages: true,
   essential: false,
-} as const satisfies Record<keyof RouteDefinition, boolean>;
+} as const satisfies Record<keyof AnyRouteDefinition, boolean>;
 
 const pascal = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 
@@ -33,12 +33,12 @@ const pascal = (word: string): string => word.charAt(0).toUpperCase() + word.sli
  * The construct id of a route's grant set: its granting fields with their values, in the order above
  * (`table: 'read', cursors: true` -> `TableReadCursors`). Absent and false say the same: no grant.
  */
-export function grantSetId(route: RouteDefinition): string {
+export function grantSetId(route: AnyRouteDefinition): string {
   return Object.entries(decidesGrants)
     .filter(([, grants]) => grants)
     .flatMap(([field]) => {
       // Granting fields hold an access level, a switch or a list of workflows.
-      const value = route[field as keyof RouteDefinition] as string | boolean | readonly string[] | undefined;
+      const value = route[field as keyof AnyRouteDefinition] as string | boolean | readonly string[] | undefined;
       if (value === undefined || value === false) return [];
       if (value === true) return [pascal(field)];
       const values = typeof value === 'string' ? [value] : [...value].sort();
@@ -57,7 +57,7 @@ export function grantSetId(route: RouteDefinition): string {
  */
 export class RouteRoles extends Construct {
   /** The role for `route`'s grant set, made by the first route that has it. */
-  public roleFor(route: RouteDefinition): Role {
+  public roleFor(route: AnyRouteDefinition): Role {
     const id = grantSetId(route);
     return (this.node.tryFindChild(id) as Role | undefined) ?? new Role(this, id, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
   }

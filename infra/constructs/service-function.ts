@@ -66,7 +66,7 @@ interface ServiceFunctionProps {
  * every line, so one group loses nothing, and saves a resource per function under CloudFormation's
  * 500-resource limit of a stack.
  */
-function functionLogs(scope: Construct): LogGroup {
+export function functionLogs(scope: Construct): LogGroup {
   const stack = Stack.of(scope);
   return (stack.node.tryFindChild('FunctionLogs') as LogGroup | undefined) ?? new LogGroup(stack, 'FunctionLogs', { retention: RetentionDays.ONE_MONTH });
 }

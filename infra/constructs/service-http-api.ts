@@ -11,6 +11,7 @@ import {
   LogGroupLogDestination,
   PayloadFormatVersion,
   type CfnAuthorizer,
+  type IHttpRouteAuthorizer,
   type HttpRouteIntegrationConfig,
   type HttpStage,
   type ThrottleSettings,
@@ -29,6 +30,13 @@ interface ServiceHttpApiProps {
   readonly fallback: IFunction;
   /** Requests per second and burst the default stage admits; beyond them API Gateway answers 429. */
   readonly throttle: ThrottleSettings;
+}
+
+export interface RouteOptions {
+  /** Instead of the API's Lambda authorizer. */
+  readonly authorizer?: IHttpRouteAuthorizer;
+  /** Where the route (and an integration it is the first to use) is created. @default the API's construct */
+  readonly scope?: Construct;
 }
 
 /** One access-log line per request, as JSON so it can be queried with CloudWatch Logs Insights. */
@@ -85,6 +93,8 @@ export class ServiceHttpApi extends Construct {
   private readonly stage: HttpStage;
   /** The one role API Gateway invokes every route's function (and the fallback) with: see InvokeWithRoleIntegration. */
   private readonly invoker: Role;
+  /** One integration per function: a console twin shares its API route's (one resource fewer per twin). */
+  private readonly integrations = new Map<IFunction, InvokeWithRoleIntegration>();
 
   public constructor(scope: Construct, id: string, props: ServiceHttpApiProps) {
     super(scope, id);
@@ -128,12 +138,22 @@ export class ServiceHttpApi extends Construct {
     });
   }
 
-  /** Routes `method path` to `handler`, behind the API's authorizer. */
-  public addRoute(id: string, method: RouteMethod, path: string, handler: IFunction): HttpRoute {
-    return new HttpRoute(this, id, {
+  /**
+   * Routes `method path` to `handler`, behind the API's authorizer unless `options.authorizer` says
+   * otherwise (the console's; a none authorizer for public paths), in `options.scope` (a nested
+   * stack, for the console's routes). Routes to the same function share its integration.
+   */
+  public addRoute(id: string, method: RouteMethod, path: string, handler: IFunction, options: RouteOptions = {}): HttpRoute {
+    let integration = this.integrations.get(handler);
+    if (!integration) {
+      integration = new InvokeWithRoleIntegration(`${id}Integration`, handler, this.invoker);
+      this.integrations.set(handler, integration);
+    }
+    return new HttpRoute(options.scope ?? this, id, {
       httpApi: this.api,
       routeKey: HttpRouteKey.with(path, HttpMethod[method]),
-      integration: new InvokeWithRoleIntegration(`${id}Integration`, handler, this.invoker),
+      integration,
+      ...(options.authorizer ? { authorizer: options.authorizer } : {}),
     });
   }
 

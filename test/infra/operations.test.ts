@@ -286,8 +286,13 @@ describe('retained resources', () => {
   const retained = (): [string, Resource & { DeletionPolicy?: string }][] =>
     Object.entries(q.resources as Record<string, Resource & { DeletionPolicy?: string }>).filter(([, resource]) => resource.DeletionPolicy === 'Retain');
 
-  it('are the table, the buckets and the log groups (docs/operations.md, "Retained resources", lists them)', () => {
-    expect([...new Set(retained().map(([, resource]) => resource.Type))].sort()).toEqual(['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup', 'AWS::S3::Bucket']);
+  it('are the table, the buckets, the log groups and the console\'s user pool (docs/operations.md, "Retained resources", lists them)', () => {
+    expect([...new Set(retained().map(([, resource]) => resource.Type))].sort()).toEqual([
+      'AWS::Cognito::UserPool',
+      'AWS::DynamoDB::Table',
+      'AWS::Logs::LogGroup',
+      'AWS::S3::Bucket',
+    ]);
   });
 
   it('have no fixed physical name, so that a failed first deploy can be retried: generated, or ending with the stack id', () => {

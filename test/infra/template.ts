@@ -1,4 +1,5 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { UNIT_METADATA } from '../../infra/constructs/unit-metadata.js';
 
 /** Reading a synthesized template the way the infra tests need it. */
 export interface Resource {
@@ -34,16 +35,19 @@ export class TemplateQueries {
     return found;
   }
 
-  /** Logical ids of every Lambda function. */
+  /**
+   * Logical ids of the service's functions: each runs a unit (infra/constructs/unit-metadata.ts).
+   * CDK's own deploy-time handler (the console's BucketDeployment) runs none and is not among them.
+   */
   public functionIds(): string[] {
-    return Object.keys(this.find('AWS::Lambda::Function'));
+    return Object.entries(this.find('AWS::Lambda::Function'))
+      .filter(([, fn]) => typeof fn.Metadata?.[UNIT_METADATA] === 'string')
+      .map(([id]) => id);
   }
 
   /** Logical ids of the Node functions: every function but the provider resolver (Python, test/infra/provider-resolver.test.ts). */
   public nodeFunctionIds(): string[] {
-    return Object.entries(this.find('AWS::Lambda::Function'))
-      .filter(([, fn]) => String(fn.Properties.Runtime).startsWith('nodejs'))
-      .map(([id]) => id);
+    return this.functionIds().filter((id) => String(this.resource(id).Properties.Runtime).startsWith('nodejs'));
   }
 
   /** Logical ids of the functions the table's stream invokes (the outbox relay). */
