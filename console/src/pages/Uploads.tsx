@@ -6,25 +6,10 @@ import { useState } from 'preact/hooks';
 import { ok, putWithProgress, type Upload, v1 } from '../api.js';
 import { bytes, clock, ErrorBox, Link, ListFooter, Status, Table, when } from '../components/ui.js';
 import { useAction, useList } from '../hooks.js';
+// The domain's vocabulary is the one list of accepted types (a pure model file: no server code).
+import { uploadContentTypes as contentTypes } from '../../../functions/domain/uploads/model.js';
 
 type ContentType = Upload['content_type'];
-/** The accepted types (POST /v1/uploads's enum), in the order the picker offers them. */
-const contentTypes = [
-  'video/mp4',
-  'video/quicktime',
-  'video/webm',
-  'video/x-matroska',
-  'audio/mpeg',
-  'audio/mp3',
-  'audio/wav',
-  'audio/x-wav',
-  'audio/aiff',
-  'audio/aac',
-  'audio/ogg',
-  'audio/flac',
-  'audio/mp4',
-  'audio/opus',
-] as const satisfies readonly ContentType[];
 const isContentType = (type: string): type is ContentType => (contentTypes as readonly string[]).includes(type);
 
 export function UploadsPage() {
