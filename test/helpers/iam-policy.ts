@@ -44,7 +44,7 @@ import {
   unitSymbols,
 } from '../../functions/local/aws-calls/vocabulary.js';
 import { units } from '../../functions/runtime/contracts.js';
-import { routeKey, routes, type RouteDefinition } from '../../functions/routes.js';
+import { consoleRoutes, routeKey, routes, type RouteDefinition } from '../../functions/routes.js';
 import { containerPlacement, workflows, type WorkflowDefinition } from '../../functions/workflows/registry.js';
 import { settleFunctionOf, stateMachineDeploying, TemplateQueries, type Resource } from '../infra/template.js';
 import { repoRoot } from './processes.js';
@@ -128,6 +128,13 @@ export function unitRoles(template: TemplateJson): Map<string, UnitRole> {
 
   for (const route of routes as readonly RouteDefinition[]) addFunction(units.route(routeKey(route)), q.functionBehindRoute(routeKey(route)));
   addFunction(units.fallback, q.functionBehindRoute('$default'));
+  // The console's routes are wired in a nested stack (ConsoleRoutes, infra/stack.ts); their functions, in this
+  // template, name their unit. (A console twin runs its /v1 route's function, so its calls are that route's.)
+  for (const route of consoleRoutes) {
+    const unit = units.route(routeKey(route));
+    const functionId = q.functionOfUnit(unit);
+    if (functionId) addFunction(unit, functionId);
+  }
   const authorizers = Object.values(q.find('AWS::ApiGatewayV2::Authorizer'));
   for (const authorizer of authorizers) {
     const [functionId] = getAttTargets(authorizer.Properties.AuthorizerUri).filter((id) => resources[id]?.Type === 'AWS::Lambda::Function');

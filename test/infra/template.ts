@@ -45,6 +45,11 @@ export class TemplateQueries {
       .map(([id]) => id);
   }
 
+  /** The logical id of the function that runs this unit (its metadata names it), if the template has one. */
+  public functionOfUnit(unit: string): string | undefined {
+    return this.functionIds().find((id) => this.resource(id).Metadata?.[UNIT_METADATA] === unit);
+  }
+
   /** Logical ids of the Node functions: every function but the provider resolver (Python, test/infra/provider-resolver.test.ts). */
   public nodeFunctionIds(): string[] {
     return this.functionIds().filter((id) => String(this.resource(id).Properties.Runtime).startsWith('nodejs'));
