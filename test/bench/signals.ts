@@ -136,8 +136,8 @@ export interface SignalQualityFigure {
 /** The extractor on the labelled fixtures of ground-truth-media.ts (the same figures signal-quality.test.ts asserts). */
 export async function signalQuality(): Promise<SignalQualityFigure[]> {
   const extractor = new FfmpegSignalExtractor({ ffmpegPath: ffmpegPath(), ffprobePath: resolveFfprobePath(process.env.FFPROBE_PATH) });
-  const whole = (media: { path: string; durationMs: number }, mediaKind: 'video' | 'audio') =>
-    extractor.extract({ url: media.path, mediaKind, durationMs: media.durationMs, window: { startMs: 0, endMs: media.durationMs } });
+  const whole = async (media: { path: string; durationMs: number }, mediaKind: 'video' | 'audio') =>
+    (await extractor.extract({ url: media.path, mediaKind, durationMs: media.durationMs, window: { startMs: 0, endMs: media.durationMs } })).signals;
   const figures: SignalQualityFigure[] = [];
   for (const degraded of [false, true]) {
     const media = await transitionsVideo({ degraded });

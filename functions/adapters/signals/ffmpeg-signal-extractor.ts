@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { AudioSignals, SignalExtractor, SourceSignals, VideoSignals } from '../../domain/engine/signals.js';
+import type { AudioSignals, ExtractedSignals, SignalExtractor, VideoSignals } from '../../domain/engine/signals.js';
 import { AudioFrameAnalyzer, type AudioFrames, speechSpans, toneSpans } from './audio-features.js';
 import { integratedOrNull, loudPeaks, loudnessBuckets } from './audio-signals.js';
 import { SignalExtractionError } from './errors.js';
@@ -67,7 +67,7 @@ export class FfmpegSignalExtractor implements SignalExtractor {
   }
 
   /** `signal` (beyond the port) kills ffmpeg when the caller gives up. */
-  async extract(input: ExtractInput & { signal?: AbortSignal }): Promise<SourceSignals> {
+  async extract(input: ExtractInput & { signal?: AbortSignal }): Promise<ExtractedSignals> {
     const { url, mediaKind, durationMs, window, signal } = input;
     if (!(window.endMs > window.startMs)) throw new SignalExtractionError(`empty window ${window.startMs}-${window.endMs} ms`);
     const deadline = Date.now() + (this.options.timeoutMs ?? 60_000 + (window.endMs - window.startMs));
@@ -109,12 +109,15 @@ export class FfmpegSignalExtractor implements SignalExtractor {
           )
         : null;
     return {
-      mediaKind,
-      durationMs,
-      window,
-      video: video && measured ? this.videoSignals(measured, video, thumbnails.result(), timeline) : null,
-      audio: audio && audioRun ? audioSignals(logLines(audioRun.stderr), pcm.result(), timeline) : null,
-      transcript: null,
+      signals: {
+        mediaKind,
+        durationMs,
+        window,
+        video: video && measured ? this.videoSignals(measured, video, thumbnails.result(), timeline) : null,
+        audio: audio && audioRun ? audioSignals(logLines(audioRun.stderr), pcm.result(), timeline) : null,
+        transcript: null,
+      },
+      stills: [],
     };
   }
 
@@ -185,6 +188,7 @@ export class FfmpegSignalExtractor implements SignalExtractor {
       black,
       frozen: dropShorterThan(frozen, videoDefaults.minFrozenMs),
       dominantColor: meanColor(frames.meanYuv),
+      visual: null,
     };
   }
 }

@@ -1,5 +1,6 @@
 import { mergeSpans } from './spans.js';
 import type { LevelSpan, Span, SourceSignals } from './signals.js';
+import type { VisualSignals } from './visual.js';
 
 /** Spans cut at a chunk boundary become one again. */
 const joined = <T extends Span>(lists: T[][]): T[] => mergeSpans(lists.flat());
@@ -15,6 +16,13 @@ const joinedLevels = (lists: LevelSpan[][]): LevelSpan[] =>
         .map((part) => part.level),
     ),
   }));
+
+/** Sampled frames of consecutive chunks, in order; every chunk was seen by the same extractor. */
+function joinedVisual(parts: (VisualSignals | null)[]): VisualSignals | null {
+  const seen = parts.filter((p) => p !== null);
+  const first = seen[0];
+  return first ? { ...first, samples: seen.flatMap((p) => p.samples) } : null;
+}
 
 /** Loudness is logarithmic: chunks combine by mean energy, weighted by their length. */
 function combinedLufs(parts: { lufs: number | null; ms: number }[]): number | null {
@@ -52,6 +60,7 @@ export function mergeSignals(chunks: SourceSignals[]): SourceSignals {
           frozen: joined(videos.map((v) => v.frozen)),
           // The longest chunk's picture speaks for the source.
           dominantColor: longest.video?.dominantColor ?? videos[0].dominantColor,
+          visual: joinedVisual(videos.map((v) => v.visual)),
         }
       : null,
     audio: audios.length

@@ -4,6 +4,7 @@
  * the start of the source (not of the window).
  */
 import type { MediaKind } from '../uploads/model.js';
+import type { Still, VisualSignals } from './visual.js';
 
 export interface Span {
   startMs: number;
@@ -32,6 +33,8 @@ export interface VideoSignals {
   frozen: Span[];
   /** Mean colour of the analysed picture, `#rrggbb`. */
   dominantColor: string | null;
+  /** What was seen in sampled frames (visual.ts); null where no detector ran. */
+  visual: VisualSignals | null;
 }
 
 export interface AudioSignals {
@@ -70,9 +73,15 @@ export interface SourceSignals {
   transcript: TranscriptSegment[] | null;
 }
 
+/** What one extraction gives: the measurements, and sampled frames for analyzers that look at pictures. */
+export interface ExtractedSignals {
+  signals: SourceSignals;
+  stills: Still[];
+}
+
 /** Port: measures a source. The ffmpeg adapter reads it over a (signed) URL. */
 export interface SignalExtractor {
-  extract(input: { url: string; mediaKind: MediaKind; durationMs: number; window: Span }): Promise<SourceSignals>;
+  extract(input: { url: string; mediaKind: MediaKind; durationMs: number; window: Span }): Promise<ExtractedSignals>;
 }
 
 /**

@@ -13,7 +13,7 @@ export async function extractChunkSignals(deps: PipelineDeps, ref: AnalysisRef, 
   const window = { startMs: chunk.startMs, endMs: chunk.endMs };
   const speech = deps.transcriber;
   const input = { url, objectKey: run.objectKey, window };
-  const [signals, transcript] = await Promise.all([
+  const [{ signals }, transcript] = await Promise.all([
     deps.extractor.extract({ url, mediaKind: run.mediaKind, durationMs: run.sourceDurationMs, window }),
     // A job's transcript is merged by AwaitTranscript; a window without audio has no speech to wait for.
     transcribesByJob(speech) ? speech.stageAudio(input).then((staged) => (staged ? null : [])) : speech.transcribe(input),

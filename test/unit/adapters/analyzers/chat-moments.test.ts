@@ -47,6 +47,7 @@ function conversation({
       black: [],
       frozen: [],
       dominantColor: null,
+      visual: null,
     },
     audio: {
       loudness: [],

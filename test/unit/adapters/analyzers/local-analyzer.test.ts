@@ -24,6 +24,7 @@ const video: SourceSignals = {
     black: [{ startMs: 12_000, endMs: 14_000 }],
     frozen: [],
     dominantColor: '#336699',
+    visual: null,
   },
   audio: {
     loudness: [

@@ -23,6 +23,7 @@ function fourHourSignals(): SourceSignals {
       black: [],
       frozen: [],
       dominantColor: '#204060',
+      visual: null,
     },
     audio: {
       loudness: Array.from({ length: durationMs / 500 }, (_, i) => ({ atMs: i * 500, lufs: -30 })),

@@ -56,8 +56,8 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const whole = (media: GroundTruthMedia): Span => ({ startMs: 0, endMs: media.durationMs });
 
-const extract = (media: GroundTruthMedia, window = whole(media), url = media.path) =>
-  extractor.extract({ url, mediaKind: media.mediaKind, durationMs: media.durationMs, window });
+const extract = async (media: GroundTruthMedia, window = whole(media), url = media.path) =>
+  (await extractor.extract({ url, mediaKind: media.mediaKind, durationMs: media.durationMs, window })).signals;
 
 /** Each expected span has a measured span whose ends are within `toleranceMs`, and nothing else was measured. */
 function expectSpans(measured: readonly Span[], expected: readonly Span[], toleranceMs: number): void {
@@ -209,7 +209,7 @@ describe('FfmpegSignalExtractor on windows, audio, colour and bad input', () => 
   it(
     'measures only the audio of a video source analysed as audio',
     async () => {
-      const signals = await extractor.extract({ url: video.path, mediaKind: 'audio', durationMs: 30_000, window: { startMs: 0, endMs: 30_000 } });
+      const { signals } = await extractor.extract({ url: video.path, mediaKind: 'audio', durationMs: 30_000, window: { startMs: 0, endMs: 30_000 } });
       expect(signals.video).toBeNull();
       expectSpans(signals.audio?.silence ?? [], video.audio!.silence, 200);
     },

@@ -20,8 +20,8 @@ import { scoreTransitions, spanIoU } from '../../../helpers/signal-scores.js';
 
 const extractor = new FfmpegSignalExtractor({ ffmpegPath: ffmpegPath(), ffprobePath: resolveFfprobePath(process.env.FFPROBE_PATH) });
 
-const measure = (media: { path: string; durationMs: number }, mediaKind: 'video' | 'audio') =>
-  extractor.extract({ url: media.path, mediaKind, durationMs: media.durationMs, window: { startMs: 0, endMs: media.durationMs } });
+const measure = async (media: { path: string; durationMs: number }, mediaKind: 'video' | 'audio') =>
+  (await extractor.extract({ url: media.path, mediaKind, durationMs: media.durationMs, window: { startMs: 0, endMs: media.durationMs } })).signals;
 
 describe.each([
   { name: 'clean', degraded: false },

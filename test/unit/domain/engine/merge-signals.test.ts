@@ -9,7 +9,7 @@ function chunkSignals(window: Span, video: Partial<VideoSignals>, audio: Partial
     mediaKind: 'video',
     durationMs: DURATION_MS,
     window,
-    video: { width: 64, height: 36, frameRate: 1, sceneCuts: [], motion: [], black: [], frozen: [], dominantColor: '#808080', ...video },
+    video: { width: 64, height: 36, frameRate: 1, sceneCuts: [], motion: [], black: [], frozen: [], dominantColor: '#808080', visual: null, ...video },
     audio: { loudness: [], integratedLufs: -40, loudPeaks: [], silence: [], speech: [], music: [], ...audio },
     transcript: null,
   };
