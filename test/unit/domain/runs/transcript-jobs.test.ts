@@ -30,7 +30,7 @@ function pipelineWith(options: { audio?: boolean } = {}) {
   const deps = {
     runs: { getRun: () => Promise.resolve(run) },
     signSourceUrl: () => Promise.resolve('https://signed.example/source'),
-    extractor: { extract: () => Promise.resolve(audioSignals()) },
+    extractor: { extract: () => Promise.resolve({ signals: audioSignals(), stills: [] }) },
     transcriber: { stageAudio, transcript },
     artifacts: {
       putJson: (key: string, value: unknown) => Promise.resolve(void artifacts.set(key, JSON.stringify(value))),
