@@ -27,6 +27,7 @@ const facts: HostFacts = {
   node: '/repo/node_modules/node/bin/node',
   python: '/usr/bin/python3.11',
   addedWritable: ['/repo/test-results/aws-calls.ndjson'],
+  inPlace: ['/repo'],
 };
 
 const acquisition = (dockerfile: string) =>
@@ -60,7 +61,8 @@ describe('unitView and bwrapArgs', () => {
     // 30 GiB of task storage, world-writable as the image's VOLUME has it; writable: no remount.
     expect(args.join(' ')).toContain(`--perms 1777 --size ${30 * 1024 ** 3} --tmpfs /tmp`);
     expect(after(args, '--remount-ro')).toEqual(['/usr/bin', '/usr/local/bin', '/opt']);
-    expect(after(args, '--tmpfs')).toEqual(['/usr/bin', '/usr/local/bin', '/opt', '/tmp']);
+    // Mounts go by depth, so none hides another made before it.
+    expect(after(args, '--tmpfs')).toEqual(['/opt', '/tmp', '/usr/bin', '/usr/local/bin']);
     // The npm binaries are run by their AWS paths only; /usr/bin/yt-dlp is in a hidden directory already.
     expect(after(args, '--ro-bind', 2)).toEqual(expect.arrayContaining(['/dev/null /repo/node_modules/ffmpeg', '/dev/null /repo/node_modules/ffprobe']));
     expect(after(args, '--bind', 2)).toEqual(['/repo/test-results/aws-calls.ndjson /repo/test-results/aws-calls.ndjson']);
