@@ -60,7 +60,8 @@ function oncePerResolution(store: AccountReads, now: () => number): AccountReads
 export function cachedConsoleSessionReads(
   store: Pick<ConsoleSessionStore, 'find' | 'standing'>,
   ttlMs: number,
-  now: () => number = Date.now,
+  // Read at each call, not bound once: the clock of the moment (a test's fake one too).
+  now: () => number = () => Date.now(),
 ): Pick<ConsoleSessionStore, 'find' | 'standing'> {
   if (ttlMs <= 0) return store;
   return { find: ttlCache((sessionId) => store.find(sessionId), ttlMs, now), standing: ttlCache((owner) => store.standing(owner), ttlMs, now) };
