@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, NestedStack, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Grant } from 'aws-cdk-lib/aws-iam';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { HttpMethods } from 'aws-cdk-lib/aws-s3';
@@ -256,8 +257,8 @@ export class MediaScannerStack extends Stack {
     ];
     for (const { id, unit, path } of signInSteps) {
       const fn = new ServiceFunction(this, id, { contract: lambdaContractOf(unit), description: `GET ${path}`, environment: signInEnvironment });
-      // The callback begins the session: it reads the owner's standing and writes the session's item.
-      if (unit === units.consoleCallback) table.grant(fn.fn, 'dynamodb:GetItem', 'dynamodb:PutItem');
+      // The callback begins the session: it reads the owner's standing and writes the session's item (no index).
+      if (unit === units.consoleCallback) Grant.addToPrincipal({ grantee: fn.fn, actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resourceArns: [table.tableArn] });
       const route = api.addRoute(id, 'GET', path, fn.fn, { scope: routeStack, authorizer: new HttpNoneAuthorizer() });
       Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: `${path} is public: the sign-in steps are how a console session begins.` });
     }
