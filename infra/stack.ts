@@ -258,7 +258,8 @@ export class MediaScannerStack extends Stack {
     for (const { id, unit, path } of signInSteps) {
       const fn = new ServiceFunction(this, id, { contract: lambdaContractOf(unit), description: `GET ${path}`, environment: signInEnvironment });
       // The callback begins the session: it reads the owner's standing and writes the session's item (no index).
-      if (unit === units.consoleCallback) Grant.addToPrincipal({ grantee: fn.fn, actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resourceArns: [table.tableArn] });
+      if (unit === units.consoleCallback)
+        Grant.addToPrincipal({ grantee: fn.fn, actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resourceArns: [table.tableArn] });
       const route = api.addRoute(id, 'GET', path, fn.fn, { scope: routeStack, authorizer: new HttpNoneAuthorizer() });
       Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: `${path} is public: the sign-in steps are how a console session begins.` });
     }

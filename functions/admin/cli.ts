@@ -121,7 +121,11 @@ async function main(): Promise<unknown> {
 }
 
 /** The table as the admin CLI's stores see it: it lists nothing, so it issues no cursors. */
-const tableOf = ({ doc, tableName }: Target) => ({ doc, tableName, cursors: () => Promise.reject(new Error('The admin CLI lists nothing, so it issues no cursors')) });
+const tableOf = ({ doc, tableName }: Target) => ({
+  doc,
+  tableName,
+  cursors: () => Promise.reject(new Error('The admin CLI lists nothing, so it issues no cursors')),
+});
 
 /** The local host's console sign-in (on AWS, account owners sign in with Cognito: docs/console.md). */
 async function consoleLink(): Promise<Record<string, unknown>> {
@@ -150,7 +154,8 @@ async function owners(command: string): Promise<Record<string, unknown>> {
   let directory: OwnerDirectory;
   let name: string;
   if (values.table) {
-    if (!values.email || !values['user-pool-id']) throw new Error('On AWS, owners commands name the owner with --email and the pool with --user-pool-id (ConsoleUserPoolId).');
+    if (!values.email || !values['user-pool-id'])
+      throw new Error('On AWS, owners commands name the owner with --email and the pool with --user-pool-id (ConsoleUserPoolId).');
     directory = cognitoOwnerDirectory(new CognitoIdentityProviderClient({ region: values.region }), values['user-pool-id']);
     name = values.email;
   } else {
@@ -168,7 +173,13 @@ async function owners(command: string): Promise<Record<string, unknown>> {
       return { ...named, owner: await enableOwner(directory, sessions, name), disabled: false, host: acting.host };
     case 'move': {
       if (!values.to) throw new Error('move needs --to <acct_...>');
-      return { ...named, owner: await moveOwner(directory, sessions, accounts, name, values.to), account_id: values.to, sessions_ended: true, host: acting.host };
+      return {
+        ...named,
+        owner: await moveOwner(directory, sessions, accounts, name, values.to),
+        account_id: values.to,
+        sessions_ended: true,
+        host: acting.host,
+      };
     }
     default:
       throw new Error(usage);

@@ -1,8 +1,4 @@
-import type {
-  APIGatewayEventRequestContextV2WithAuthorizer,
-  APIGatewayProxyEventV2WithRequestContext,
-  APIGatewayProxyStructuredResultV2,
-} from 'aws-lambda';
+import type { APIGatewayEventRequestContextV2WithAuthorizer, APIGatewayProxyEventV2WithRequestContext, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /**
  * What the authorizer hands each route: the account and its request bucket after this request

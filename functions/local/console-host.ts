@@ -55,7 +55,7 @@ export const localOwnerDirectory: OwnerDirectory = {
   ownerOf: (accountId) => Promise.resolve(localOwner(accountId)),
   setEnabled: () => Promise.resolve(),
   setAccount: () =>
-    Promise.reject(new Error('A local owner is their account\'s (a sign-in link names the account): there is no owner to move on the local host.')),
+    Promise.reject(new Error("A local owner is their account's (a sign-in link names the account): there is no owner to move on the local host.")),
 };
 
 /** GET /console/auth/local?token=: a valid link begins a session, sets its cookies and sends the browser to the console. */

@@ -265,11 +265,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     if (resumedRenders) console.log(`Resumed ${resumedRenders} render(s) left unfinished by the previous start.`);
     await writeFile(
       stateFile(dataDir),
-      JSON.stringify(
-        { account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState,
-        null,
-        2,
-      ),
+      JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2),
       { mode: 0o600 },
     );
     doc.destroy();
@@ -278,7 +274,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     const server = createApiServer(
       { ...defaultServerLimits, ...options.limits },
       // Links are consumed, and sessions begun, through the same table client the routes use (the host's own doc client is closed by then).
-      { signInLinks: { consume: (hash, now) => dynamoSignInLinkStore(table()).consume(hash, now) }, sessions: consoleSessions(), mediaOrigin: s3.endpoint, assets },
+      {
+        signInLinks: { consume: (hash, now) => dynamoSignInLinkStore(table()).consume(hash, now) },
+        sessions: consoleSessions(),
+        mediaOrigin: s3.endpoint,
+        assets,
+      },
     );
     await new Promise<void>((resolveListen, reject) => {
       server.once('error', reject);

@@ -98,19 +98,16 @@ describe('routes', () => {
     expect(Object.keys(nested.find('AWS::ApiGatewayV2::Route'))).toHaveLength(routes.length + consoleRoutes.length + 2);
   });
 
-  it.each((routes as readonly RouteDefinition[]).map(routeKey))(
-    '%s has a twin at /console/api on the same integration, behind the same authorizer',
-    (key) => {
-      const [method, path] = key.split(' ');
-      const twin = nestedRoute(`${method} /console/api${path}`);
-      expect(twin.Properties.AuthorizationType).toBe('CUSTOM');
-      expect(inParent(twin.Properties.AuthorizerId)).toEqual({ Ref: idOf(q, 'AWS::ApiGatewayV2::Authorizer') });
-      // The API route's own integration, so the same function; no integration of its own.
-      expect(inParent(targetOf(twin))).toEqual({ Ref: q.routeParts(key).integrationId });
-      // ... and the API route itself stays behind the API-key authorizer.
-      expect(q.resource(q.routeParts(key).routeId).Properties.AuthorizationType).toBe('CUSTOM');
-    },
-  );
+  it.each((routes as readonly RouteDefinition[]).map(routeKey))('%s has a twin at /console/api on the same integration, behind the same authorizer', (key) => {
+    const [method, path] = key.split(' ');
+    const twin = nestedRoute(`${method} /console/api${path}`);
+    expect(twin.Properties.AuthorizationType).toBe('CUSTOM');
+    expect(inParent(twin.Properties.AuthorizerId)).toEqual({ Ref: idOf(q, 'AWS::ApiGatewayV2::Authorizer') });
+    // The API route's own integration, so the same function; no integration of its own.
+    expect(inParent(targetOf(twin))).toEqual({ Ref: q.routeParts(key).integrationId });
+    // ... and the API route itself stays behind the API-key authorizer.
+    expect(q.resource(q.routeParts(key).routeId).Properties.AuthorizationType).toBe('CUSTOM');
+  });
 
   it.each((consoleRoutes as readonly ConsoleRouteDefinition[]).map(routeKey))('%s runs its own function behind the console session', (key) => {
     const route = nestedRoute(key);
@@ -130,7 +127,12 @@ describe('routes', () => {
       expect(route.Properties.AuthorizationType).toBe('NONE');
       const functionId = (inParent(nested.resource(targetOf(route).Ref).Properties.IntegrationUri) as FnGetAtt)['Fn::GetAtt'][0];
       expect(q.descriptionOf(functionId)).toBe(`GET ${path}`);
-      expect(q.actionsOf(functionId).filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:')).sort()).toEqual(actions);
+      expect(
+        q
+          .actionsOf(functionId)
+          .filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:'))
+          .sort(),
+      ).toEqual(actions);
       if (actions.length) expect(JSON.stringify(q.statementsOf(functionId).filter((st) => JSON.stringify(st.Action).includes('dynamodb')))).toContain(tableId);
       expect(q.environmentOf(functionId)).toMatchObject({
         CONSOLE_URL: { 'Fn::Join': ['', ['https://', distributionDomain()]] },

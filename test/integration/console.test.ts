@@ -262,7 +262,8 @@ describe('the rest of the console host', () => {
 
 describe('sessions that end at once', () => {
   const whoAmI = (signedIn: Session) => consoleCall(signedIn, 'GET', '/console/api/session');
-  const owners = async (command: string, accountId: string) => adminOutput<Record<string, unknown>>(await runAdmin(['owners', command, '--account', accountId]));
+  const owners = async (command: string, accountId: string) =>
+    adminOutput<Record<string, unknown>>(await runAdmin(['owners', command, '--account', accountId]));
 
   test('a signed-out session is refused from the next request, even with a copy of its cookie', async () => {
     const signedIn = await signIn(owner.accountId);

@@ -13,7 +13,9 @@ const standingOf = (item: Record<string, unknown> | undefined): OwnerStanding =>
 export function dynamoConsoleSessionStore(table: TableContext): ConsoleSessionStore {
   return {
     async put(session) {
-      await table.doc.send(new PutCommand({ TableName: table.tableName, Item: consoleSessionEntity.item(session), ConditionExpression: 'attribute_not_exists(PK)' }));
+      await table.doc.send(
+        new PutCommand({ TableName: table.tableName, Item: consoleSessionEntity.item(session), ConditionExpression: 'attribute_not_exists(PK)' }),
+      );
     },
     find: (sessionId) => getRecord(table, consoleSessionEntity, { sessionId }),
     async delete(sessionId) {

@@ -42,7 +42,13 @@ export async function enableOwner(directory: OwnerDirectory, sessions: Sessions,
 }
 
 /** Their next sign-in is to `accountId`; their sessions in the account they leave end now. */
-export async function moveOwner(directory: OwnerDirectory, sessions: Sessions, accounts: Pick<AccountStore, 'getAccount'>, name: string, accountId: string): Promise<string> {
+export async function moveOwner(
+  directory: OwnerDirectory,
+  sessions: Sessions,
+  accounts: Pick<AccountStore, 'getAccount'>,
+  name: string,
+  accountId: string,
+): Promise<string> {
   if (!(await accounts.getAccount(accountId))) throw notFound('account');
   const owner = await directory.ownerOf(name);
   await directory.setAccount(name, accountId);

@@ -51,7 +51,11 @@ export interface ConsoleSessionStore {
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** A new session of `who`: the cookie's token (32 random bytes, base64url), of which only the hash is stored. */
-export async function startSession(store: Pick<ConsoleSessionStore, 'put' | 'standing'>, who: Owner, now: number): Promise<{ token: string; session: ConsoleSession }> {
+export async function startSession(
+  store: Pick<ConsoleSessionStore, 'put' | 'standing'>,
+  who: Owner,
+  now: number,
+): Promise<{ token: string; session: ConsoleSession }> {
   const standing = await store.standing(who.owner);
   if (standing.disabled) throw new ApiError('unauthorized', 'This owner is disabled: an operator can enable them again.');
   const token = randomBytes(32).toString('base64url');

@@ -132,7 +132,11 @@ describe('authorizer on console routes (AWS: the session is read with a cache of
     );
   const storeStanding = (owner: string, standing: { generation: number; disabled?: boolean }) =>
     items.set(`CONSOLEOWNER#${owner}`, { PK: `CONSOLEOWNER#${owner}`, SK: 'CONSOLEOWNER', ...standing });
-  const consoleRequest = (cookies: string[], headers?: Record<string, string>) => ({ ...authorizerEvent(headers), routeKey: 'GET /console/api/v1/uploads', cookies });
+  const consoleRequest = (cookies: string[], headers?: Record<string, string>) => ({
+    ...authorizerEvent(headers),
+    routeKey: 'GET /console/api/v1/uploads',
+    cookies,
+  });
   const signedOut = { authError: 'Sign in to the console first.' };
 
   it("lets a session through as its account's, with its id and the account's request bucket", async () => {

@@ -194,7 +194,7 @@ describe('GET /console/auth/callback: who may begin a session', () => {
     expect(ddb.commandCalls(PutCommand)[0]!.args[0].input.Item).toMatchObject({ accountId: 'acct_moved', generation: 3 });
   });
 
-  it("answers 500, not a session, for an ID token of another client", async () => {
+  it('answers 500, not a session, for an ID token of another client', async () => {
     const response = await signInWith({ 'custom:account_id': ACCOUNT_ID, aud: 'another-client' });
     expect(response.statusCode).toBe(500);
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);

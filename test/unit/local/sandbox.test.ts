@@ -42,7 +42,11 @@ describe.runIf(bubblewrapWorks())('the sandbox on this machine', () => {
     const hidden = sandbox.viewOf(preflight).hidden;
     expect(hidden).toContain(realpathSync(tools));
     expect(hidden.filter((path) => path.includes('nonexistent') || !path.startsWith('/'))).toEqual([]);
-    const run = sandbox.unitProcess(preflight, ['-e', 'process.stdout.write(require("node:fs").existsSync(process.argv[1]) ? "seen" : "hidden")', join(tools, 'tool')], env);
+    const run = sandbox.unitProcess(
+      preflight,
+      ['-e', 'process.stdout.write(require("node:fs").existsSync(process.argv[1]) ? "seen" : "hidden")', join(tools, 'tool')],
+      env,
+    );
     const { stdout } = await promisify(execFile)(run.file, run.args, { env: run.env });
     expect(stdout).toBe('hidden');
   });
@@ -57,7 +61,12 @@ describe.runIf(bubblewrapWorks())('the sandbox on this machine', () => {
 
     // Before, ffprobe's bubblewrap exited 1 and the probe read that as media it could not read (422 source_unreadable, unreadable_media).
     installLauncher(sandbox.launch);
-    const inspector = ffprobeInspector(spawnFfprobe(() => resolveFfprobePath()), 10_000);
-    await expect(inUnit(preflight, () => inspector.inspect('http://127.0.0.1:9/source.mp4', 'video', { maxDurationMs: 60_000 }))).rejects.toThrow(SandboxFailure);
+    const inspector = ffprobeInspector(
+      spawnFfprobe(() => resolveFfprobePath()),
+      10_000,
+    );
+    await expect(inUnit(preflight, () => inspector.inspect('http://127.0.0.1:9/source.mp4', 'video', { maxDurationMs: 60_000 }))).rejects.toThrow(
+      SandboxFailure,
+    );
   });
 });

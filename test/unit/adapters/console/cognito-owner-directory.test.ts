@@ -21,7 +21,13 @@ const directory = cognitoOwnerDirectory(new CognitoIdentityProviderClient({ regi
 afterAll(() => cognito.restore());
 beforeEach(() => {
   cognito.reset();
-  cognito.on(AdminGetUserCommand).resolves({ Username: SUB, UserAttributes: [{ Name: 'email', Value: EMAIL }, { Name: 'sub', Value: SUB }] });
+  cognito.on(AdminGetUserCommand).resolves({
+    Username: SUB,
+    UserAttributes: [
+      { Name: 'email', Value: EMAIL },
+      { Name: 'sub', Value: SUB },
+    ],
+  });
 });
 
 /** The commands sent, in order, with what each named. */
@@ -33,7 +39,7 @@ describe('cognitoOwnerDirectory', () => {
     expect(sent()).toEqual([['AdminGetUserCommand', { UserPoolId: POOL, Username: EMAIL }]]);
   });
 
-  it("disabling signs them out of everything Cognito issued, then disables them; enabling enables", async () => {
+  it('disabling signs them out of everything Cognito issued, then disables them; enabling enables', async () => {
     await directory.setEnabled(EMAIL, false);
     await directory.setEnabled(EMAIL, true);
     expect(sent()).toEqual([

@@ -25,10 +25,16 @@ describe('dynamoConsoleSessionStore', () => {
     ddb.on(PutCommand).resolves({});
     await store.put(session);
     const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;
-    expect(put).toMatchObject({ ConditionExpression: 'attribute_not_exists(PK)', Item: { PK: `CONSOLESESSION#${SESSION_ID}`, SK: 'CONSOLESESSION', ttl: 1_800_043_200 } });
+    expect(put).toMatchObject({
+      ConditionExpression: 'attribute_not_exists(PK)',
+      Item: { PK: `CONSOLESESSION#${SESSION_ID}`, SK: 'CONSOLESESSION', ttl: 1_800_043_200 },
+    });
     ddb.on(GetCommand).resolves({ Item: put.Item });
     expect(await store.find(SESSION_ID)).toEqual(session);
-    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toMatchObject({ ConsistentRead: true, Key: { PK: `CONSOLESESSION#${SESSION_ID}`, SK: 'CONSOLESESSION' } });
+    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toMatchObject({
+      ConsistentRead: true,
+      Key: { PK: `CONSOLESESSION#${SESSION_ID}`, SK: 'CONSOLESESSION' },
+    });
   });
 
   it('signs out by deleting the item', async () => {
@@ -37,7 +43,7 @@ describe('dynamoConsoleSessionStore', () => {
     expect(ddb.commandCalls(DeleteCommand)[0]!.args[0].input.Key).toEqual({ PK: `CONSOLESESSION#${SESSION_ID}`, SK: 'CONSOLESESSION' });
   });
 
-  it("reads an owner nothing was ever done to as generation 0 and enabled", async () => {
+  it('reads an owner nothing was ever done to as generation 0 and enabled', async () => {
     ddb.on(GetCommand).resolves({});
     expect(await store.standing('sub-1')).toEqual({ generation: 0, disabled: false });
   });
@@ -47,7 +53,11 @@ describe('dynamoConsoleSessionStore', () => {
     expect(await store.endOwnerSessions('sub-1', true)).toEqual({ generation: 3, disabled: true });
     await store.endOwnerSessions('sub-1');
     const [disabling, signingOut] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
-    expect(disabling).toMatchObject({ Key: ownerKey, UpdateExpression: 'ADD generation :one SET entity = :entity, disabled = :disabled', ReturnValues: 'ALL_NEW' });
+    expect(disabling).toMatchObject({
+      Key: ownerKey,
+      UpdateExpression: 'ADD generation :one SET entity = :entity, disabled = :disabled',
+      ReturnValues: 'ALL_NEW',
+    });
     expect(disabling!.ExpressionAttributeValues).toEqual({ ':one': 1, ':entity': 'console_owner', ':disabled': true });
     expect(signingOut!.UpdateExpression).toBe('ADD generation :one SET entity = :entity');
   });

@@ -74,7 +74,7 @@ describe('a console session', () => {
     await expect(sessionOf(store, token, T0)).rejects.toMatchObject(refusal);
   });
 
-  it('takes a request token from its account\'s bucket, as an API key does', async () => {
+  it("takes a request token from its account's bucket, as an API key does", async () => {
     const store = memorySessions();
     const { token, session } = await startSession(store, alice, T0);
     const moves: string[] = [];
@@ -145,7 +145,9 @@ describe("an operator's change to an owner", () => {
     const store = memorySessions();
     const directory = recordingDirectory();
     const { token } = await startSession(store, alice, T0);
-    await expect(moveOwner(directory, store, { getAccount: () => Promise.resolve(undefined) }, 'alice@example.com', 'acct_nope')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(moveOwner(directory, store, { getAccount: () => Promise.resolve(undefined) }, 'alice@example.com', 'acct_nope')).rejects.toMatchObject({
+      code: 'not_found',
+    });
     await expect(sessionOf(store, token, T0)).resolves.toMatchObject(alice);
     expect(directory.calls).toEqual([]);
   });
