@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, NestedStack, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Grant } from 'aws-cdk-lib/aws-iam';
+import { Grant, type Role } from 'aws-cdk-lib/aws-iam';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { HttpMethods } from 'aws-cdk-lib/aws-s3';
@@ -188,7 +188,7 @@ export class MediaScannerStack extends Stack {
       api.addRoute(constructIdFor(route.handler), route.method, route.path, fn);
     }
 
-    const consoleAccess = this.addConsole(api, media, table, environment);
+    const consoleAccess = this.addConsole(api, media, table, notFound.role, environment);
     // Every API route again under the console's prefix, on the same function and integration, behind the console session
     // (the same Lambda authorizer reads the session on these route keys: functions/authorizer/handler.ts).
     for (const twin of consoleTwins) {
@@ -227,7 +227,7 @@ export class MediaScannerStack extends Stack {
    * owners' user pool, the nested stack of its routes, the sign-in steps (the callback begins a
    * session: a table item the API's authorizer reads), and the media bucket's CORS for the console's origin.
    */
-  private addConsole(api: ServiceHttpApi, media: MediaBucket, table: ServiceTable, environment: Readonly<Record<string, string>>) {
+  private addConsole(api: ServiceHttpApi, media: MediaBucket, table: ServiceTable, noGrantsRole: Role, environment: Readonly<Record<string, string>>) {
     const settings = consoleContext(this.node);
     const edge = new ConsoleEdge(this, 'Console', {
       api: api.api,
@@ -256,7 +256,10 @@ export class MediaScannerStack extends Stack {
       { id: 'ConsoleAuthCallback', unit: units.consoleCallback, path: '/console/auth/callback' },
     ];
     for (const { id, unit, path } of signInSteps) {
-      const fn = new ServiceFunction(this, id, { contract: lambdaContractOf(unit), description: `GET ${path}`, environment: signInEnvironment });
+      // The redirect reads and writes nothing of the service's: it shares the catch-all's role, which holds no grants
+      // either (a role and a policy fewer under the stack's 500 resources); the callback has a role of its own.
+      const role = unit === units.consoleSignIn ? { role: noGrantsRole } : {};
+      const fn = new ServiceFunction(this, id, { contract: lambdaContractOf(unit), description: `GET ${path}`, environment: signInEnvironment, ...role });
       // The callback begins the session: it reads the owner's standing and writes the session's item (no index).
       if (unit === units.consoleCallback)
         Grant.addToPrincipal({ grantee: fn.fn, actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resourceArns: [table.tableArn] });
