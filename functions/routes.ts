@@ -207,8 +207,8 @@ export type Route = (typeof routes)[number];
 
 /**
  * The console's routes (docs/console.md): served on the console's origin under CONSOLE_API_PREFIX,
- * behind the console's session (API Gateway's JWT authorizer on AWS, the local host's stand-in
- * locally), never behind an API key. Each is a function of its own, like an API route, with the
+ * behind the console's session (which the API's Lambda authorizer checks, on both hosts), never
+ * behind an API key. Each is a function of its own, like an API route, with the
  * same rules for its grants. The AWS-only sign-in steps (/console/auth/*) are the AWS host's.
  */
 export const CONSOLE_API_PREFIX = '/console/api';
@@ -221,7 +221,8 @@ export interface ConsoleRouteDefinition extends RouteRules {
 export const consoleRoutes = [
   { method: 'GET', path: '/console/api/session', handler: 'console/session/get', idempotency: 'none', table: 'read' },
   // It reads nothing (a route takes table read at least); it only clears the cookies.
-  { method: 'POST', path: '/console/api/sign-out', handler: 'console/session/sign-out', idempotency: 'none', table: 'read' },
+  // Deletes the session's item.
+  { method: 'POST', path: '/console/api/sign-out', handler: 'console/session/sign-out', idempotency: 'none', table: 'readWrite' },
   { method: 'GET', path: '/console/api/keys', handler: 'console/keys/list', idempotency: 'none', table: 'read' },
   { method: 'POST', path: '/console/api/keys', handler: 'console/keys/create', idempotency: 'ignored', table: 'readWrite' },
   { method: 'DELETE', path: '/console/api/keys/{key_id}', handler: 'console/keys/revoke', idempotency: 'ignored', table: 'readWrite' },

@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, NestedStack, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { HttpAuthorizer, HttpAuthorizerType, HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { HttpNoneAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Grant, type Role } from 'aws-cdk-lib/aws-iam';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { HttpMethods } from 'aws-cdk-lib/aws-s3';
@@ -19,7 +19,7 @@ import {
   type RouteDefinition,
 } from '../functions/routes.js';
 import { workflows, type WorkflowDefinition, type WorkflowName } from '../functions/workflows/registry.js';
-import { ConsoleEdge, CONSOLE_SESSION_HEADER } from './constructs/console-edge.js';
+import { ConsoleEdge } from './constructs/console-edge.js';
 import { ConsoleUsers } from './constructs/console-users.js';
 import { ContainerCluster } from './constructs/container-cluster.js';
 import { EngineAccess } from './constructs/engine-access.js';
@@ -188,8 +188,9 @@ export class MediaScannerStack extends Stack {
       api.addRoute(constructIdFor(route.handler), route.method, route.path, fn);
     }
 
-    const consoleAccess = this.addConsole(api, media, environment);
-    // Every API route again under the console's prefix, on the same function and integration, behind the console session.
+    const consoleAccess = this.addConsole(api, media, table, notFound.role, environment);
+    // Every API route again under the console's prefix, on the same function and integration, behind the console session
+    // (the same Lambda authorizer reads the session on these route keys: functions/authorizer/handler.ts).
     for (const twin of consoleTwins) {
       const fn = apiFunctions.get(twin.route.handler);
       if (!fn) throw new Error(`No function for ${routeKey(twin.route)}`);
@@ -223,10 +224,10 @@ export class MediaScannerStack extends Stack {
 
   /**
    * The console on AWS (docs/console.md): CloudFront in front of its bucket and of this API, its
-   * owners' user pool, the JWT authorizer of its routes (the session cookie, as a header), the
-   * sign-in steps, and the media bucket's CORS for the console's origin.
+   * owners' user pool, the nested stack of its routes, the sign-in steps (the callback begins a
+   * session: a table item the API's authorizer reads), and the media bucket's CORS for the console's origin.
    */
-  private addConsole(api: ServiceHttpApi, media: MediaBucket, environment: Readonly<Record<string, string>>) {
+  private addConsole(api: ServiceHttpApi, media: MediaBucket, table: ServiceTable, noGrantsRole: Role, environment: Readonly<Record<string, string>>) {
     const settings = consoleContext(this.node);
     const edge = new ConsoleEdge(this, 'Console', {
       api: api.api,
@@ -249,32 +250,19 @@ export class MediaScannerStack extends Stack {
     const routeStack = new NestedStack(this, 'ConsoleRoutes', {
       description: 'Media Scanner console routes: the API twins, the console routes and the sign-in steps',
     });
-    const jwt = new HttpAuthorizer(routeStack, 'ConsoleAuthorizer', {
-      httpApi: api.api,
-      type: HttpAuthorizerType.JWT,
-      identitySource: [`$request.header.${CONSOLE_SESSION_HEADER}`],
-      jwtIssuer: users.issuer,
-      jwtAudience: [users.client.userPoolClientId],
-    });
-    const authorizer = HttpAuthorizer.fromHttpAuthorizerAttributes(routeStack, 'ConsoleAuthorizerRef', {
-      authorizerId: jwt.authorizerId,
-      authorizerType: HttpAuthorizerType.JWT,
-    });
-
     const signInEnvironment = { ...environment, CONSOLE_URL: edge.origin, COGNITO_DOMAIN: users.domainUrl, COGNITO_CLIENT_ID: users.client.userPoolClientId };
     const signInSteps = [
       { id: 'ConsoleAuthSignIn', unit: units.consoleSignIn, path: '/console/auth/sign-in' },
       { id: 'ConsoleAuthCallback', unit: units.consoleCallback, path: '/console/auth/callback' },
     ];
-    // Neither step reads or writes anything of the service's: one role for both.
-    const signInRole = new Role(this, 'ConsoleSignInRole', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     for (const { id, unit, path } of signInSteps) {
-      const fn = new ServiceFunction(this, id, {
-        contract: lambdaContractOf(unit),
-        description: `GET ${path}`,
-        environment: signInEnvironment,
-        role: signInRole,
-      });
+      // The redirect reads and writes nothing of the service's: it shares the catch-all's role, which holds no grants
+      // either (a role and a policy fewer under the stack's 500 resources); the callback has a role of its own.
+      const role = unit === units.consoleSignIn ? { role: noGrantsRole } : {};
+      const fn = new ServiceFunction(this, id, { contract: lambdaContractOf(unit), description: `GET ${path}`, environment: signInEnvironment, ...role });
+      // The callback begins the session: it reads the owner's standing and writes the session's item (no index).
+      if (unit === units.consoleCallback)
+        Grant.addToPrincipal({ grantee: fn.fn, actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resourceArns: [table.tableArn] });
       const route = api.addRoute(id, 'GET', path, fn.fn, { scope: routeStack, authorizer: new HttpNoneAuthorizer() });
       Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: `${path} is public: the sign-in steps are how a console session begins.` });
     }
@@ -290,6 +278,6 @@ export class MediaScannerStack extends Stack {
     });
     // Sign-out ends the managed login's session too, then comes back to the console.
     const signOutUrl = `${users.domainUrl}/logout?client_id=${users.client.userPoolClientId}&logout_uri=${edge.origin}/console/`;
-    return { origin: edge.origin, users, routeOptions: { scope: routeStack, authorizer }, environment: { ...environment, CONSOLE_SIGN_OUT_URL: signOutUrl } };
+    return { origin: edge.origin, users, routeOptions: { scope: routeStack }, environment: { ...environment, CONSOLE_SIGN_OUT_URL: signOutUrl } };
   }
 }

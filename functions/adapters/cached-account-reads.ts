@@ -1,5 +1,6 @@
 import type { AccountStore } from '../domain/accounts/ports.js';
 import { KEY_USE_RESOLUTION_MS } from '../domain/accounts/accounts.js';
+import type { ConsoleSessionStore } from '../domain/console/sessions.js';
 
 /** What a request's authorizer reads (the key, then its account's plan, for the request limit) and the key's use it records. */
 type AccountReads = Pick<AccountStore, 'findApiKey' | 'getAccount' | 'recordApiKeyUse'>;
@@ -50,4 +51,18 @@ function oncePerResolution(store: AccountReads, now: () => number): AccountReads
     tried.set(keyHash, now());
     await store.recordApiKeyUse(keyHash, at, notAfter);
   };
+}
+
+/**
+ * The same cache for the authorizer's console-session reads (the session, its owner's standing): a
+ * sign-out, or a disabled or moved owner, ends the session within `ttlMs`. `ttlMs` 0: no cache.
+ */
+export function cachedConsoleSessionReads(
+  store: Pick<ConsoleSessionStore, 'find' | 'standing'>,
+  ttlMs: number,
+  // Read at each call, not bound once: the clock of the moment (a test's fake one too).
+  now: () => number = () => Date.now(),
+): Pick<ConsoleSessionStore, 'find' | 'standing'> {
+  if (ttlMs <= 0) return store;
+  return { find: ttlCache((sessionId) => store.find(sessionId), ttlMs, now), standing: ttlCache((owner) => store.standing(owner), ttlMs, now) };
 }

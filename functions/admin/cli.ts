@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from '../shared/zod.js';
@@ -9,6 +10,10 @@ import { dynamoSignInLinkStore } from '../adapters/table/sign-in-link-store.js';
 import type { AccountStore } from '../domain/accounts/ports.js';
 import { planNames } from '../domain/accounts/plans.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
+import { dynamoConsoleSessionStore } from '../adapters/table/console-session-store.js';
+import { cognitoOwnerDirectory } from '../adapters/console/cognito-owner-directory.js';
+import { disableOwner, enableOwner, moveOwner, signOutOwner, type OwnerDirectory } from '../domain/console/owners.js';
+import { localOwner, localOwnerDirectory } from '../local/console-host.js';
 import { localDocumentClient, readRunningHost, stateFile } from '../local/host.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -26,6 +31,13 @@ const usage = `Usage: npm run admin -- accounts <command> [options]
   event-delivery --on|--off [--account <acct_...>]
 Usage: npm run admin -- console-link [--account <acct_...>]
   prints a one-time console sign-in link of the running local host (15 minutes, one use)
+Usage: npm run admin -- owners <command> (--account <acct_...> | --email <address> --user-pool-id <id> --table NAME --region R)
+  sign-out          ends every console session of the owner
+  disable           no sign-in from now on, and every session of theirs ends
+  enable            lets a disabled owner sign in again
+  move --to <acct>  (AWS) their next sign-in is to that account; their sessions end
+  The local host's owner of an account is named by --account (default: its default account); on AWS an owner
+  is named by their sign-in email in the user pool (ConsoleUserPoolId).
 Targets the running local host (LOCAL_DATA_DIR, default .local), following its LOCAL_ALLOW_LOOPBACK_TARGETS,
 unless --table NAME --region R is given. Prints one JSON object; its "host" names where it acted.`;
 
@@ -39,6 +51,9 @@ const { values, positionals } = parseArgs({
     'request-burst': { type: 'string' },
     'api-key': { type: 'string' },
     account: { type: 'string' },
+    email: { type: 'string' },
+    'user-pool-id': { type: 'string' },
+    to: { type: 'string' },
     table: { type: 'string' },
     region: { type: 'string' },
     on: { type: 'boolean' },
@@ -99,26 +114,81 @@ async function requireExistingAccount(store: Pick<AccountStore, 'getAccount'>, a
 async function main(): Promise<unknown> {
   const [group, command, argument] = positionals;
   if (!values.help && group === 'console-link') return consoleLink();
+  if (!values.help && group === 'owners' && command) return owners(command);
   if (values.help || group !== 'accounts' || !command) throw new Error(usage);
   const acting = await target();
   return { ...(await run(command, argument, acting)), host: acting.host };
 }
 
+/** The table as the admin CLI's stores see it: it lists nothing, so it issues no cursors. */
+const tableOf = ({ doc, tableName }: Target) => ({
+  doc,
+  tableName,
+  cursors: () => Promise.reject(new Error('The admin CLI lists nothing, so it issues no cursors')),
+});
+
 /** The local host's console sign-in (on AWS, account owners sign in with Cognito: docs/console.md). */
 async function consoleLink(): Promise<Record<string, unknown>> {
   if (values.table) throw new Error('console-link is for the local host: on AWS, account owners sign in with the user pool (docs/console.md).');
-  const { doc, tableName, host } = await target();
+  const acting = await target();
+  const { doc, tableName, host } = acting;
   const accountId = await defaultAccount();
-  const store = dynamoAccountStore({ doc, tableName, cursors: () => Promise.reject(new Error('The admin CLI lists nothing, so it issues no cursors')) });
+  const store = dynamoAccountStore(tableOf(acting));
   await requireExistingAccount(store, accountId);
+  if ((await dynamoConsoleSessionStore(tableOf(acting)).standing(localOwner(accountId))).disabled) {
+    throw new Error(`The owner of ${accountId} is disabled: \`npm run admin -- owners enable --account ${accountId}\` first.`);
+  }
   const token = await issueSignInToken(dynamoSignInLinkStore({ doc, tableName }), accountId);
   const { base_url } = host as { base_url: string };
   return { account_id: accountId, sign_in_link: signInLink(base_url, token), expires_in_minutes: SIGN_IN_LINK_MINUTES, host };
 }
 
-async function run(command: string, argument: string | undefined, { doc, tableName, allowLoopback }: Target): Promise<Record<string, unknown>> {
-  // Admin commands never list anything, so cursors are never issued here.
-  const store = dynamoAccountStore({ doc, tableName, cursors: () => Promise.reject(new Error('The admin CLI lists nothing, so it issues no cursors')) });
+/**
+ * A console owner's sessions and standing (domain/console/owners.ts): on the running local host, the
+ * account's local owner; on AWS, the user pool's owner by email, changed in the pool and the table.
+ */
+async function owners(command: string): Promise<Record<string, unknown>> {
+  const acting = await target();
+  const accounts = dynamoAccountStore(tableOf(acting));
+  const sessions = dynamoConsoleSessionStore(tableOf(acting));
+  let directory: OwnerDirectory;
+  let name: string;
+  if (values.table) {
+    if (!values.email || !values['user-pool-id'])
+      throw new Error('On AWS, owners commands name the owner with --email and the pool with --user-pool-id (ConsoleUserPoolId).');
+    directory = cognitoOwnerDirectory(new CognitoIdentityProviderClient({ region: values.region }), values['user-pool-id']);
+    name = values.email;
+  } else {
+    directory = localOwnerDirectory;
+    name = await defaultAccount();
+    await requireExistingAccount(accounts, name);
+  }
+  const named = values.table ? { email: name } : { account_id: name };
+  switch (command) {
+    case 'sign-out':
+      return { ...named, owner: await signOutOwner(directory, sessions, name), sessions_ended: true, host: acting.host };
+    case 'disable':
+      return { ...named, owner: await disableOwner(directory, sessions, name), disabled: true, sessions_ended: true, host: acting.host };
+    case 'enable':
+      return { ...named, owner: await enableOwner(directory, sessions, name), disabled: false, host: acting.host };
+    case 'move': {
+      if (!values.to) throw new Error('move needs --to <acct_...>');
+      return {
+        ...named,
+        owner: await moveOwner(directory, sessions, accounts, name, values.to),
+        account_id: values.to,
+        sessions_ended: true,
+        host: acting.host,
+      };
+    }
+    default:
+      throw new Error(usage);
+  }
+}
+
+async function run(command: string, argument: string | undefined, acting: Target): Promise<Record<string, unknown>> {
+  const { allowLoopback } = acting;
+  const store = dynamoAccountStore(tableOf(acting));
   switch (command) {
     case 'create': {
       const plan = z.enum(planNames, { error: `--plan must be one of ${planNames.join(', ')}` }).parse(values.plan);

@@ -2,7 +2,7 @@
 import { config } from '../config.js';
 import { lazy } from '../shared/memo.js';
 import { media } from './media.js';
-import { accounts } from './accounts.js';
+import { accounts, consoleSessions } from './accounts.js';
 import { uploadStore } from './uploads.js';
 
 /** Which host serves the console (config().host, the one reading of the host's kind). */
@@ -16,6 +16,7 @@ export const consoleSession = lazy(() => ({ accounts: accounts(), host: consoleH
  * (Cognito's logout endpoint, which ends the managed login's own session too).
  */
 export const consoleSignOut = lazy(() => ({
+  sessions: consoleSessions(),
   redirect: config().CONSOLE_SIGN_OUT_URL ?? '/console/',
   // Cookies are Secure wherever the console is served over https: always on AWS, never on the local host's plain http.
   secure: consoleHost() === 'aws',

@@ -1,8 +1,8 @@
 /**
- * The console's session as the shared HTTP layer sees it (docs/console.md): who the caller is (the
- * JWT claims API Gateway's JWT authorizer, or the local host's stand-in, verified from the
- * `msc_session` cookie) and the double-submit CSRF check on every change. Console routes and the
- * console's twins of API routes go through here; API-key routes never do, so they never read a cookie.
+ * The console's session as HTTP sees it (docs/console.md): its cookies (the session's token, which
+ * the authorizer reads on console routes only, and the CSRF token) and the double-submit CSRF check
+ * on every change. Console routes and the console's twins of API routes go through here; API-key
+ * routes never do.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../domain/errors.js';
@@ -11,12 +11,10 @@ import type { ApiEvent } from './types.js';
 export const SESSION_COOKIE = 'msc_session';
 export const CSRF_COOKIE = 'msc_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
-/** The claim that names the session's account: a Cognito custom attribute on AWS, the local host's own JWT locally. */
-export const ACCOUNT_CLAIM = 'custom:account_id';
 
-/** The request's cookies: HTTP APIs hand them over in `cookies` (payload 2.0), not as a Cookie header. */
-export function cookiesOf(event: Pick<ApiEvent, 'cookies' | 'headers'>): Map<string, string> {
-  const pairs = event.cookies ?? (event.headers.cookie ?? '').split(';');
+/** The request's cookies: HTTP APIs hand them over in `cookies` (payload 2.0, the authorizer's event too), not as a Cookie header. */
+export function cookiesOf(event: { cookies?: string[] | undefined; headers?: Record<string, string | undefined> | undefined }): Map<string, string> {
+  const pairs = event.cookies ?? (event.headers?.cookie ?? '').split(';');
   const cookies = new Map<string, string>();
   for (const pair of pairs) {
     const at = pair.indexOf('=');
@@ -27,13 +25,6 @@ export function cookiesOf(event: Pick<ApiEvent, 'cookies' | 'headers'>): Map<str
     }
   }
   return cookies;
-}
-
-/** The session's account; no session (or no account claim) is the same 401 as a missing API key. */
-export function consoleAccountOf(event: ApiEvent): string {
-  const accountId = event.requestContext.authorizer?.jwt?.claims[ACCOUNT_CLAIM];
-  if (typeof accountId !== 'string' || !accountId) throw new ApiError('unauthorized', 'Sign in to the console first.');
-  return accountId;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);

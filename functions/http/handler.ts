@@ -4,7 +4,7 @@ import type * as z from '../shared/zod.js';
 import { config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import { isConsoleRouteKey, routeFor, type AnyRoute, type AnyRouteDefinition } from '../routes.js';
-import { checkCsrf, consoleAccountOf } from './console-session.js';
+import { checkCsrf } from './console-session.js';
 import { requestFingerprint } from './fingerprint.js';
 import type { IdempotentExecutor } from './idempotency.js';
 import { errorEnvelope, flushMetrics, requestLimits, requestLogging } from './middlewares.js';
@@ -19,6 +19,8 @@ export interface RequestSchemas<P extends z.ZodMiniType, Q extends z.ZodMiniType
 
 interface ApiRequest<P, Q, B> {
   accountId: string;
+  /** The console session's id, on console routes (sign-out ends it); undefined on API routes. */
+  sessionId: string | undefined;
   requestId: string;
   params: P;
   query: Q;
@@ -64,7 +66,7 @@ export function httpHandler<
     .use(errorEnvelope())
     .handler(async (event, context) => {
       const requestId = event.requestContext.requestId;
-      const accountId = principalOf(event);
+      const { accountId, sessionId } = principalOf(event);
 
       // SPEC: a deployment that cannot run production scanners says so on every route that needs uploads.
       if (route.uploads && !config().UPLOADS_ENABLED) {
@@ -76,6 +78,7 @@ export function httpHandler<
       const rawBody = schemas.body ? readJsonBody(event) : undefined;
       const request = {
         accountId,
+        sessionId,
         requestId,
         params: parse(schemas.params, event.pathParameters ?? {}, 'path'),
         query: parse(schemas.query, event.queryStringParameters ?? {}, 'query'),
@@ -96,19 +99,20 @@ export function httpHandler<
 }
 
 /**
- * The caller's account. A console request (a console route, or the console's twin of an API route:
- * the route key says which) is the session's, and a change must pass the CSRF check; any other is the
- * API key's, as the Lambda authorizer found it. Neither ever reads the other's credentials.
+ * The caller, as the authorizer found it. A console request (a console route, or the console's twin
+ * of an API route: the route key says which) is a session's, and a change must pass the CSRF check;
+ * any other is an API key's. The authorizer reads only the credential the route key calls for, so
+ * neither ever stands for the other.
  */
-function principalOf(event: ApiEvent): string {
-  if (isConsoleRouteKey(event.routeKey)) {
-    const accountId = consoleAccountOf(event);
-    checkCsrf(event);
-    return accountId;
+function principalOf(event: ApiEvent): { accountId: string; sessionId: string | undefined } {
+  const context = event.requestContext.authorizer?.lambda;
+  const consoleRequest = isConsoleRouteKey(event.routeKey);
+  const accountId = context?.accountId;
+  if (!accountId || consoleRequest !== (context.sessionId !== undefined)) {
+    throw new ApiError('unauthorized', context?.authError ?? (consoleRequest ? 'Sign in to the console first.' : 'Missing API key.'));
   }
-  const accountId = event.requestContext.authorizer?.lambda?.accountId;
-  if (!accountId) throw new ApiError('unauthorized', event.requestContext.authorizer?.lambda?.authError ?? 'Missing API key.');
-  return accountId;
+  if (consoleRequest) checkCsrf(event);
+  return { accountId, sessionId: context.sessionId };
 }
 
 function toResponse(result: HttpResult, requestId: string, headers: Record<string, string> = {}): ApiResponse {

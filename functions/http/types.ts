@@ -1,9 +1,4 @@
-import type {
-  APIGatewayEventRequestContextJWTAuthorizer,
-  APIGatewayEventRequestContextV2WithAuthorizer,
-  APIGatewayProxyEventV2WithRequestContext,
-  APIGatewayProxyStructuredResultV2,
-} from 'aws-lambda';
+import type { APIGatewayEventRequestContextV2WithAuthorizer, APIGatewayProxyEventV2WithRequestContext, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /**
  * What the authorizer hands each route: the account and its request bucket after this request
@@ -11,6 +6,8 @@ import type {
  */
 export interface AuthorizerContext {
   accountId?: string;
+  /** A console session's id (its token's hash), on console routes only: the caller is that session's. */
+  sessionId?: string;
   authError?: string;
   rateLimit?: number;
   rateRemaining?: number;
@@ -19,14 +16,8 @@ export interface AuthorizerContext {
   retryAfter?: number;
 }
 
-/**
- * What a route receives: API-key routes carry the Lambda authorizer's context (`lambda`), console
- * routes and the console's twins of API routes the session's JWT claims (`jwt`: API Gateway's JWT
- * authorizer on AWS, the local host's stand-in locally). A route reads the one its route key calls for.
- */
-export type ApiEvent = APIGatewayProxyEventV2WithRequestContext<
-  APIGatewayEventRequestContextV2WithAuthorizer<{ lambda?: AuthorizerContext; jwt?: APIGatewayEventRequestContextJWTAuthorizer['jwt'] }>
->;
+/** What a route receives: the Lambda authorizer's context (`lambda`), for an API key or, on console routes, a console session. */
+export type ApiEvent = APIGatewayProxyEventV2WithRequestContext<APIGatewayEventRequestContextV2WithAuthorizer<{ lambda?: AuthorizerContext }>>;
 export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string>; body: string };
 
 /** A use case's answer before it becomes an HTTP response. */

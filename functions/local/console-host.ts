@@ -1,24 +1,21 @@
 /**
- * The console on the local host (docs/console.md): the stand-in for API Gateway's JWT authorizer
- * (it verifies the `msc_session` cookie's JWT, which the host itself signs HS256 with a secret kept
- * in its data directory), the one-time sign-in link's step, and the built console's files with the
- * console's CSP. The routes themselves are the same units as on AWS (server.ts dispatches them).
+ * The console on the local host (docs/console.md): the one-time sign-in link's step (it begins a
+ * session, as the AWS host's callback does), the local owner each account has, and the built
+ * console's files with the console's CSP. The session is checked by the API's own authorizer and the
+ * routes are the same units as on AWS (server.ts dispatches them).
  */
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { jwtVerify, SignJWT } from 'jose';
-import { ACCOUNT_CLAIM, cookiesOf, SESSION_COOKIE, sessionCookies } from '../http/console-session.js';
+import { sessionCookies } from '../http/console-session.js';
 import { consoleCsp } from '../shared/console-csp.js';
 import { redeemSignInToken, type SignInLinkStore } from '../domain/accounts/sign-in-links.js';
+import { SESSION_HOURS, startSession, type ConsoleSessionStore } from '../domain/console/sessions.js';
+import type { OwnerDirectory } from '../domain/console/owners.js';
 import { ApiError } from '../domain/errors.js';
 import { errorResponse } from '../http/responses.js';
-import type { ApiEvent, ApiResponse } from '../http/types.js';
-
-/** A local session lasts as long as a Cognito ID token may be refreshed in a working day. */
-export const LOCAL_SESSION_HOURS = 12;
-const ISSUER = 'media-scanner-local-host';
+import type { ApiResponse } from '../http/types.js';
 
 /** What every answer under /console carries (the AWS host's CloudFront response headers policy sets the same). */
 export const consoleSecurityHeaders = (mediaOrigin: string): Record<string, string> => ({
@@ -29,9 +26,8 @@ export const consoleSecurityHeaders = (mediaOrigin: string): Record<string, stri
 });
 
 export interface LocalConsoleOptions {
-  /** The HS256 key of session JWTs (base64url), generated once in the data directory. */
-  sessionSecret: string;
   signInLinks: Pick<SignInLinkStore, 'consume'>;
+  sessions: Pick<ConsoleSessionStore, 'put' | 'standing'>;
   /** s3rver's origin: the browser uploads to and plays from it. */
   mediaOrigin: string;
   /** The built console, or none (the frontend is not built here). */
@@ -44,44 +40,38 @@ export interface ConsoleAsset {
   body: Uint8Array;
 }
 
-export const newSessionSecret = (): string => randomBytes(32).toString('base64url');
+/**
+ * The local host has no identity provider: whoever holds an account's sign-in links is its one
+ * owner, named after the account. The admin CLI's `owners` commands name them by `--account`.
+ */
+export const localOwner = (accountId: string): string => `local:${accountId}`;
 
-const keyOf = (secret: string) => Buffer.from(secret, 'base64url');
+/**
+ * The local host's owner directory (domain/console/owners.ts): each account's local owner. Whether
+ * they may sign in is the table's owner standing alone (startSession refuses a disabled one), and
+ * an owner cannot move, since a link names its account.
+ */
+export const localOwnerDirectory: OwnerDirectory = {
+  ownerOf: (accountId) => Promise.resolve(localOwner(accountId)),
+  setEnabled: () => Promise.resolve(),
+  setAccount: () =>
+    Promise.reject(new Error("A local owner is their account's (a sign-in link names the account): there is no owner to move on the local host.")),
+};
 
-export async function signSession(secret: string, accountId: string): Promise<string> {
-  return new SignJWT({ [ACCOUNT_CLAIM]: accountId })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setIssuer(ISSUER)
-    .setIssuedAt()
-    .setExpirationTime(`${LOCAL_SESSION_HOURS}h`)
-    .sign(keyOf(secret));
-}
-
-/** The JWT authorizer's part: the session cookie's claims when its JWT verifies, none otherwise (the route answers 401). */
-export async function consoleAuthorizer(secret: string, event: Pick<ApiEvent, 'cookies' | 'headers'>): Promise<ApiEvent['requestContext']['authorizer']> {
-  const token = cookiesOf(event).get(SESSION_COOKIE);
-  if (!token) return {};
-  try {
-    const { payload } = await jwtVerify(token, keyOf(secret), { issuer: ISSUER, algorithms: ['HS256'] });
-    return { jwt: { claims: payload as Record<string, string | number | boolean | string[]>, scopes: null } };
-  } catch {
-    return {};
-  }
-}
-
-/** GET /console/auth/local?token=: a valid link sets the session's cookies and sends the browser to the console. */
+/** GET /console/auth/local?token=: a valid link begins a session, sets its cookies and sends the browser to the console. */
 export async function signInWithLink(options: LocalConsoleOptions, token: string, requestId: string): Promise<ApiResponse> {
-  const accountId = await redeemSignInToken(options.signInLinks, token);
-  if (!accountId) {
-    return errorResponse(
-      new ApiError('unauthorized', 'This sign-in link is unknown, used or expired: print a new one with `npm run admin -- console-link`.'),
-      requestId,
-    );
+  try {
+    const accountId = await redeemSignInToken(options.signInLinks, token);
+    if (!accountId) throw new ApiError('unauthorized', 'This sign-in link is unknown, used or expired: print a new one with `npm run admin -- console-link`.');
+    const { token: session } = await startSession(options.sessions, { owner: localOwner(accountId), accountId }, Date.now());
+    // Plain http on loopback: a Secure cookie would never come back.
+    const cookies = sessionCookies(session, randomBytes(32).toString('base64url'), false, SESSION_HOURS * 3600);
+    return { statusCode: 303, headers: { location: '/console/', 'cache-control': 'no-store' }, body: '', cookies };
+  } catch (error) {
+    // A disabled owner's link is refused as an unknown one is.
+    if (error instanceof ApiError) return errorResponse(error, requestId);
+    throw error;
   }
-  const session = await signSession(options.sessionSecret, accountId);
-  // Plain http on loopback: a Secure cookie would never come back.
-  const cookies = sessionCookies(session, randomBytes(32).toString('base64url'), false, LOCAL_SESSION_HOURS * 3600);
-  return { statusCode: 303, headers: { location: '/console/', 'cache-control': 'no-store' }, body: '', cookies };
 }
 
 /** A console page or asset: History routing sends every extension-less path to index.html. */

@@ -13,10 +13,11 @@ import type { AccountStore } from '../domain/accounts/ports.js';
 import { dynamoAccountStore } from '../adapters/table/account-store.js';
 import { CursorCodec } from '../adapters/table/cursor.js';
 import { allowConsoleOrigins, ensureBucket, ensureTable } from './bootstrap.js';
-import { buildLocalConsole, newSessionSecret } from './console-host.js';
+import { buildLocalConsole } from './console-host.js';
 import { issueSignInToken, signInLink } from '../domain/accounts/sign-in-links.js';
 import { dynamoSignInLinkStore } from '../adapters/table/sign-in-link-store.js';
 import { table } from '../composition/table.js';
+import { consoleSessions } from '../composition/accounts.js';
 import { createApiServer, defaultServerLimits, type ServerLimits } from './server.js';
 import { startDynamoDbLocal, startS3rver, type StandIn } from './stand-ins.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -73,13 +74,11 @@ export interface LocalHost {
   stop: () => Promise<void>;
 }
 
-/** Kept across restarts: the default account, the cursor signing key and the console sessions' key. */
+/** Kept across restarts: the default account and the cursor signing key (console sessions are table items). */
 interface PersistedState {
   account_id: string;
   api_key: string;
   cursor_secret: string;
-  /** Absent in a data directory from before the console: made then. */
-  console_session_secret?: string;
 }
 
 /** Written while the host runs, so the admin CLI can find its DynamoDB. */
@@ -186,7 +185,6 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
     const previous = await readJson<PersistedState>(stateFile(dataDir));
     const cursorSecret = previous?.cursor_secret ?? randomBytes(32).toString('base64url');
-    const sessionSecret = previous?.console_session_secret ?? newSessionSecret();
     const dynamoDb = await startDynamoDbLocal(dataDir, children);
     started.push(dynamoDb);
     const s3 = await startS3rver(dataDir);
@@ -267,11 +265,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     if (resumedRenders) console.log(`Resumed ${resumedRenders} render(s) left unfinished by the previous start.`);
     await writeFile(
       stateFile(dataDir),
-      JSON.stringify(
-        { account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret, console_session_secret: sessionSecret } satisfies PersistedState,
-        null,
-        2,
-      ),
+      JSON.stringify({ account_id: accountId, api_key: apiKey, cursor_secret: cursorSecret } satisfies PersistedState, null, 2),
       { mode: 0o600 },
     );
     doc.destroy();
@@ -279,8 +273,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     const assets = await buildLocalConsole();
     const server = createApiServer(
       { ...defaultServerLimits, ...options.limits },
-      // Links are consumed through the same table client the routes use (the host's own doc client is closed by then).
-      { sessionSecret, signInLinks: { consume: (hash, now) => dynamoSignInLinkStore(table()).consume(hash, now) }, mediaOrigin: s3.endpoint, assets },
+      // Links are consumed, and sessions begun, through the same table client the routes use (the host's own doc client is closed by then).
+      {
+        signInLinks: { consume: (hash, now) => dynamoSignInLinkStore(table()).consume(hash, now) },
+        sessions: consoleSessions(),
+        mediaOrigin: s3.endpoint,
+        assets,
+      },
     );
     await new Promise<void>((resolveListen, reject) => {
       server.once('error', reject);

@@ -6,9 +6,9 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { ApiError, type ErrorCode } from '../domain/errors.js';
 import { errorResponse } from '../http/responses.js';
-import { CONSOLE_API_PREFIX, matchConsoleRoute, matchRoute, notFoundHandler, routeKey as keyOfRoute } from '../routes.js';
+import { CONSOLE_API_PREFIX, matchConsoleRoute, matchRoute, notFoundHandler, routeKey as keyOfRoute, type AnyRouteDefinition } from '../routes.js';
 import { LOCAL_SIGN_IN_PATH } from '../domain/accounts/sign-in-links.js';
-import { consoleAuthorizer, consoleFile, consoleSecurityHeaders, signInWithLink, type LocalConsoleOptions } from './console-host.js';
+import { consoleFile, consoleSecurityHeaders, signInWithLink, type LocalConsoleOptions } from './console-host.js';
 import { handler as authorize } from '../authorizer/handler.js';
 import { keepIdleConnections } from './idle-connections.js';
 import { lambdaContext } from './lambda-context.js';
@@ -97,9 +97,45 @@ async function unmatched(req: IncomingMessage, url: URL, body: Buffer, requestId
 }
 
 /**
+ * A route's request as API Gateway hands it over: the Lambda authorizer (every route's, the
+ * console's included) runs first, in its own unit, with the route key, the headers and the cookies
+ * (HTTP APIs give an authorizer both); then the route's function in its unit, with the authorizer's
+ * context. A console twin runs its API route's function: the same unit, so the same grants.
+ */
+async function authorizedRoute(
+  req: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  requestId: string,
+  routeKey: string,
+  route: AnyRouteDefinition,
+  pathParameters: Record<string, string>,
+): Promise<ApiResponse> {
+  const event = toEvent(req, url, body, requestId, routeKey);
+  const authorizerEvent: APIGatewayRequestAuthorizerEventV2 = {
+    version: '2.0',
+    type: 'REQUEST',
+    routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${event.requestContext.http.method}${url.pathname}`,
+    identitySource: [],
+    routeKey,
+    rawPath: event.rawPath,
+    rawQueryString: event.rawQueryString,
+    cookies: event.cookies ?? [],
+    headers: event.headers,
+    ...(event.queryStringParameters ? { queryStringParameters: event.queryStringParameters } : {}),
+    requestContext: event.requestContext,
+    pathParameters,
+  };
+  const auth = await inUnit(units.authorizer, () => authorize(authorizerEvent));
+  const routeEvent: ApiEvent = { ...event, pathParameters, requestContext: { ...event.requestContext, authorizer: { lambda: auth.context } } };
+  const handler = await loadHandler(route.handler);
+  return inUnit(units.route(keyOfRoute(route)), () => handler(routeEvent, lambdaContext(route.handler, requestId)));
+}
+
+/**
  * Everything under /console, as the AWS host's CloudFront and HTTP API serve it: the console's
- * routes and twins behind the session (the JWT authorizer's stand-in), the sign-in link's step,
- * and the console's files; each answer with the console's security headers.
+ * routes and twins behind the session, the sign-in link's step, and the console's files; each
+ * answer with the console's security headers.
  */
 async function dispatchConsole(req: IncomingMessage, url: URL, body: Buffer, requestId: string, options: LocalConsoleOptions): Promise<ApiResponse> {
   const method = req.method ?? 'GET';
@@ -108,18 +144,10 @@ async function dispatchConsole(req: IncomingMessage, url: URL, body: Buffer, req
     response = await signInWithLink(options, url.searchParams.get('token') ?? '', requestId);
   } else if (url.pathname.startsWith(`${CONSOLE_API_PREFIX}/`)) {
     const match = matchConsoleRoute(method, url.pathname);
-    if (match.kind === 'route') {
-      const { key, route } = match.route;
-      const event = toEvent(req, url, body, requestId, key);
-      const routeEvent: ApiEvent = {
-        ...event,
-        pathParameters: match.pathParameters,
-        requestContext: { ...event.requestContext, authorizer: await consoleAuthorizer(options.sessionSecret, event) },
-      };
-      const handler = await loadHandler(route.handler);
-      // A twin runs its API route's function: the same unit, so the same grants.
-      response = await inUnit(units.route(keyOfRoute(route)), () => handler(routeEvent, lambdaContext(route.handler, requestId)));
-    } else response = await unmatched(req, url, body, requestId);
+    response =
+      match.kind === 'route'
+        ? await authorizedRoute(req, url, body, requestId, match.route.key, match.route.route, match.pathParameters)
+        : await unmatched(req, url, body, requestId);
   } else if (method === 'GET' || method === 'HEAD') response = consoleFile(options.assets, url.pathname, requestId);
   else response = await unmatched(req, url, body, requestId);
   return { ...response, headers: { ...response.headers, ...consoleSecurityHeaders(options.mediaOrigin) } };
@@ -135,34 +163,9 @@ async function dispatch(req: IncomingMessage, body: Buffer, requestId: string, b
     return errorResponse(new ApiError('not_found', 'No route for this request target.'), requestId);
   }
   if (consoleOptions && isConsolePath(url.pathname)) return dispatchConsole(req, url, body, requestId, consoleOptions);
-  const method = req.method ?? 'GET';
-  const match = matchRoute(method, url.pathname);
+  const match = matchRoute(req.method ?? 'GET', url.pathname);
   if (match.kind !== 'route') return unmatched(req, url, body, requestId);
-
-  const routeKey = `${match.route.method} ${match.route.path}`;
-  const event = toEvent(req, url, body, requestId, routeKey);
-  const authorizerEvent: APIGatewayRequestAuthorizerEventV2 = {
-    version: '2.0',
-    type: 'REQUEST',
-    routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${method}${url.pathname}`,
-    identitySource: [],
-    routeKey,
-    rawPath: event.rawPath,
-    rawQueryString: event.rawQueryString,
-    cookies: [],
-    headers: event.headers,
-    ...(event.queryStringParameters ? { queryStringParameters: event.queryStringParameters } : {}),
-    requestContext: event.requestContext,
-    pathParameters: match.pathParameters,
-  };
-  const auth = await inUnit(units.authorizer, () => authorize(authorizerEvent));
-  const routeEvent: ApiEvent = {
-    ...event,
-    pathParameters: match.pathParameters,
-    requestContext: { ...event.requestContext, authorizer: { lambda: auth.context } },
-  };
-  const handler = await loadHandler(match.route.handler);
-  return inUnit(units.route(routeKey), () => handler(routeEvent, lambdaContext(match.route.handler, requestId)));
+  return authorizedRoute(req, url, body, requestId, keyOfRoute(match.route), match.route, match.pathParameters);
 }
 
 /** What the local host tolerates of one client (docs/local-host.md; the settings: docs/configuration.md). */

@@ -28,34 +28,19 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { SESSION_COOKIE } from '../../functions/http/console-session.js';
 import { consoleCsp } from '../../functions/shared/console-csp.js';
 import { functionLogs } from './service-function.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * The header the API's JWT authorizer reads the console session from. CloudFront puts the session
- * cookie there (a JWT authorizer reads a header or a query parameter, not a cookie); Authorization
- * stays the API key's, and CloudFront forwards it only as part of a cache key.
- */
-export const CONSOLE_SESSION_HEADER = 'x-console-session';
-
-/**
- * The one viewer-request function (one resource for both behaviours). On the console's API paths,
- * the session cookie becomes the authorizer's header, and nothing else may set that header. On the
- * bucket, the single-page app answers every /console/ path without a file extension with its
- * index.html (History routing), and the bare origin and /console go to /console/.
+ * The bucket's viewer-request function: the single-page app answers every /console/ path without a
+ * file extension with its index.html (History routing), and the bare origin and /console go to
+ * /console/. The API paths need none: the API's authorizer reads the session cookie itself.
  */
 const viewerRequest = `function handler(event) {
   var request = event.request;
   var uri = request.uri;
-  if (uri.indexOf('/console/api/') === 0) {
-    var session = request.cookies['${SESSION_COOKIE}'];
-    delete request.headers['${CONSOLE_SESSION_HEADER}'];
-    if (session && session.value) request.headers['${CONSOLE_SESSION_HEADER}'] = { value: session.value };
-    return request;
-  }
   if (uri === '/' || uri === '/console') return { statusCode: 302, statusDescription: 'Found', headers: { location: { value: '/console/' } } };
   if (uri.indexOf('/console/') === 0 && !/\\.[A-Za-z0-9]+$/.test(uri)) request.uri = '/console/index.html';
   return request;
@@ -107,18 +92,12 @@ export class ConsoleEdge extends Construct {
       },
     });
 
-    const functionAssociations = [
-      {
-        eventType: FunctionEventType.VIEWER_REQUEST,
-        function: new EdgeFunction(this, 'ViewerRequest', { code: FunctionCode.fromInline(viewerRequest), runtime: FunctionRuntime.JS_2_0 }),
-      },
-    ];
-    // One origin for both API behaviours (an origin object per behaviour would make two of the same).
+    // One origin and one behaviour for both API paths (an origin object per behaviour would make two of the same).
     const apiOrigin = new HttpOrigin(Fn.parseDomainName(props.api.apiEndpoint), {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
     });
-    const apiBehavior = (functions: BehaviorOptions['functionAssociations'] = []): BehaviorOptions => ({
+    const apiBehavior: BehaviorOptions = {
       origin: apiOrigin,
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       allowedMethods: AllowedMethods.ALLOW_ALL,
@@ -126,8 +105,7 @@ export class ConsoleEdge extends Construct {
       // Cookies, query strings and every viewer header; Host would name CloudFront, not the API.
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       responseHeadersPolicy: headers,
-      functionAssociations: functions,
-    });
+    };
 
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Media Scanner console',
@@ -136,11 +114,16 @@ export class ConsoleEdge extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
         responseHeadersPolicy: headers,
-        functionAssociations,
+        functionAssociations: [
+          {
+            eventType: FunctionEventType.VIEWER_REQUEST,
+            function: new EdgeFunction(this, 'ViewerRequest', { code: FunctionCode.fromInline(viewerRequest), runtime: FunctionRuntime.JS_2_0 }),
+          },
+        ],
       },
       additionalBehaviors: {
-        '/console/api/*': apiBehavior(functionAssociations),
-        '/console/auth/*': apiBehavior(),
+        '/console/api/*': apiBehavior,
+        '/console/auth/*': apiBehavior,
       },
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,

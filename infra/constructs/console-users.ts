@@ -14,11 +14,14 @@ import {
   type UserPoolDomain,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
+import { ACCOUNT_ID_ATTRIBUTE } from '../../functions/adapters/console/owner-attributes.js';
 
-/** The custom attribute naming an owner's account; the ID token carries it as `custom:account_id`. */
-export const ACCOUNT_ID_ATTRIBUTE = 'account_id';
-/** How long a console session (the ID token) lasts: a working day; then the console signs in again. */
-export const CONSOLE_SESSION = Duration.hours(12);
+/**
+ * The pool's tokens are read once, by the sign-in callback, which begins a session of ours
+ * (functions/domain/console/sessions.ts) and keeps none of them: each lives as short as Cognito allows.
+ */
+const ID_AND_ACCESS_TOKENS = Duration.minutes(5);
+const REFRESH_TOKENS = Duration.minutes(60);
 
 export interface ConsoleUsersProps {
   /** `https://<console host>`: the app client's only callback and sign-out destinations are on it. */
@@ -90,9 +93,9 @@ export class ConsoleUsers extends Construct {
         logoutUrls: [`${props.consoleOrigin}/console/`],
       },
       supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
-      idTokenValidity: CONSOLE_SESSION,
-      accessTokenValidity: CONSOLE_SESSION,
-      refreshTokenValidity: Duration.days(1),
+      idTokenValidity: ID_AND_ACCESS_TOKENS,
+      accessTokenValidity: ID_AND_ACCESS_TOKENS,
+      refreshTokenValidity: REFRESH_TOKENS,
       enableTokenRevocation: true,
       preventUserExistenceErrors: true,
       readAttributes: new ClientAttributes().withStandardAttributes({ email: true, emailVerified: true }).withCustomAttributes(ACCOUNT_ID_ATTRIBUTE),

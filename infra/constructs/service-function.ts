@@ -80,7 +80,7 @@ export function functionLogs(scope: Construct): LogGroup {
 export class ServiceFunction extends Construct {
   public readonly fn: LambdaFunction;
   /** Where the grants land, and so where cdk-nag's acknowledgements of them go. */
-  private readonly role: Role;
+  public readonly role: Role;
 
   public constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);

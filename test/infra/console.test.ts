@@ -1,8 +1,9 @@
 /**
- * The console on AWS (docs/console.md): the owners' user pool and app client, the JWT authorizer on
- * every console route and API twin (and on no /v1 route), the sign-in steps, the distribution in
- * front of the private console bucket and the API, its headers and viewer-request function, and
- * the media bucket's CORS, read from the run's shared synthesis (the routes from its nested stack).
+ * The console on AWS (docs/console.md): the owners' user pool and app client, the API's own Lambda
+ * authorizer on every console route and API twin (it reads the session there), the sign-in steps
+ * (the callback begins sessions in the table), the distribution in front of the private console
+ * bucket and the API, its headers and viewer-request function, and the media bucket's CORS, read
+ * from the run's shared synthesis (the routes from its nested stack).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,6 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes, routeKey, routes, type ConsoleRouteDefinition, type RouteDefinition } from '../../functions/routes.js';
-import { CONSOLE_SESSION_HEADER } from '../../infra/constructs/console-edge.js';
 import { consoleContext, consoleContextKeys } from '../../infra/deployment-context.js';
 import { SHARED_ASSEMBLY_TIMEOUT_MS, sharedAssembly } from './shared-assembly.js';
 import { synthesize } from './synth.js';
@@ -71,15 +71,17 @@ describe('user pool', () => {
     expect(one(q, 'AWS::Cognito::ManagedLoginBranding').Properties).toMatchObject({ UseCognitoProvidedValues: true });
   });
 
-  it("has the console's client: authorization code (PKCE, no secret), callback and sign-out on the console's origin, a working day's session, and no write to account_id", () => {
+  it("has the console's client: authorization code (PKCE, no secret), callback and sign-out on the console's origin, tokens as short as Cognito allows (read once, at the callback), and no write to account_id", () => {
     const client = one(q, 'AWS::Cognito::UserPoolClient').Properties;
     expect(client).toMatchObject({
       AllowedOAuthFlows: ['code'],
       AllowedOAuthFlowsUserPoolClient: true,
       AllowedOAuthScopes: ['openid', 'email'],
       SupportedIdentityProviders: ['COGNITO'],
-      IdTokenValidity: 720,
-      TokenValidityUnits: { IdToken: 'minutes' },
+      IdTokenValidity: 5,
+      AccessTokenValidity: 5,
+      RefreshTokenValidity: 60,
+      TokenValidityUnits: { IdToken: 'minutes', AccessToken: 'minutes', RefreshToken: 'minutes' },
       GenerateSecret: false,
       CallbackURLs: [{ 'Fn::Join': ['', ['https://', distributionDomain(), '/console/auth/callback']] }],
       LogoutURLs: [{ 'Fn::Join': ['', ['https://', distributionDomain(), '/console/']] }],
@@ -90,32 +92,26 @@ describe('user pool', () => {
 });
 
 describe('routes', () => {
-  it('puts every /console route in the nested stack, behind its JWT authorizer reading the session header and trusting the pool for the client', () => {
-    const authorizer = one(nested, 'AWS::ApiGatewayV2::Authorizer').Properties;
-    expect(authorizer).toMatchObject({ AuthorizerType: 'JWT', IdentitySource: [`$request.header.${CONSOLE_SESSION_HEADER}`] });
-    const jwt = authorizer.JwtConfiguration as { Issuer: unknown; Audience: unknown[] };
-    expect(JSON.stringify(inParent(jwt.Issuer))).toContain(idOf(q, 'AWS::Cognito::UserPool'));
-    expect(inParent(jwt.Audience[0])).toEqual({ Ref: idOf(q, 'AWS::Cognito::UserPoolClient') });
+  it("puts every /console route in the nested stack, behind the API's one authorizer (the Lambda that reads API keys, and sessions on these routes)", () => {
+    expect(nested.find('AWS::ApiGatewayV2::Authorizer')).toEqual({});
+    expect(Object.values(q.find('AWS::ApiGatewayV2::Authorizer')).map((a) => a.Properties.AuthorizerType)).toEqual(['REQUEST']);
     expect(Object.keys(nested.find('AWS::ApiGatewayV2::Route'))).toHaveLength(routes.length + consoleRoutes.length + 2);
   });
 
-  it.each((routes as readonly RouteDefinition[]).map(routeKey))(
-    '%s has a twin at /console/api on the same integration, behind the console session only',
-    (key) => {
-      const [method, path] = key.split(' ');
-      const twin = nestedRoute(`${method} /console/api${path}`);
-      const authorizerId = idOf(nested, 'AWS::ApiGatewayV2::Authorizer');
-      expect(twin.Properties).toMatchObject({ AuthorizationType: 'JWT', AuthorizerId: { Ref: authorizerId } });
-      // The API route's own integration, so the same function; no integration of its own.
-      expect(inParent(targetOf(twin))).toEqual({ Ref: q.routeParts(key).integrationId });
-      // ... and the API route itself stays behind the API-key authorizer.
-      expect(q.resource(q.routeParts(key).routeId).Properties.AuthorizationType).toBe('CUSTOM');
-    },
-  );
+  it.each((routes as readonly RouteDefinition[]).map(routeKey))('%s has a twin at /console/api on the same integration, behind the same authorizer', (key) => {
+    const [method, path] = key.split(' ');
+    const twin = nestedRoute(`${method} /console/api${path}`);
+    expect(twin.Properties.AuthorizationType).toBe('CUSTOM');
+    expect(inParent(twin.Properties.AuthorizerId)).toEqual({ Ref: idOf(q, 'AWS::ApiGatewayV2::Authorizer') });
+    // The API route's own integration, so the same function; no integration of its own.
+    expect(inParent(targetOf(twin))).toEqual({ Ref: q.routeParts(key).integrationId });
+    // ... and the API route itself stays behind the API-key authorizer.
+    expect(q.resource(q.routeParts(key).routeId).Properties.AuthorizationType).toBe('CUSTOM');
+  });
 
   it.each((consoleRoutes as readonly ConsoleRouteDefinition[]).map(routeKey))('%s runs its own function behind the console session', (key) => {
     const route = nestedRoute(key);
-    expect(route.Properties).toMatchObject({ AuthorizationType: 'JWT' });
+    expect(route.Properties.AuthorizationType).toBe('CUSTOM');
     const integration = nested.resource(targetOf(route).Ref).Properties;
     const functionId = (inParent(integration.IntegrationUri) as FnGetAtt)['Fn::GetAtt'][0];
     expect(q.descriptionOf(functionId)).toBe(key);
@@ -123,13 +119,21 @@ describe('routes', () => {
     expect(JSON.stringify(q.environmentOf(functionId).CONSOLE_SIGN_OUT_URL)).toMatch(/\/logout\?client_id=.*&logout_uri=https:\/\/.*\/console\//);
   });
 
-  it('leaves the sign-in steps public, each on a function that reads and writes nothing of the service', () => {
-    for (const path of ['/console/auth/sign-in', '/console/auth/callback']) {
+  it('leaves the sign-in steps public: the redirect reads and writes nothing of the service, the callback only reads owners and writes sessions', () => {
+    const tableId = Object.keys(q.find('AWS::DynamoDB::Table'))[0]!;
+    const grants = { '/console/auth/sign-in': [], '/console/auth/callback': ['dynamodb:GetItem', 'dynamodb:PutItem'] };
+    for (const [path, actions] of Object.entries(grants)) {
       const route = nestedRoute(`GET ${path}`);
       expect(route.Properties.AuthorizationType).toBe('NONE');
       const functionId = (inParent(nested.resource(targetOf(route).Ref).Properties.IntegrationUri) as FnGetAtt)['Fn::GetAtt'][0];
       expect(q.descriptionOf(functionId)).toBe(`GET ${path}`);
-      expect(q.actionsOf(functionId).filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:'))).toEqual([]);
+      expect(
+        q
+          .actionsOf(functionId)
+          .filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:'))
+          .sort(),
+      ).toEqual(actions);
+      if (actions.length) expect(JSON.stringify(q.statementsOf(functionId).filter((st) => JSON.stringify(st.Action).includes('dynamodb')))).toContain(tableId);
       expect(q.environmentOf(functionId)).toMatchObject({
         CONSOLE_URL: { 'Fn::Join': ['', ['https://', distributionDomain()]] },
         COGNITO_CLIENT_ID: { Ref: idOf(q, 'AWS::Cognito::UserPoolClient') },
@@ -138,8 +142,7 @@ describe('routes', () => {
     }
   });
 
-  it('adds no authorizer and no route to the API-key side of the API', () => {
-    expect(Object.values(q.find('AWS::ApiGatewayV2::Authorizer')).map((a) => a.Properties.AuthorizerType)).toEqual(['REQUEST']);
+  it('adds no route to the API-key side of the API', () => {
     for (const route of Object.values(q.find('AWS::ApiGatewayV2::Route'))) expect(route.Properties.RouteKey).not.toMatch(/ \/console\//);
   });
 });
@@ -180,8 +183,8 @@ describe('edge', () => {
     const associated = (behaviour: unknown) => (behaviour as { FunctionAssociations?: unknown[] }).FunctionAssociations ?? [];
     const viewerRequest = [{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }];
     expect(associated(config.DefaultCacheBehavior)).toEqual(viewerRequest);
-    expect(associated(behaviours[0])).toEqual(viewerRequest);
-    expect(associated(behaviours[1])).toEqual([]);
+    // The API paths reach the API as sent: its authorizer reads the session cookie itself.
+    expect(behaviours.map(associated)).toEqual([[], []]);
   });
 
   it("answers every page with the console's CSP, HSTS, nosniff and no framing", () => {
@@ -242,14 +245,6 @@ describe('viewer-request function', () => {
     const handler = runInNewContext(`${code}\nhandler;`) as (event: { request: Request }) => Request | { statusCode: number; headers: unknown };
     return handler({ request: { uri, headers, cookies } });
   };
-
-  it('hands the session cookie to the JWT authorizer as its header on the API paths, and drops a header a viewer sent', () => {
-    const signedIn = run('/console/api/v1/uploads', {}, { msc_session: { value: 'jwt' } }) as Request;
-    expect(signedIn.headers[CONSOLE_SESSION_HEADER]).toEqual({ value: 'jwt' });
-    expect(signedIn.uri).toBe('/console/api/v1/uploads');
-    const forged = run('/console/api/session', { [CONSOLE_SESSION_HEADER]: { value: 'forged' } }) as Request;
-    expect(forged.headers[CONSOLE_SESSION_HEADER]).toBeUndefined();
-  });
 
   it("serves the single-page app's index.html for /console/ paths without an extension, assets as they are, and sends / to /console/", () => {
     expect((run('/console/') as Request).uri).toBe('/console/index.html');

@@ -1,8 +1,10 @@
 /**
  * The console's server side on the local host (docs/console.md): the one-time sign-in link, the
- * session and CSRF cookies, the console's own routes (keys, ledger, media) and the twins of the API
- * routes, each account-scoped like the API, and the separation of the two credentials: a console
- * route never takes an API key, an API route never reads the session cookie.
+ * session and CSRF cookies, sessions that end at once (sign-out, an owner disabled or signed out
+ * everywhere with the admin CLI), the account's request limit on console routes, the console's own
+ * routes (keys, ledger, media) and the twins of the API routes, each account-scoped like the API,
+ * and the separation of the two credentials: a console route never takes an API key, an API route
+ * never reads the session cookie.
  */
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
@@ -255,5 +257,88 @@ describe('the rest of the console host', () => {
     const cleared = response.headers.getSetCookie();
     expect(cleared).toHaveLength(2);
     for (const cookie of cleared) expect(cookie).toMatch(/^msc_(session|csrf)=; .*Max-Age=0/);
+  });
+});
+
+describe('sessions that end at once', () => {
+  const whoAmI = (signedIn: Session) => consoleCall(signedIn, 'GET', '/console/api/session');
+  const owners = async (command: string, accountId: string) =>
+    adminOutput<Record<string, unknown>>(await runAdmin(['owners', command, '--account', accountId]));
+
+  test('a signed-out session is refused from the next request, even with a copy of its cookie', async () => {
+    const signedIn = await signIn(owner.accountId);
+    const elsewhere = await signIn(owner.accountId);
+    expect((await consoleCall(signedIn, 'POST', '/console/api/sign-out')).status).toBe(200);
+    // The browser dropped its cookies; a copy of them (another tab's, a stolen one) is refused all the same.
+    for (const path of ['/console/api/session', '/console/api/keys', '/console/api/v1/account']) {
+      const replayed = await consoleCall(signedIn, 'GET', path);
+      expect(replayed.status, path).toBe(401);
+      expect(replayed.body.error?.code).toBe('unauthorized');
+    }
+    // Only that session ended.
+    expect((await whoAmI(elsewhere)).status).toBe(200);
+  });
+
+  test('an owner disabled with the admin CLI is refused at once, in every session, and cannot sign in until enabled', async () => {
+    const account = await createAccount({ plan: 'hobby', credits: 1 });
+    const [first, second] = await Promise.all([signIn(account.accountId), signIn(account.accountId)]);
+    const pending = await signInLink(account.accountId);
+    expect((await whoAmI(first)).status).toBe(200);
+
+    expect(await owners('disable', account.accountId)).toMatchObject({ account_id: account.accountId, owner: `local:${account.accountId}`, disabled: true });
+    for (const signedIn of [first, second]) expect((await whoAmI(signedIn)).status).toBe(401);
+    // A link printed before is refused when followed, and no new one is printed.
+    expect((await follow(pending)).status).toBe(401);
+    const refused = await runAdmin(['console-link', '--account', account.accountId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('owners enable');
+    // The account's API key is the account's, not the owner's: it still works.
+    expect((await api(baseUrl, account.apiKey).get('/v1/account')).status).toBe(200);
+
+    await owners('enable', account.accountId);
+    expect((await whoAmI(first)).status).toBe(401);
+    expect((await whoAmI(await signIn(account.accountId))).status).toBe(200);
+  });
+
+  test("signing an owner out everywhere ends every session of theirs, and no other account's", async () => {
+    const account = await createAccount({ plan: 'hobby', credits: 1 });
+    const [first, second] = await Promise.all([signIn(account.accountId), signIn(account.accountId)]);
+    const bystander = await signIn(other.accountId);
+    expect(await owners('sign-out', account.accountId)).toMatchObject({ sessions_ended: true });
+    for (const signedIn of [first, second]) expect((await whoAmI(signedIn)).status).toBe(401);
+    expect((await whoAmI(bystander)).status).toBe(200);
+    expect((await whoAmI(await signIn(account.accountId))).status).toBe(200);
+  });
+
+  test('moving a local owner is refused: a sign-in link names its account', async () => {
+    const moved = await runAdmin(['owners', 'move', '--account', owner.accountId, '--to', other.accountId]);
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toContain('no owner to move');
+    // Nothing changed: the owner's session still answers.
+    expect((await whoAmI(session)).body).toMatchObject({ account_id: owner.accountId });
+  });
+});
+
+describe("the account's request limit", () => {
+  test("console routes and twins take the account's request token: past its rate, 429 rate_limited with Retry-After and the rate headers, as its API key gets", async () => {
+    const rate = { perSecond: 1, burst: 3 };
+    const account = await createAccount({ plan: 'hobby', credits: 1, requestRate: rate });
+    const signedIn = await signIn(account.accountId);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => consoleCall(signedIn, 'GET', i % 2 ? '/console/api/v1/account' : '/console/api/keys')),
+    );
+    const limited = answers.filter((answer) => answer.status === 429);
+    expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThanOrEqual(rate.burst);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const answer of limited) {
+      expect(answer.body.error).toMatchObject({ code: 'rate_limited', type: 'rate_limit_error' });
+      expect(answer.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      expect(answer.headers.get('x-ratelimit-limit')).toBe(String(rate.burst));
+      expect(answer.headers.get('x-ratelimit-remaining')).toBe('0');
+      // The console's security headers on a refusal too.
+      expect(answer.headers.get('content-security-policy')).toContain("default-src 'self'");
+    }
+    // One bucket per account, whichever credential: its API key finds it empty as well.
+    expect((await api(baseUrl, account.apiKey).get('/v1/account')).status).toBe(429);
   });
 });

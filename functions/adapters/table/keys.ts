@@ -4,8 +4,9 @@
  * order is numeric order. Every partition starts with the account, so a lookup can never cross
  * accounts; the exceptions are the API-key lookup, which is how a request finds its account in
  * the first place, the deployment's admission (DESIGN §6), which is shared by every account by
- * design, the local host's console sign-in links (found by the token's hash, as keys are), and GSI1's work queues of the outbox relay and the webhook sender (read by them, never
- * by a request).
+ * design, the local host's console sign-in links and the console's sessions (found by the token's
+ * hash, as keys are), console owners (who may move between accounts), and GSI1's work queues of the
+ * outbox relay and the webhook sender (read by them, never by a request).
  */
 export type TableKey = { PK: string; SK: string };
 type IndexKey = { GSI1PK: string; GSI1SK: string };

@@ -12,7 +12,7 @@ import type { Account, RequestRate } from './model.js';
 import type { AccountStore } from './ports.js';
 
 /** What a request is told (the X-RateLimit-* and Retry-After headers). */
-interface RateVerdict {
+export interface RateVerdict {
   allowed: boolean;
   /** The bucket's size. */
   limit: number;
@@ -88,7 +88,7 @@ export async function takeRequestToken(store: RequestBucketStore, accountId: str
 }
 
 /** The account's bucket: its plan's, or its contracted override (limitsOf). */
-function requestRateOf(account: Account): RequestRate {
+export function requestRateOf(account: Account): RequestRate {
   const limits = limitsOf(account);
   return { perSecond: limits.requestsPerSecond, burst: limits.requestBurst };
 }

@@ -2,10 +2,11 @@
  * Console sign-in on AWS (docs/console-aws.md): the OAuth 2.0 authorization code flow with PKCE
  * against the Cognito user pool's managed login. The state and the verifier of an attempt wait in
  * the browser (a short-lived cookie the handlers keep); the callback proves the state, trades the
- * code with the verifier, and the ID token becomes the session.
+ * code with the verifier for the owner it names, and begins a session of theirs (sessions.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError } from '../errors.js';
+import type { Owner } from './sessions.js';
 
 /** Minutes a person may spend on the managed login page before the callback refuses the attempt. */
 export const SIGN_IN_MINUTES = 10;
@@ -18,14 +19,8 @@ export interface CognitoClient {
   readonly redirectUri: string;
 }
 
-export interface Tokens {
-  readonly idToken: string;
-  /** Seconds the ID token is valid for. */
-  readonly expiresIn: number;
-}
-
-/** The token endpoint, behind a port: the code and the verifier in, the tokens out. */
-export type CodeExchange = (code: string, verifier: string) => Promise<Tokens>;
+/** The token endpoint, behind a port: the code and the verifier in, the owner its ID token names out. */
+export type CodeExchange = (code: string, verifier: string) => Promise<Owner>;
 
 /** 32 random bytes, base64url: PKCE verifiers (RFC 7636: 43 characters), states and CSRF tokens. */
 export const randomToken = (): string => randomBytes(32).toString('base64url');
@@ -62,7 +57,7 @@ export interface Callback {
  * The callback: the state must be the one this browser's attempt holds (otherwise the code may be
  * someone else's, RFC 6749 §10.12), and the code is traded with the verifier only this browser has.
  */
-export async function completeSignIn(callback: Callback, exchange: CodeExchange): Promise<Tokens> {
+export async function completeSignIn(callback: Callback, exchange: CodeExchange): Promise<Owner> {
   if (callback.error) throw new ApiError('unauthorized', `Sign-in did not complete: ${callback.error}.`);
   if (!callback.code || !callback.state) throw new ApiError('validation_failed', 'The callback needs a code and a state.', callback.code ? 'state' : 'code');
   const [state, verifier] = callback.attempt?.split('.') ?? [];

@@ -384,6 +384,12 @@ const cloudWatchLogs: Mapper = (operation, input, names) => {
   return [{ action: `logs:${operation}`, resource: arns.logStream(names.nameOf(text(input.logGroupName)), text(input.logStreamName)) }];
 };
 
+/** The user pool's admin operations (the admin CLI's `owners` commands): each on the pool by id. */
+const cognitoIdp: Mapper = (operation, input, names) => {
+  if (!operation.startsWith('Admin')) return undefined;
+  return [{ action: `cognito-idp:${operation}`, resource: arns.userPool(names.nameOf(text(input.UserPoolId))) }];
+};
+
 const mappers: Readonly<Record<string, [service: string, mapper: Mapper]>> = {
   DynamoDBClient: ['dynamodb', dynamoDb],
   S3Client: ['s3', s3],
@@ -398,6 +404,7 @@ const mappers: Readonly<Record<string, [service: string, mapper: Mapper]>> = {
   ECSClient: ['ecs', ecs],
   ECRClient: ['ecr', ecr],
   CloudWatchLogsClient: ['logs', cloudWatchLogs],
+  CognitoIdentityProviderClient: ['cognito-idp', cognitoIdp],
 };
 
 /** The IAM authorisations one SDK call needs. */

@@ -99,6 +99,7 @@ export const arns = {
   logGroup: (name: string) => `arn:${PARTITION}:logs:${REGION}:${ACCOUNT}:log-group:${name}:*`,
   logStream: (group: string, stream: string) => `arn:${PARTITION}:logs:${REGION}:${ACCOUNT}:log-group:${group}:log-stream:${stream}`,
   repository: (name: string) => `arn:${PARTITION}:ecr:${REGION}:${ACCOUNT}:repository/${name}`,
+  userPool: (id: string) => `arn:${PARTITION}:cognito-idp:${REGION}:${ACCOUNT}:userpool/${id}`,
 };
 
 /**

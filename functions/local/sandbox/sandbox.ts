@@ -22,7 +22,7 @@ import { bwrapArgs, unitView, type Bind, type HostFacts, type UnitView } from '.
 /** What to run to install bubblewrap, named where it is missing. */
 export const BUBBLEWRAP_INSTALL = 'apt-get install bubblewrap';
 
-const repoRoot = join(import.meta.dirname, '..', '..', '..');
+const repoRoot = realpathSync(join(import.meta.dirname, '..', '..', '..'));
 
 let usable: boolean | undefined;
 
@@ -83,11 +83,13 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
     ...(existsSync(aligner) ? { pocketsphinx: aligner } : {}),
   };
   const interpreters = Object.fromEntries(Object.entries(binaries).map(([binary, path]) => [binary, interpreterOf(path)]));
+  // PATH as the host has it: entries that are relative or name no directory hide nothing.
   const candidates = [...STANDARD_EXECUTABLE_DIRS, ...(env.PATH ?? '').split(delimiter)]
     .filter((dir) => dir.startsWith('/') && isDirectory(dir))
     .map((dir) => realpathSync(dir));
-  // Never the repository or a directory holding it: its code and node_modules stay readable.
-  const executableDirs = [...new Set(candidates)].filter((dir) => dir !== '/' && !`${repoRoot}/`.startsWith(`${dir}/`));
+  const executableDirs = [...new Set(candidates)].filter((dir) => dir !== '/');
+  // Where the checkout's packages really are (node_modules may be a link to another folder); Node loads them from there.
+  const packages = realpathSync(join(repoRoot, 'node_modules'));
   // The call recorder's log: every unit appends its AWS calls to it (aws-calls/recorder.ts).
   const log = env.AWS_CALL_LOG;
   if (log) closeSync(openSync(log, 'a'));
@@ -104,6 +106,7 @@ async function hostFacts(env: NodeJS.ProcessEnv): Promise<HostFacts> {
     node: process.execPath,
     python: localPython(),
     addedWritable: log ? [log] : [],
+    inPlace: packages.startsWith(`${repoRoot}/`) ? [repoRoot] : [repoRoot, packages],
   };
 }
 
@@ -143,11 +146,24 @@ function localTranscriber(contract: RuntimeContract): string[] {
   return binary && existsSync(binary) ? [realpathSync(binary)] : [];
 }
 
+/** Bubblewrap makes a view in milliseconds; a probe still running after this has failed. */
+const PROBE_TIMEOUT_MS = 10_000;
+
 /** Node reports a working directory that does not exist as it reports a missing executable: ENOENT, `spawn <command>`. */
 const NO_SUCH_DIRECTORY = '/nonexistent/media-scanner-sandbox';
 
+/**
+ * A unit's view that bubblewrap cannot make on this machine: the host's failure (a 5xx of ours, a
+ * task failed on our side), never the unit's nor the customer's; its message is bubblewrap's reason.
+ */
+export class SandboxFailure extends Error {
+  override readonly name = 'SandboxFailure';
+}
+
 export class Sandbox {
   private readonly views = new Map<string, UnitView>();
+  /** Views bubblewrap has made here, by their command line: each is tried once before its first use. */
+  private readonly made = new Set<string>();
 
   private constructor(
     private readonly facts: HostFacts,
@@ -176,12 +192,35 @@ export class Sandbox {
   }
 
   /**
+   * The unit's view, once bubblewrap has made it on this machine (its runtime's `--version` inside
+   * it, once per distinct view): a unit's binary that exits non-zero is then the binary's answer,
+   * and a view that cannot be made is a SandboxFailure, logged with bubblewrap's reason, instead
+   * of an exit status its caller would read as the media's fault. A failure is tried again at the
+   * next use. Synchronous, as launch is; the probe starts nothing that needs this event loop.
+   */
+  private madeView(unit: string): UnitView {
+    const view = this.viewOf(unit);
+    const probe = bwrapArgs(view, view.runtime, ['--version'], repoRoot);
+    const key = probe.join('\0');
+    if (this.made.has(key)) return view;
+    const run = spawnSync('bwrap', probe, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
+    if (run.status !== 0) {
+      const reason = (run.stderr ?? '').trim() || run.error?.message || `bwrap exited with ${run.status ?? run.signal}`;
+      const failure = new SandboxFailure(`The sandbox cannot make the view of ${unit} on this machine: ${reason}`);
+      console.error(`local host: ${failure.message}`);
+      throw failure;
+    }
+    this.made.add(key);
+    return view;
+  }
+
+  /**
    * How to run a unit's whole process (`node <bundle>`) in its view: bubblewrap's command line,
    * and the environment: `base` (the host's configuration: table, bucket, endpoints, credentials,
    * the call recorder's variables) without the host's own binary paths, then the contract's.
    */
   unitProcess(unit: string, args: readonly string[], base: NodeJS.ProcessEnv): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
-    const view = this.viewOf(unit);
+    const view = this.madeView(unit);
     const contract = this.contractOf(unit);
     const env = { ...base };
     for (const name of HOST_BINARY_VARIABLES) delete env[name];
@@ -198,9 +237,9 @@ export class Sandbox {
   readonly launch: Launch = (command, args, options) => {
     const unit = currentUnit();
     if (unit === units.host) return spawn(command, args, options);
-    const view = this.viewOf(unit);
-    const path = view.commands.get(command);
+    const path = this.viewOf(unit).commands.get(command);
     if (!path) return spawn(command, args, { ...options, cwd: NO_SUCH_DIRECTORY });
+    const view = this.madeView(unit);
     return spawn('bwrap', bwrapArgs(view, path, args, typeof options.cwd === 'string' ? options.cwd : repoRoot), options);
   };
 }

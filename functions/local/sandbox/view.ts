@@ -28,6 +28,12 @@ export interface HostFacts {
   readonly python: string;
   /** Host files the local host adds to every view, writable (the AWS call recorder's log). */
   readonly addedWritable: readonly string[];
+  /**
+   * Host directories every unit reads where they are (the checkout, whose code and bundles it runs,
+   * and the real folder of its node_modules): shown read-only at their own paths, even where a
+   * hidden directory or a writable path's tmpfs covers them (a checkout under /tmp).
+   */
+  readonly inPlace: readonly string[];
 }
 
 export interface UnitView {
@@ -38,12 +44,16 @@ export interface UnitView {
   /** Host files of shipped binaries at their local paths: a unit runs them only by their AWS paths. */
   readonly masked: readonly string[];
   readonly writable: readonly WritablePath[];
+  /** Host directories read in place (HostFacts.inPlace) that a hidden directory or a writable path covers: bound back over it. */
+  readonly shown: readonly string[];
   readonly binds: readonly Bind[];
   readonly writableBinds: readonly string[];
   /** Host path of a binary -> the path it has in the view, for the binaries the unit ships. */
   readonly commands: ReadonlyMap<string, string>;
   /** The contract's environment (FFMPEG_PATH=/opt/bin/ffmpeg and the like). */
   readonly environment: Readonly<Record<string, string>>;
+  /** The unit's runtime (Node, or Python for a Python function), at its host path. */
+  readonly runtime: string;
 }
 
 /**
@@ -63,13 +73,17 @@ export function unitView(contract: RuntimeContract, facts: HostFacts, extra: rea
   const python = contract.kind === 'lambda' && contract.runtime === 'python3.12';
   const runtime = python ? facts.python : facts.node;
   const localBinds = [runtime, ...extra].map((path) => ({ source: path, path }));
+  const writablePaths = contract.writable.map((w) => w.path);
+  const covering = [...facts.executableDirs, ...writablePaths];
+  const shown = facts.inPlace.filter((dir) => covering.some((cover) => within(dir, cover)));
   return {
     unit: contract.unit,
     user: contract.user,
-    hidden: facts.executableDirs,
-    // Those in a hidden directory or a writable path's tmpfs are gone already.
-    masked: Object.values(facts.binaries).filter((path) => !under(path, [...facts.executableDirs, ...contract.writable.map((w) => w.path)])),
+    // A directory a writable path's tmpfs empties already needs no tmpfs of its own (unless it is in a folder shown again).
+    hidden: facts.executableDirs.filter((dir) => showsHost(dir, [...facts.executableDirs.filter((other) => other !== dir), ...writablePaths], shown)),
+    masked: Object.values(facts.binaries).filter((path) => showsHost(path, covering, shown)),
     writable: contract.writable,
+    shown,
     binds: dedupe([...binaryBinds, ...fileBinds, ...localBinds]),
     writableBinds: facts.addedWritable,
     commands: new Map([
@@ -77,11 +91,25 @@ export function unitView(contract: RuntimeContract, facts: HostFacts, extra: rea
       ...(python ? [[runtime, runtime] as const] : []),
     ]),
     environment: contract.environment,
+    runtime,
   };
 }
 
 const dedupe = (binds: Bind[]): Bind[] => [...new Map(binds.map((bind) => [bind.path, bind])).values()];
-const under = (path: string, dirs: readonly string[]) => dirs.some((dir) => path.startsWith(`${dir}/`));
+/** Whether `path` is `dir` or lies inside it. */
+const within = (path: string, dir: string): boolean => path === dir || path.startsWith(dir === '/' ? '/' : `${dir}/`);
+/** Path segments: a mount at a path must come after every mount at a folder holding it, or that mount hides it. */
+const depthOf = (path: string): number => path.split('/').filter(Boolean).length;
+
+/**
+ * Whether the host's own file at `path` is what a unit sees there, given the tmpfs mounts at
+ * `covering` and the folders `shown` again over them: the innermost of those that holds it decides.
+ */
+function showsHost(path: string, covering: readonly string[], shown: readonly string[]): boolean {
+  const deepest = (dirs: readonly string[]) => Math.max(-1, ...dirs.filter((dir) => within(path, dir)).map(depthOf));
+  const cover = deepest(covering);
+  return cover < 0 || deepest(shown) >= cover;
+}
 
 /**
  * The bubblewrap arguments that run `command` in `view`: the host's root read-only (writing there
@@ -91,6 +119,16 @@ const under = (path: string, dirs: readonly string[]) => dirs.some((dir) => path
  */
 export function bwrapArgs(view: UnitView, command: string, args: readonly string[], cwd: string): string[] {
   const octal = (mode: number) => mode.toString(8).padStart(4, '0');
+  // Each mount hides what lies under its path: listed by depth (stable: a tmpfs before what is shown
+  // again over it at the same path), every mount comes after those at the folders holding it.
+  const mounts = [
+    ...view.hidden.map((dir) => ({ path: dir, args: ['--tmpfs', dir] })),
+    ...view.masked.map((file) => ({ path: file, args: ['--ro-bind', '/dev/null', file] })),
+    ...view.writable.map((w) => ({ path: w.path, args: ['--perms', octal(w.mode), '--size', String(w.sizeMiB * 1024 * 1024), '--tmpfs', w.path] })),
+    ...view.shown.map((dir) => ({ path: dir, args: ['--ro-bind', dir, dir] })),
+    ...view.binds.map((bind) => ({ path: bind.path, args: ['--ro-bind', bind.source, bind.path] })),
+    ...view.writableBinds.map((file) => ({ path: file, args: ['--bind', file, file] })),
+  ].sort((a, b) => depthOf(a.path) - depthOf(b.path));
   return [
     '--die-with-parent',
     '--new-session',
@@ -109,11 +147,7 @@ export function bwrapArgs(view: UnitView, command: string, args: readonly string
     '/dev',
     '--proc',
     '/proc',
-    ...view.hidden.flatMap((dir) => ['--tmpfs', dir]),
-    ...view.masked.flatMap((file) => ['--ro-bind', '/dev/null', file]),
-    ...view.writable.flatMap((w) => ['--perms', octal(w.mode), '--size', String(w.sizeMiB * 1024 * 1024), '--tmpfs', w.path]),
-    ...view.binds.flatMap((bind) => ['--ro-bind', bind.source, bind.path]),
-    ...view.writableBinds.flatMap((file) => ['--bind', file, file]),
+    ...mounts.flatMap((mount) => mount.args),
     // Last: bubblewrap creates the mount points above inside these before they turn read-only.
     ...view.hidden.flatMap((dir) => ['--remount-ro', dir]),
     ...view.writable.filter((w) => !canWrite(view.user, w)).flatMap((w) => ['--remount-ro', w.path]),

@@ -1,13 +1,15 @@
 /**
  * The console's AWS sign-in steps (functions/console/auth): the redirect to Cognito's managed login
- * with PKCE, and the callback that trades the code for the session cookies, with Cognito's token
- * endpoint answered by a stubbed fetch.
+ * with PKCE, and the callback that trades the code for the owner its ID token names and begins a
+ * session of theirs, with Cognito's token endpoint answered by a stubbed fetch and DynamoDB mocked.
  */
 import { createHash } from 'node:crypto';
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mockClient } from 'aws-sdk-client-mock';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResponse } from '../../../functions/http/types.js';
-import { apiEvent, jsonBody, stubServiceEnv, unitContext, type ErrorBody } from '../../helpers/unit-fixtures.js';
+import { ACCOUNT_ID, apiEvent, jsonBody, stubServiceEnv, unitContext, type ErrorBody } from '../../helpers/unit-fixtures.js';
 
 type Handler = (event: ApiEvent, context: Context) => Promise<ApiResponse>;
 
@@ -15,8 +17,13 @@ const COGNITO_DOMAIN = 'https://msc-test.auth.eu-west-1.amazoncognito.com';
 const CLIENT_ID = 'client-123';
 const CONSOLE_URL = 'https://d111111abcdef8.cloudfront.net';
 const REDIRECT_URI = `${CONSOLE_URL}/console/auth/callback`;
-const ID_TOKEN = 'header.payload.signature';
+const OWNER = '7f3e2c1a-0000-4000-8000-000000000001';
+/** An ID token as Cognito's token endpoint answers it (the callback reads its claims; the signature is TLS's to vouch for). */
+const idToken = (claims: Record<string, unknown>) =>
+  ['header', Buffer.from(JSON.stringify({ token_use: 'id', aud: CLIENT_ID, sub: OWNER, ...claims })).toString('base64url'), 'signature'].join('.');
+const ID_TOKEN = idToken({ 'custom:account_id': ACCOUNT_ID });
 
+const ddb = mockClient(DynamoDBDocumentClient);
 const tokenEndpoint = vi.fn<typeof fetch>();
 let signIn: Handler;
 let callback: Handler;
@@ -28,7 +35,12 @@ beforeAll(async () => {
   callback = (await import('../../../functions/console/auth/callback.js')).handler;
 });
 
+afterAll(() => ddb.restore());
+
 beforeEach(() => {
+  ddb.reset();
+  ddb.on(GetCommand).resolves({});
+  ddb.on(PutCommand).resolves({});
   tokenEndpoint.mockReset();
   tokenEndpoint.mockResolvedValue(Response.json({ id_token: ID_TOKEN, access_token: 'a', expires_in: 43_200, token_type: 'Bearer' }));
 });
@@ -75,7 +87,7 @@ describe('GET /console/auth/sign-in', () => {
 });
 
 describe('GET /console/auth/callback', () => {
-  it('trades the code with the verifier, sets the session and CSRF cookies, clears the attempt and opens the console', async () => {
+  it("trades the code with the verifier, begins the ID token's owner's session (only its token's hash stored), sets its cookies, clears the attempt and opens the console", async () => {
     const { state, verifier } = await startSignIn();
     const response = await callback(callbackEvent({ code: 'the-code', state }, `${state}.${verifier}`), unitContext());
 
@@ -94,8 +106,17 @@ describe('GET /console/auth/callback', () => {
     expect(response.statusCode).toBe(302);
     expect(response.headers.location).toBe('/console/');
     const [session = '', csrf = '', cleared = ''] = response.cookies ?? [];
-    expect(session.split('; ')[0]).toBe(`msc_session=${ID_TOKEN}`);
+    const token = /^msc_session=([\w-]{43})$/.exec(session.split('; ')[0]!)?.[1] ?? '';
+    expect(token, 'a token of our own, not the ID token').not.toBe('');
     expect(attributesOf(session).sort()).toEqual(['HttpOnly', 'Max-Age=43200', 'Path=/', 'SameSite=Strict', 'Secure']);
+    const [put] = ddb.commandCalls(PutCommand);
+    expect(put!.args[0].input.Item).toMatchObject({
+      PK: `CONSOLESESSION#${createHash('sha256').update(token).digest('hex')}`,
+      accountId: ACCOUNT_ID,
+      owner: OWNER,
+      generation: 0,
+    });
+    expect(JSON.stringify(put!.args[0].input.Item)).not.toContain(token);
     expect(csrf.split('; ')[0]).toMatch(/^msc_csrf=[\w-]{43}$/);
     // The console's script reads it: not HttpOnly.
     expect(attributesOf(csrf).sort()).toEqual(['Max-Age=43200', 'Path=/', 'SameSite=Strict', 'Secure']);
@@ -143,5 +164,39 @@ describe('GET /console/auth/callback', () => {
     expect(response.statusCode).toBe(401);
     expect(jsonBody<ErrorBody>(response).error.code).toBe('unauthorized');
     expect(response.cookies).toBeUndefined();
+  });
+});
+
+describe('GET /console/auth/callback: who may begin a session', () => {
+  const signInWith = async (claims: Record<string, unknown>) => {
+    tokenEndpoint.mockResolvedValue(Response.json({ id_token: idToken(claims), access_token: 'a', expires_in: 300, token_type: 'Bearer' }));
+    const { state, verifier } = await startSignIn();
+    return callback(callbackEvent({ code: 'the-code', state }, `${state}.${verifier}`), unitContext());
+  };
+
+  it('refuses an owner who belongs to no account (401), beginning no session', async () => {
+    const response = await signInWith({});
+    expect(response.statusCode).toBe(401);
+    expect(jsonBody<ErrorBody>(response).error.message).toContain('custom:account_id');
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+  });
+
+  it('refuses an owner an operator has disabled (401)', async () => {
+    ddb.on(GetCommand, { Key: { PK: `CONSOLEOWNER#${OWNER}`, SK: 'CONSOLEOWNER' } }).resolves({ Item: { generation: 3, disabled: true } });
+    const response = await signInWith({ 'custom:account_id': ACCOUNT_ID });
+    expect(response.statusCode).toBe(401);
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+  });
+
+  it("begins a moved owner's session at their current generation, in the account the ID token names", async () => {
+    ddb.on(GetCommand, { Key: { PK: `CONSOLEOWNER#${OWNER}`, SK: 'CONSOLEOWNER' } }).resolves({ Item: { generation: 3 } });
+    expect((await signInWith({ 'custom:account_id': 'acct_moved' })).statusCode).toBe(302);
+    expect(ddb.commandCalls(PutCommand)[0]!.args[0].input.Item).toMatchObject({ accountId: 'acct_moved', generation: 3 });
+  });
+
+  it('answers 500, not a session, for an ID token of another client', async () => {
+    const response = await signInWith({ 'custom:account_id': ACCOUNT_ID, aud: 'another-client' });
+    expect(response.statusCode).toBe(500);
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
   });
 });

@@ -234,6 +234,9 @@ describe('other services', () => {
     expect(map('CloudWatchLogsClient', 'PutLogEventsCommand', { logGroupName: 'g', logStreamName: 'p/c/t' })).toEqual([
       { action: 'logs:PutLogEvents', resource: 'arn:aws:logs:<Region>:<Account>:log-group:g:log-stream:p/c/t' },
     ]);
+    expect(map('CognitoIdentityProviderClient', 'AdminDisableUserCommand', { UserPoolId: 'eu-west-1_Example', Username: 'owner@example.com' })).toEqual([
+      { action: 'cognito-idp:AdminDisableUser', resource: 'arn:aws:cognito-idp:<Region>:<Account>:userpool/eu-west-1_Example' },
+    ]);
   });
 
   it('maps a command it does not know to a resource the check reports as unmapped', () => {
